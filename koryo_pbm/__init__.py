@@ -1,0 +1,14 @@
+"""koryo-pbm: play card games by mail or through a shared folder.
+
+Layers, each knowing only those below it:
+
+* :mod:`koryo_pbm.engine` — the game contract, the registry, the seeded generator, simulation.
+  Knows no game and no file.
+* games (package ``koryo_pbm_games``, folder ``games/``) — pure rules, one folder per game.
+* :mod:`koryo_pbm.crypto` — keys, signatures (Ed25519), sealing (HPKE), envelopes.
+* :mod:`koryo_pbm.store` — the game file, atomic writes, the inbox, the lock.
+* :mod:`koryo_pbm.transport` — mail files (eml, mbox, Maildir).
+* :mod:`koryo_pbm.cli` — the ``koryo-pbm`` command, one module per command.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,120 @@
+"""The ``koryo-pbm`` group and the one error boundary of the command line.
+
+Commands live one per module and are imported only when called, so that a quick command such
+as ``status`` does not pay for the imports of ``resolve`` or ``simulate``.
+
+Every :class:`~koryo_pbm.errors.KoryoPbmError` becomes a one-line ``koryo-pbm: error: …`` on
+stderr and its exit code (1, or 2 for usage errors); click's own usage errors exit 2. A
+traceback is a bug.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from koryo_pbm import __version__
+from koryo_pbm.errors import KoryoPbmError
+
+# command name -> module under koryo_pbm.cli; each module defines `command`.
+COMMANDS: dict[str, str] = {
+    "keygen": "keygen",
+    "new": "new",
+    "show": "show",
+    "status": "status",
+    "orders": "orders",
+    "submit": "submit",
+    "resolve": "resolve",
+    "demo": "demo",
+    "simulate": "simulate",
+    "position": "position",
+    "games": "games",
+}
+
+_HELP_LINES = {
+    "keygen": "Create a key pair (identity) in the keyring.",
+    "new": "Create a game folder (moderator).",
+    "show": "Show a game: the public state, and your own cards with --as.",
+    "status": "The pending decision and who is still missing.",
+    "orders": "Write an orders file for the pending decision.",
+    "submit": "Sign and seal orders to the moderator.",
+    "resolve": "Verify envelopes and advance the game (moderator).",
+    "demo": "Play a complete game between bots through the real protocol.",
+    "simulate": "Play many random games in-process and print statistics.",
+    "position": "Check a position file, or write out a game's position.",
+    "games": "List the installed games.",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if self._available(name)]
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        return importlib.util.find_spec(f"koryo_pbm.cli.{COMMANDS[name]}") is not None
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        module = COMMANDS.get(name)
+        if module is None or not self._available(name):
+            return None
+        return importlib.import_module(f"koryo_pbm.cli.{module}").command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Help lists every command without importing them all.
+        rows = [(name, _HELP_LINES.get(name, "")) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="koryo-pbm")
+def cli() -> None:
+    """Play card games by mail or through a shared folder.
+
+    The whole game is one signed TOML file: public state in plain text, each player's hand
+    sealed to that player, the moderator's secrets sealed to the moderator. Players submit
+    signed, sealed orders; the moderator resolves them.
+
+    \b
+    Players:    keygen, show, status, orders, submit
+    Moderator:  new, resolve, status
+    Try it:     demo, simulate
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; return the exit code. The one place where errors become messages."""
+    try:
+        cli.main(args=argv, prog_name="koryo-pbm", standalone_mode=False)
+    except KoryoPbmError as exc:
+        click.echo(f"koryo-pbm: error: {_one_line(str(exc))}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("koryo-pbm: aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("koryo-pbm: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 1
+    return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unknown error"
+
+
+def entry() -> None:  # pragma: no cover - the console script
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""The game contract: what the engine needs from a game, and nothing about any one game.
+
+A game is a stateless object (one instance serves every match) whose methods are pure
+functions of a *state*. The state is the game's own value: the engine never looks inside it, it
+only hands it back to the game. Everything the engine stores or shows goes through the
+game's methods that turn a state into TOML-safe data:
+
+* :meth:`Game.dump_state` / :meth:`Game.load_state` — the whole state, including the seeded
+  generator. The by-mail layer seals it to the moderator alone.
+* :meth:`Game.public` — what everybody may see, written in plain TOML in the game file.
+* :meth:`Game.private` — what one player may see beyond the public part (their hand, their
+  face-down cards; in a team game, their partner's hand too). Sealed to that player alone.
+* :meth:`Game.view` — the JSON view (``show --json``) built from a public part and, for a
+  player, their private part: the only information a player really has.
+* :meth:`Game.from_view` — a state rebuilt from a player's information (hidden cards unknown),
+  good enough to check that player's orders and to let a bot choose one.
+
+TOML-safe data means: dicts with string keys, lists, str, int, float, bool. No ``None``
+(TOML has no null; leave the key out or use ``""``).
+
+The flow of a match::
+
+    state = game.setup(players, seed)
+    while (decision := game.pending(state)) is not None:
+        orders = {p: <an order from p> for p in decision.players}   # each checked by game.check
+        state, events = game.apply(state, orders)
+    game.outcome(state)
+
+``apply`` takes every decision that has only one possible outcome by itself before returning,
+so ``pending`` always names a decision somebody really has to take.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+# An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
+# ``{"play": ["merchant", "merchant"]}``. It is TOML-safe data.
+Order = Mapping[str, Any]
+State = Any
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision a game waits for.
+
+    ``id`` is unique within one match (e.g. ``"r3-orders"``, ``"r3-action-bob"``): an order
+    written for one decision can never be applied to another. ``kind`` is the game's word for
+    it (``"orders"``, ``"action"``, ``"discard"``, ``"turn"``). ``players`` are those who must
+    answer, in seat order: all at once for a simultaneous phase, one for a turn.
+    """
+
+    id: str
+    kind: str
+    players: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "players": list(self.players)}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One public thing that happened, for the log: ``kind`` and TOML-safe ``data``, plus a
+    sentence for people (``"alice destroys bob's guardian (barbarian)"``)."""
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, **({"data": dict(self.data)} if self.data else {})}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished match. Ties for the highest score share the win."""
+
+    scores: Mapping[str, int]
+    winners: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scores": dict(self.scores), "winners": list(self.winners)}
+
+
+class Game(abc.ABC):
+    """The contract every game implements. Subclasses set the class attributes."""
+
+    #: The id used on the command line and in files (``"koryo"``).
+    name: ClassVar[str]
+    #: A title for people (``"Koryo"``).
+    title: ClassVar[str]
+    #: The legal numbers of players.
+    player_counts: ClassVar[tuple[int, ...]]
+    #: Options ``setup`` accepts, name -> one-line help (e.g. ``{"teams": "..."}``).
+    options: ClassVar[Mapping[str, str]] = {}
+
+    # -- a match -------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def setup(
+        self,
+        players: Sequence[str],
+        seed: str,
+        *,
+        first: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> State:
+        """A new match: ``players`` in clockwise seat order, every chance drawn from ``seed``.
+
+        ``first`` is the first player (chosen by the seeded generator when ``None``). Raises
+        :class:`~koryo_pbm.errors.SetupError` naming the problem for an impossible set-up.
+        Returns a state whose pending decision needs a real choice (one-outcome decisions
+        already taken).
+        """
+
+    @abc.abstractmethod
+    def pending(self, state: State) -> Decision | None:
+        """The decision the match waits for, or ``None`` when it is over."""
+
+    @abc.abstractmethod
+    def check(self, state: State, player: str, order: Order) -> None:
+        """Raise :class:`~koryo_pbm.errors.OrderError` (malformed) or
+        :class:`~koryo_pbm.errors.IllegalOrder` (against a rule; the message names the rule)
+        unless ``order`` is a legal answer of ``player`` to the pending decision. Works on a
+        full state and on a :meth:`from_view` state alike."""
+
+    @abc.abstractmethod
+    def apply(self, state: State, orders: Mapping[str, Order]) -> tuple[State, list[Event]]:
+        """Apply one order per player of the pending decision; return the new state and the
+        public events, after taking every following one-outcome decision. Pure: ``state`` is
+        not modified. Checks each order first (raises like :meth:`check`)."""
+
+    @abc.abstractmethod
+    def outcome(self, state: State) -> Outcome | None:
+        """Scores and winners once the match is over, else ``None``."""
+
+    # -- players -------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def random_order(self, state: State, player: str, rng: random.Random) -> dict[str, Any]:
+        """A uniformly chosen (or at least every-choice-possible) legal order for ``player``.
+        ``rng`` belongs to the bot, never to the match. Works on a :meth:`from_view` state."""
+
+    @abc.abstractmethod
+    def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
+        """For an orders file: an example legal order, and comment lines explaining the legal
+        choices (no ``#``; the writer adds it). Works on a :meth:`from_view` state."""
+
+    # -- storage and views ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def dump_state(self, state: State) -> dict[str, Any]:
+        """The whole state as TOML-safe data (the generator included)."""
+
+    @abc.abstractmethod
+    def load_state(self, data: Mapping[str, Any]) -> State:
+        """Inverse of :meth:`dump_state`; raises :class:`~koryo_pbm.errors.FormatError` on
+        malformed data."""
+
+    @abc.abstractmethod
+    def public(self, state: State) -> dict[str, Any]:
+        """What every player may see, TOML-safe."""
+
+    @abc.abstractmethod
+    def private(self, state: State, player: str) -> dict[str, Any]:
+        """What ``player`` alone (or with a teammate) may see beyond :meth:`public`, TOML-safe."""
+
+    @abc.abstractmethod
+    def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The JSON view (``show --json``, without the engine's ``id``/``game``/``decision``/
+        ``waiting_for`` keys, which the engine adds) from a public part and optionally one
+        player's private part."""
+
+    @abc.abstractmethod
+    def render(self, view: Mapping[str, Any]) -> str:
+        """The human text of :meth:`view` (several lines, no trailing newline)."""
+
+    @abc.abstractmethod
+    def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> State:
+        """A state built from what ``player`` knows, for :meth:`check`, :meth:`random_order`
+        and :meth:`describe_choices` on the player's side."""
+
+    # -- positions -----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def load_position(self, doc: Mapping[str, Any], seed: str) -> State:
+        """A state from a position document (parsed TOML), hidden remainder shuffled from
+        ``seed``. Raises :class:`~koryo_pbm.errors.PositionError` naming the problem."""
+
+    @abc.abstractmethod
+    def dump_position(self, state: State) -> dict[str, Any]:
+        """A position document for ``state`` (round-trips through :meth:`load_position`)."""
+
+    # -- invariants (for the generic property tests) -------------------------------------
+
+    def check_invariants(self, state: State) -> None:
+        """Raise ``AssertionError`` if ``state`` breaks an invariant of the game (cards
+        conserved, counters in range...). The generic random-play test calls it after every
+        decision. The default checks nothing."""
