@@ -1,0 +1,373 @@
+"""Identities: one Ed25519 key (signing) and one X25519 key (opening sealed parts) per person.
+
+Public key line (one line, easy to paste into an email)::
+
+    koryo-pbm-pub-v1:<base64url, no padding, of ed25519 public (32) || x25519 public (32)>
+
+Anything after the token (``koryo-pbm-pub-v1:... alice``) is a comment and ignored.
+
+Secret key file ``NAME.key`` (mode 0600)::
+
+    # koryo-pbm secret key v1: NAME
+    -----BEGIN [ENCRYPTED ]PRIVATE KEY-----   (Ed25519, PKCS#8)
+    ...
+    -----BEGIN [ENCRYPTED ]PRIVATE KEY-----   (X25519, PKCS#8)
+    ...
+
+Both blocks are encrypted with the passphrase (``BestAvailableEncryption``) when one is set.
+``NAME.pub`` holds the public line.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+from koryo_pbm.errors import KeyFileError, KoryoPbmError, UsageError
+
+PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
+SECRET_HEADER = "# koryo-pbm secret key v1: "
+PASSPHRASE_ENV = "KORYO_PBM_PASSPHRASE"
+HOME_ENV = "KORYO_PBM_HOME"
+KEY_FILE_LIMIT = 64 * 1024
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_B64_RE = re.compile(r"[A-Za-z0-9_-]{86}")
+_PEM_RE = re.compile(
+    r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?"
+)
+
+Passphrase = Callable[[], "bytes | str"] | bytes | str | None
+
+
+def validate_name(name: str) -> str:
+    """Return ``name`` if it is a valid identity name, else ``KeyFileError``."""
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise KeyFileError(
+            f"invalid key name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+@dataclass(frozen=True, eq=False)
+class PublicIdentity:
+    """Somebody's public keys: ``verify_key`` checks their signatures, ``seal_key`` seals to them."""
+
+    verify_key: Ed25519PublicKey
+    seal_key: X25519PublicKey
+    _raw: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        raw = self.verify_key.public_bytes_raw() + self.seal_key.public_bytes_raw()
+        object.__setattr__(self, "_raw", raw)
+
+    @property
+    def raw(self) -> bytes:
+        """The 64 raw bytes: Ed25519 public key then X25519 public key."""
+        return self._raw
+
+    @classmethod
+    def from_raw(cls, raw: bytes) -> PublicIdentity:
+        if len(raw) != 64:
+            raise KeyFileError("not a koryo-pbm public key: wrong length")
+        try:
+            return cls(Ed25519PublicKey.from_public_bytes(raw[:32]), X25519PublicKey.from_public_bytes(raw[32:]))
+        except ValueError:
+            raise KeyFileError("not a koryo-pbm public key: invalid key bytes") from None
+
+    def line(self) -> str:
+        """The one-line text form, ``koryo-pbm-pub-v1:...``."""
+        return PUBLIC_PREFIX + _b64url(self._raw)
+
+    def fingerprint(self) -> str:
+        """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes."""
+        return hashlib.sha256(self._raw).hexdigest()[:16]
+
+    @classmethod
+    def parse(cls, text: str) -> PublicIdentity:
+        """Read a public key line (surrounding whitespace and a trailing comment are ignored)."""
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise KeyFileError("not a koryo-pbm public key: not UTF-8 text") from None
+        if not isinstance(text, str):
+            raise KeyFileError("not a koryo-pbm public key: not text")
+        stripped = text.strip()
+        if "koryo-pbm secret key" in stripped or "PRIVATE KEY-----" in stripped:
+            raise KeyFileError(
+                "not a koryo-pbm public key: this is a SECRET key, keep it private "
+                "and share the .pub file (koryo-pbm-pub-v1:...) instead"
+            )
+        token = stripped.split(None, 1)[0] if stripped else ""
+        if not token.startswith(PUBLIC_PREFIX):
+            shown = token[:24] + ("..." if len(token) > 24 else "")
+            raise KeyFileError(f"not a koryo-pbm public key: expected '{PUBLIC_PREFIX}...', got {shown!r}")
+        body = token[len(PUBLIC_PREFIX):]
+        if not _B64_RE.fullmatch(body):
+            raise KeyFileError("not a koryo-pbm public key: the key text is damaged (wrong length or characters)")
+        raw = base64.urlsafe_b64decode(body + "==")
+        if _b64url(raw) != body:  # non-canonical trailing bits: refuse, one key has one spelling
+            raise KeyFileError("not a koryo-pbm public key: the key text is damaged")
+        return cls.from_raw(raw)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PublicIdentity):
+            return NotImplemented
+        return self._raw == other._raw
+
+    def __hash__(self) -> int:
+        return hash(self._raw)
+
+    def __repr__(self) -> str:
+        return f"PublicIdentity({self.fingerprint()})"
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+class Identity:
+    """A person's secret keys. ``repr`` never shows them."""
+
+    __slots__ = ("name", "sign_key", "open_key", "_public")
+
+    def __init__(self, name: str, sign_key: Ed25519PrivateKey, open_key: X25519PrivateKey) -> None:
+        self.name = validate_name(name)
+        self.sign_key = sign_key
+        self.open_key = open_key
+        self._public: PublicIdentity | None = None
+
+    @classmethod
+    def generate(cls, name: str) -> Identity:
+        validate_name(name)
+        return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+
+    @property
+    def public(self) -> PublicIdentity:
+        if self._public is None:
+            self._public = PublicIdentity(self.sign_key.public_key(), self.open_key.public_key())
+        return self._public
+
+    def fingerprint(self) -> str:
+        return self.public.fingerprint()
+
+    def __repr__(self) -> str:
+        return f"Identity({self.name!r}, {self.public.fingerprint()})"
+
+
+# --- where keys live -------------------------------------------------------------------------
+
+
+def keyring_dir() -> Path:
+    """``$KORYO_PBM_HOME/keys``, else the platform's user configuration folder + ``koryo-pbm/keys``."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "keys"
+    if sys.platform == "win32":  # pragma: no cover - platform specific
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
+    elif sys.platform == "darwin":  # pragma: no cover - platform specific
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+    return base / "koryo-pbm" / "keys"
+
+
+# --- secret key files ------------------------------------------------------------------------
+
+
+def _encode_secret(identity: Identity, passphrase: bytes | None) -> bytes:
+    from cryptography.hazmat.primitives import serialization as ser
+
+    if passphrase is None:
+        enc: ser.KeySerializationEncryption = ser.NoEncryption()
+    else:
+        enc = ser.BestAvailableEncryption(passphrase)
+    blocks = [
+        key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, enc)
+        for key in (identity.sign_key, identity.open_key)
+    ]
+    return (SECRET_HEADER + identity.name + "\n").encode("ascii") + b"".join(blocks)
+
+
+def save_identity(
+    identity: Identity, directory: Path, passphrase: bytes | None = None, *, overwrite: bool = False
+) -> tuple[Path, Path]:
+    """Write ``NAME.key`` (mode 0600 from creation) and ``NAME.pub`` into ``directory``.
+
+    ``passphrase=None`` stores the key unencrypted; an empty passphrase is refused.
+    Refuses (``KeyFileError``) to replace an existing key unless ``overwrite``.
+    """
+    from koryo_pbm.store.atomic import write_atomic
+
+    name = validate_name(identity.name)
+    if isinstance(passphrase, str):
+        passphrase = passphrase.encode("utf-8")
+    if passphrase is not None and len(passphrase) == 0:
+        raise KeyFileError("an empty passphrase is not allowed; give none to store the key unencrypted")
+    directory = Path(directory)
+    key_path = directory / f"{name}.key"
+    pub_path = directory / f"{name}.pub"
+    if not overwrite and (key_path.exists() or key_path.is_symlink()):
+        raise KeyFileError(f"a key for {name!r} already exists at {key_path}; refusing to overwrite it")
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise KeyFileError(f"cannot create the key folder {directory}: {exc.strerror or exc}") from None
+    secret = _encode_secret(identity, passphrase)
+    write_atomic(key_path, secret, mode=0o600)
+    write_atomic(pub_path, (identity.public.line() + "\n").encode("ascii"), mode=0o644)
+    return key_path, pub_path
+
+
+def _resolve_passphrase(passphrase: Passphrase, path: Path) -> bytes:
+    value: bytes | str | None
+    if isinstance(passphrase, (bytes, str)):
+        value = passphrase
+    elif os.environ.get(PASSPHRASE_ENV) is not None:
+        value = os.environ[PASSPHRASE_ENV]
+    elif callable(passphrase):
+        value = passphrase()
+    else:
+        value = None
+    if value is None:
+        raise KeyFileError(
+            f"key {path} is protected by a passphrase: set {PASSPHRASE_ENV} or run interactively"
+        )
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if not value:
+        raise KeyFileError(f"wrong passphrase for key {path}")
+    return value
+
+
+def _check_mode(path: Path, st: os.stat_result) -> None:
+    if os.name == "posix" and st.st_mode & 0o077:
+        raise KeyFileError(
+            f"key {path} can be read by other users (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}"
+        )
+
+
+def load_identity(path: Path, passphrase: Passphrase = None) -> Identity:
+    """Read a secret key file. See the module docstring for the format and the passphrase rules."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise KeyFileError(f"no key file at {path}") from None
+    except OSError as exc:
+        raise KeyFileError(f"cannot read key {path}: {exc.strerror or exc}") from None
+    if not os.path.isfile(path):
+        raise KeyFileError(f"key {path} is not a file")
+    if st.st_size > KEY_FILE_LIMIT:
+        raise KeyFileError(f"key {path} is larger than {KEY_FILE_LIMIT} bytes: not a koryo-pbm key")
+    _check_mode(path, st)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(KEY_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read key {path}: {exc.strerror or exc}") from None
+    if len(data) > KEY_FILE_LIMIT:
+        raise KeyFileError(f"key {path} is larger than {KEY_FILE_LIMIT} bytes: not a koryo-pbm key")
+    return parse_identity(data, path, passphrase)
+
+
+def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None) -> Identity:
+    """Parse the bytes of a secret key file; ``path`` is only used in messages."""
+    try:
+        text = data.decode("utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError:
+        raise KeyFileError(f"key {path} is not a koryo-pbm secret key (not UTF-8 text)") from None
+    first, _, rest = text.partition("\n")
+    if first.strip().startswith(PUBLIC_PREFIX):
+        raise KeyFileError(f"{path} is a public key, not a secret key")
+    if not first.startswith(SECRET_HEADER):
+        raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
+    name = first[len(SECRET_HEADER):].strip()
+    if not _NAME_RE.fullmatch(name):
+        raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
+    blocks = list(_PEM_RE.finditer(rest))
+    leftover = _PEM_RE.sub("", rest)
+    if len(blocks) != 2 or leftover.strip():
+        raise KeyFileError(f"key {path} is damaged: expected two private key blocks")
+    encrypted = {bool(m.group(1)) for m in blocks}
+    if len(encrypted) != 1:
+        raise KeyFileError(f"key {path} is damaged: one block is encrypted, the other is not")
+    password = _resolve_passphrase(passphrase, Path(path)) if encrypted.pop() else None
+
+    from cryptography.hazmat.primitives import serialization as ser
+
+    keys = []
+    for i, m in enumerate(blocks):
+        try:
+            keys.append(ser.load_pem_private_key(m.group(0).encode("ascii"), password=password))
+        except (ValueError, TypeError):
+            if password is not None and i == 0:
+                raise KeyFileError(f"wrong passphrase for key {path}") from None
+            raise KeyFileError(f"key {path} is damaged: a private key block cannot be read") from None
+        except KoryoPbmError:
+            raise
+        except Exception:  # the backend's unsupported-algorithm errors and the like
+            raise KeyFileError(f"key {path} is damaged: a private key block cannot be read") from None
+    sign_key, open_key = keys
+    if not isinstance(sign_key, Ed25519PrivateKey) or not isinstance(open_key, X25519PrivateKey):
+        raise KeyFileError(f"key {path} is damaged: expected an Ed25519 key then an X25519 key")
+    return Identity(name, sign_key, open_key)
+
+
+def find_identity(
+    name: str | None = None, key_file: Path | None = None, passphrase: Passphrase = None
+) -> Identity:
+    """The identity chosen by ``--as NAME`` (from ``keyring_dir()``) or ``--key FILE``: exactly one."""
+    if (name is None) == (key_file is None):
+        raise UsageError("say who you are with exactly one of --as NAME or --key FILE")
+    if key_file is not None:
+        return load_identity(Path(key_file), passphrase)
+    assert name is not None
+    validate_name(name)
+    directory = keyring_dir()
+    path = directory / f"{name}.key"
+    if not path.exists():
+        raise KeyFileError(f"no key for {name!r} in {directory} (create one with: koryo-pbm keygen {name})")
+    return load_identity(path, passphrase)
+
+
+def load_public(text_or_path: str | Path) -> PublicIdentity:
+    """A public key from a key line, or from the path of a ``.pub`` file."""
+    if isinstance(text_or_path, str) and text_or_path.strip().startswith(PUBLIC_PREFIX):
+        return PublicIdentity.parse(text_or_path)
+    path = Path(text_or_path)
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):
+        is_file = False
+    if not is_file:
+        shown = str(text_or_path)
+        shown = shown[:40] + ("..." if len(shown) > 40 else "")
+        raise KeyFileError(f"not a koryo-pbm public key line and no such file: {shown!r}")
+    try:
+        if path.stat().st_size > KEY_FILE_LIMIT:
+            raise KeyFileError(f"{path} is larger than {KEY_FILE_LIMIT} bytes: not a public key file")
+        with open(path, "rb") as f:
+            data = f.read(KEY_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return PublicIdentity.parse(data)
+    except KeyFileError as exc:
+        raise KeyFileError(f"{path}: {exc}") from None

@@ -1,0 +1,72 @@
+"""The game folder's lock: one resolve (or any writer of ``game.toml``) at a time.
+
+An exclusive ``flock`` on ``DIR/.lock`` (``msvcrt.locking`` on Windows). The lock file itself
+is never deleted (deleting it would let two processes lock two different files).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from koryo_pbm.errors import LockedError, StorageError
+
+LOCK_NAME = ".lock"
+_POLL = 0.05
+
+
+def _try_lock(fd: int) -> bool:
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, PermissionError):
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if os.name == "nt":  # pragma: no cover
+        import msvcrt
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextmanager
+def game_lock(directory: Path, wait: float = 10.0) -> Iterator[Path]:
+    """Hold the exclusive lock of ``directory``; wait up to ``wait`` seconds, then ``LockedError``."""
+    directory = Path(directory)
+    path = directory / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        deadline = time.monotonic() + max(0.0, wait)
+        while not _try_lock(fd):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LockedError(f"another resolve is running in {directory} (lock held); try again")
+            time.sleep(min(_POLL, remaining))
+        try:
+            yield path
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
