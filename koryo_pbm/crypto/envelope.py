@@ -1,0 +1,384 @@
+"""Envelopes: one player's orders for one decision of one game, signed by the player and sealed
+to the moderator.
+
+Armoured form (ASCII, lines of at most 76 characters, survives email and quoting)::
+
+    -----BEGIN KORYO-PBM ENVELOPE-----
+    format: koryo-pbm-envelope/v1
+    game_id: <id>
+    decision: <decision id>
+    player: <player name>
+    submitted: <ISO-8601 UTC time>
+    nonce: <32 hex digits>
+    moderator: <fingerprint of the moderator key it is sealed to>
+    sender: <fingerprint of the player's key>
+
+    <base64 of ciphertext || signature, wrapped at 64 characters>
+    -----END KORYO-PBM ENVELOPE-----
+
+The header is public (``status`` shows who submitted without the moderator's key). Its
+*canonical bytes* are the eight ``key: value\\n`` lines in this order. Rule for unknown fields:
+v1 has exactly these eight, in this order; anything else is refused (a later format gets a new
+``format`` value).
+
+* inner signature (context ``envelope-orders``) over canonical header + orders bytes, made by the
+  player; the sealed plaintext is ``inner signature (64 bytes) || orders (UTF-8 TOML)``;
+* sealing: HPKE to the moderator, ``info = b"koryo-pbm envelope v1\\x00" + canonical header``;
+* outer signature (context ``envelope``) over canonical header + ciphertext, by the player: anyone
+  with the player's public key can check who sent it and that no byte changed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+
+
+from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
+from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
+
+FORMAT = "koryo-pbm-envelope/v1"
+BEGIN = "-----BEGIN KORYO-PBM ENVELOPE-----"
+END = "-----END KORYO-PBM ENVELOPE-----"
+FIELDS = ("format", "game_id", "decision", "player", "submitted", "nonce", "moderator", "sender")
+SEAL_INFO_PREFIX = b"koryo-pbm envelope v1\x00"
+OUTER_CONTEXT = "envelope"
+INNER_CONTEXT = "envelope-orders"
+MAX_ARMORED = 256 * 1024
+MAX_ORDERS = 160 * 1024  # so that the armoured envelope stays well under MAX_ARMORED
+WRAP = 64
+_HPKE_OVERHEAD = 32 + 16  # X25519 enc + Poly1305 tag
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
+_HEX16 = re.compile(r"[0-9a-f]{16}")
+_HEX32 = re.compile(r"[0-9a-f]{32}")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
+_B64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
+_QUOTE = re.compile(r"[ \t]*((?:>[ \t]?)*)")
+
+
+def _check_field(key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise FormatError(f"envelope field {key!r} must be text")
+    if key == "format":
+        if value != FORMAT:
+            raise FormatError(f"unsupported envelope format {value[:40]!r} (this koryo-pbm reads {FORMAT})")
+        return value
+    if key in ("moderator", "sender"):
+        ok = _HEX16.fullmatch(value)
+    elif key == "nonce":
+        ok = _HEX32.fullmatch(value)
+    elif key == "submitted":
+        ok = _TIME.fullmatch(value)
+    else:
+        ok = _TOKEN.fullmatch(value)
+    if not ok:
+        raise FormatError(f"envelope field {key!r} has an invalid value {value[:70]!r}")
+    return value
+
+
+def _validate_header(header: dict[str, str]) -> None:
+    if tuple(header) != FIELDS:
+        unknown = [k for k in header if k not in FIELDS]
+        if unknown:
+            raise FormatError(f"unknown envelope header field {unknown[0][:40]!r}")
+        missing = [k for k in FIELDS if k not in header]
+        if missing:
+            raise FormatError(f"envelope header field {missing[0]!r} is missing")
+        raise FormatError("envelope header fields are out of order")
+    for key in FIELDS:
+        _check_field(key, header[key])
+
+
+def header_bytes(header: dict[str, str]) -> bytes:
+    """The canonical bytes of a (valid) header: ``key: value\\n`` lines in the fixed order."""
+    return "".join(f"{k}: {header[k]}\n" for k in FIELDS).encode("ascii")
+
+
+@dataclass(frozen=True)
+class Envelope:
+    header: dict[str, str]
+    ciphertext: bytes
+    signature: bytes
+
+    def __post_init__(self) -> None:
+        _validate_header(self.header)
+        if len(self.signature) != SIGNATURE_SIZE:
+            raise FormatError("envelope signature has the wrong length")
+        if len(self.ciphertext) < _HPKE_OVERHEAD + SIGNATURE_SIZE:
+            raise FormatError("envelope body is too short")
+
+    # -- header fields ---------------------------------------------------------------------
+    @property
+    def game_id(self) -> str:
+        return self.header["game_id"]
+
+    @property
+    def decision(self) -> str:
+        return self.header["decision"]
+
+    @property
+    def player(self) -> str:
+        return self.header["player"]
+
+    @property
+    def submitted(self) -> str:
+        return self.header["submitted"]
+
+    @property
+    def nonce(self) -> str:
+        return self.header["nonce"]
+
+    @property
+    def moderator(self) -> str:
+        """Fingerprint of the moderator key this envelope is sealed to."""
+        return self.header["moderator"]
+
+    @property
+    def sender(self) -> str:
+        """Fingerprint of the key that signed this envelope."""
+        return self.header["sender"]
+
+    # -- bytes -----------------------------------------------------------------------------
+    def header_bytes(self) -> bytes:
+        return header_bytes(self.header)
+
+    def canonical_bytes(self) -> bytes:
+        """Header + ciphertext + signature: everything the envelope is (the header is self-delimiting)."""
+        return self.header_bytes() + self.ciphertext + self.signature
+
+    @property
+    def digest(self) -> str:
+        """Hex SHA-256 of the canonical bytes: a stable id, used to refuse replays."""
+        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+
+    def armor(self) -> str:
+        body = base64.b64encode(self.ciphertext + self.signature).decode("ascii")
+        lines = [BEGIN, *(f"{k}: {self.header[k]}" for k in FIELDS), ""]
+        lines += [body[i : i + WRAP] for i in range(0, len(body), WRAP)]
+        lines.append(END)
+        return "\n".join(lines) + "\n"
+
+    # -- checks ----------------------------------------------------------------------------
+    def _describe(self) -> str:
+        return f"envelope of {self.player} for {self.decision} of game {self.game_id}"
+
+    def verify(self, player_public: PublicIdentity) -> None:
+        """Check the outer signature with the player's key; ``TamperedError`` if it fails."""
+        if self.sender != player_public.fingerprint():
+            raise TamperedError(
+                f"{self._describe()} is signed by key {self.sender}, not by the player's key "
+                f"{player_public.fingerprint()}"
+            )
+        verify(
+            player_public,
+            OUTER_CONTEXT,
+            self.header_bytes() + self.ciphertext,
+            self.signature,
+            what=f"signature of the {self._describe()} does not verify: it was changed",
+        )
+
+    def open(self, moderator: Identity, player_public: PublicIdentity) -> str:
+        """Verify, open with the moderator's key, verify the inner signature; the orders text."""
+        from koryo_pbm.crypto.seal import open_sealed
+
+        self.verify(player_public)
+        mine = moderator.public.fingerprint()
+        if self.moderator != mine:
+            raise NotForYou(
+                f"the {self._describe()} is sealed to another moderator key (fingerprint {self.moderator}); "
+                f"you are {mine}"
+            )
+        hb = self.header_bytes()
+        plain = open_sealed(moderator, self.ciphertext, SEAL_INFO_PREFIX + hb, what=f"the {self._describe()}")
+        inner, orders = plain[:SIGNATURE_SIZE], plain[SIGNATURE_SIZE:]
+        verify(
+            player_public,
+            INNER_CONTEXT,
+            hb + orders,
+            inner,
+            what=f"the inner signature of the {self._describe()} does not verify",
+        )
+        try:
+            return orders.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(f"the orders in the {self._describe()} are not UTF-8 text") from None
+
+
+def make_envelope(
+    identity: Identity,
+    moderator: PublicIdentity,
+    *,
+    game_id: str,
+    decision: str,
+    player: str,
+    orders_text: str,
+    submitted: str,
+    nonce: str | None = None,
+) -> Envelope:
+    """Sign ``orders_text`` as ``identity`` and seal it to ``moderator``."""
+    from koryo_pbm.crypto.seal import seal
+
+    header = {
+        "format": FORMAT,
+        "game_id": game_id,
+        "decision": decision,
+        "player": player,
+        "submitted": submitted,
+        "nonce": nonce if nonce is not None else os.urandom(16).hex(),
+        "moderator": moderator.fingerprint(),
+        "sender": identity.public.fingerprint(),
+    }
+    _validate_header(header)
+    orders = orders_text.encode("utf-8")
+    if len(orders) > MAX_ORDERS:
+        raise FormatError(f"orders are larger than {MAX_ORDERS} bytes")
+    hb = header_bytes(header)
+    inner = sign(identity, INNER_CONTEXT, hb + orders)
+    ciphertext = seal(moderator, inner + orders, SEAL_INFO_PREFIX + hb)
+    outer = sign(identity, OUTER_CONTEXT, hb + ciphertext)
+    return Envelope(header, ciphertext, outer)
+
+
+# --- reading armour --------------------------------------------------------------------------
+
+
+def _parse_block(lines: list[str]) -> Envelope:
+    """``lines``: the unquoted, stripped lines between BEGIN and END."""
+    header: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and lines[i] != "":
+        key, sep, value = lines[i].partition(": ")
+        if not sep:
+            raise FormatError(f"envelope header line {lines[i][:40]!r} is not 'key: value'")
+        if key in header:
+            raise FormatError(f"envelope header field {key[:40]!r} appears twice")
+        header[key] = value
+        i += 1
+        if len(header) > len(FIELDS):
+            break
+    if "format" in header:
+        _check_field("format", header["format"])
+    elif header:
+        raise FormatError("envelope header must start with 'format: koryo-pbm-envelope/v1'")
+    _validate_header(header)
+    body_lines = [line for line in lines[i:] if line != ""]
+    if not body_lines:
+        raise FormatError("envelope has no body")
+    for line in body_lines:
+        if not _B64_LINE.fullmatch(line):
+            raise FormatError("envelope body is not base64")
+    body = "".join(body_lines)
+    try:
+        raw = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        raise FormatError("envelope body is not valid base64") from None
+    if base64.b64encode(raw).decode("ascii") != body:
+        raise FormatError("envelope body is not canonical base64")
+    if len(raw) < _HPKE_OVERHEAD + 2 * SIGNATURE_SIZE:
+        raise FormatError("envelope body is too short")
+    return Envelope(header, raw[:-SIGNATURE_SIZE], raw[-SIGNATURE_SIZE:])
+
+
+def _unquote(line: str, depth: int) -> str | None:
+    """Remove ``depth`` levels of '>' quoting (each '>' optionally followed by one space)."""
+    pos = 0
+    n = len(line)
+    while pos < n and line[pos] in " \t":
+        pos += 1
+    for _ in range(depth):
+        if pos < n and line[pos] == ">":
+            pos += 1
+            if pos < n and line[pos] in " \t":
+                pos += 1
+        else:
+            return None
+    return line[pos:].strip()
+
+
+def scan_armored(text: str) -> list[Envelope | FormatError]:
+    """Every armoured envelope in ``text``, in order; a malformed block gives a ``FormatError`` item.
+
+    Handles CRLF, trailing spaces, indentation and '>' quoting (as in a quoted email reply).
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    results: list[Envelope | FormatError] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        if BEGIN not in line:
+            i += 1
+            continue
+        m = _QUOTE.match(line)
+        assert m is not None
+        prefix = m.group(1)
+        if line[m.end() :].rstrip() != BEGIN:
+            i += 1
+            continue
+        depth = prefix.count(">")
+        block: list[str] = []
+        size = len(line)
+        j = i + 1
+        error: FormatError | None = None
+        ended = False
+        while j < n:
+            size += len(lines[j]) + 1
+            inner = _unquote(lines[j], depth)
+            if inner is not None and inner == END:
+                ended = True
+                break
+            if inner is not None and inner == BEGIN:
+                break  # a new block starts: this one is unterminated
+            if size > MAX_ARMORED:
+                error = FormatError(f"armoured envelope is larger than {MAX_ARMORED} bytes")
+                # skip to this block's END, if any
+                while j < n and _unquote(lines[j], depth) != END:
+                    j += 1
+                ended = j < n
+                break
+            if inner is None:
+                error = FormatError("armoured envelope is broken: its quoting changes in the middle")
+                break
+            block.append(inner)
+            j += 1
+        if error is None and not ended:
+            error = FormatError(f"armoured envelope has no '{END}' line")
+        if error is None:
+            try:
+                results.append(_parse_block(block))
+            except FormatError as exc:
+                results.append(exc)
+            except KoryoPbmError as exc:  # pragma: no cover - defensive
+                results.append(FormatError(str(exc)))
+        else:
+            results.append(error)
+        i = j + 1 if ended else max(j, i + 1)
+    return results
+
+
+def parse_armored(text: str) -> list[Envelope]:
+    """Every armoured envelope in ``text``; ``FormatError`` at the first malformed block."""
+    found = []
+    for item in scan_armored(text):
+        if isinstance(item, FormatError):
+            raise item
+        found.append(item)
+    return found
+
+
+def parse_one(text: str, what: str = "text") -> Envelope:
+    """Exactly one envelope in ``text`` (an ``.envelope`` file), else ``FormatError``."""
+    found = parse_armored(text)
+    if len(found) != 1:
+        raise FormatError(f"{what} holds {len(found)} envelopes, expected exactly one")
+    return found[0]
+
+
