@@ -1,0 +1,61 @@
+"""Koryo, exactly by the rulebook (``shared/rules/koryo.md`` is the specification).
+
+Shipped as ``koryo_pbm_games.koryo``; the entry point ``koryo`` names :class:`KoryoGame`.
+
+Design
+------
+The state (:class:`~.state.KoryoState`) is a small mutable object of count arrays (11 card
+ids per pile, see :mod:`.cards`); ``apply`` copies it once (short lists, no ``deepcopy``) and
+changes the copy, so the input is never mutated. The only randomness is the seeded
+:class:`~koryo_pbm.engine.rng.Rng` stored in the state: the first player (when not given) is
+drawn first, then the 55 cards are shuffled; at each round end the discard pile is added to
+what is left of the deck and the whole deck is shuffled. After round 8 nothing is reshuffled.
+
+Decisions
+---------
+``r{r}-orders`` (kind ``orders``, every player whose hand is non-empty, at once),
+``r{r}-action-{player}`` (``action``), ``r{r}-discard-{player}`` (``discard``).
+
+What "only one possible outcome" means here (spec, last section), read literally:
+
+* **Action turn** — automatic exactly when no event is face down and there is no Spy theft
+  with two or more possible victims. Then the engine plays: reveal, Banker (if the power is
+  held and the bank is not empty), Priest (if held and an event is in front of the player;
+  it destroys a Barbarian before a Lobbying — both cost −1, so "any event"), Spy (if held, on
+  the only opponent with a token). Revealing only adds the player's own cards, so the Spy
+  power is held at some moment of the turn exactly when it is held after the reveal; the
+  victims (opponents with tokens) cannot change during such a turn. A turn that reveals an
+  event is always asked, even if the event has no target (the spec lists it as a choice).
+* **End-phase discard** — automatic when the player is not over the limit, or when exactly
+  one multiset of characters is a minimal legal discard (e.g. all characters must go, or
+  only one character id is on the table). The Senator bonus is judged on the table left.
+* **Order phase** — the spec names no automatic case, and the brief fixes the decision's
+  players as everyone with a non-empty hand, so a player holding a single card is still
+  asked. The whole phase is taken by the engine only when it has one outcome for everybody:
+  no hand holds more than one card (each such card is played; empty hands play nothing).
+
+Orders
+------
+``{"play": [...]}``; ``{"steps": [...]}`` (see :mod:`.orders`); ``{"discard": [...]}``.
+A Banker step with an empty bank is refused (the steps are exactly what happens, and that
+step would do nothing). A Lobbying swap may name the same card id on both sides (legal, no
+effect). ``[[x, a], [y, b]]`` and ``[[y, b], [x, a]]`` are the same swap.
+
+Positions
+---------
+See :mod:`.positions`. Loading a position takes the one-outcome decisions at once (so
+``pending`` is a real decision): a position whose first action turn is automatic is loaded
+with that turn already played (its events are not reported). A position may also say
+``turn = "bob"`` in the actions or end phase, so every state ``apply`` returns can be dumped
+and loaded back.
+
+Views
+-----
+``from_view`` keeps the other players' hands and face-down cards, the deck and the discard
+pile as sizes only (:class:`~.state.Hidden`); such a state serves ``check``,
+``random_order``, ``describe_choices`` and ``pending``, but not ``apply``.
+"""
+
+from .game import KoryoGame
+
+__all__ = ["KoryoGame"]

@@ -1,0 +1,266 @@
+"""``KoryoGame``: the game contract for Koryo (see the package docstring for the readings)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.rng import Rng
+from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, PositionError, SetupError
+
+from . import orders as O
+from . import positions, rules, views
+from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
+from .state import ACTIONS, END, ORDERS, OVER, KoryoState
+
+
+class KoryoGame(Game):
+    name = "koryo"
+    title = "Koryo"
+    player_counts = (2, 3, 4)
+    options: Mapping[str, str] = {}
+
+    # -- a match -------------------------------------------------------------------------
+
+    def setup(self, players: Sequence[str], seed: str, *, first: str | None = None,
+              options: Mapping[str, Any] | None = None) -> KoryoState:
+        if isinstance(players, str):
+            raise SetupError("players must be a list of names")
+        names = positions.check_players(list(players), SetupError)
+        if options:
+            raise SetupError(f"Koryo has no options (got {', '.join(sorted(map(str, options)))})")
+        if not isinstance(seed, str):
+            raise SetupError("the seed must be text")
+        rng = Rng.from_seed(seed)
+        n = len(names)
+        if first is None:
+            f = rng.below(n)
+        elif first in names:
+            f = names.index(first)
+        else:
+            raise SetupError(f"first player {first!r} is not one of the players")
+        deck = full_deck()
+        rng.shuffle(deck)
+        s = KoryoState.__new__(KoryoState)
+        s.players = names
+        s.round = 1
+        s.phase = ORDERS
+        s.first = f
+        s.turn = 0
+        s.bank = TOKENS
+        s.tokens = [0] * n
+        s.tables = [[0] * NCARDS for _ in range(n)]
+        s.hands = [[0] * NCARDS for _ in range(n)]
+        s.facedown = [[0] * NCARDS for _ in range(n)]
+        s.deck = deck
+        s.discard = [0] * NCARDS
+        s.rng = rng
+        s.hidden = None
+        rules.start_round(s, None)
+        rules.advance(s, None)
+        return s
+
+    def pending(self, state: KoryoState) -> Decision | None:
+        s = state
+        ph = s.phase
+        r = s.round
+        if ph == ORDERS:
+            return Decision(f"r{r}-orders", "orders",
+                            tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p)))
+        if ph == ACTIONS:
+            name = s.players[s.current()]
+            return Decision(f"r{r}-action-{name}", "action", (name,))
+        if ph == END:
+            name = s.players[s.current()]
+            return Decision(f"r{r}-discard-{name}", "discard", (name,))
+        return None
+
+    def _who(self, s: KoryoState, player: str) -> tuple[int, Decision]:
+        d = self.pending(s)
+        if d is None:
+            raise IllegalOrder("illegal order: the game is over")
+        if player not in s.players:
+            raise OrderError(f"unknown player {player!r} (players: {', '.join(s.players)})")
+        if player not in d.players:
+            raise IllegalOrder(f"illegal order: {player} is not asked now (the game waits for "
+                               f"{', '.join(d.players)}: {d.id})")
+        return s.players.index(player), d
+
+    def check(self, state: KoryoState, player: str, order: Order) -> None:
+        s = state
+        p, d = self._who(s, player)
+        if d.kind == "orders":
+            rules.check_play(s, p, O.parse_play(order))
+        elif d.kind == "action":
+            steps = O.parse_action(s, order)
+            rules.run_steps(s.copy(), p, steps, None)
+        else:
+            O.check_discard(s, p, O.parse_discard(order))
+
+    def apply(self, state: KoryoState, orders: Mapping[str, Order]) -> tuple[KoryoState, list[Event]]:
+        if state.hidden is not None:
+            raise GameError("cannot apply orders to a state rebuilt from one player's view")
+        d = self.pending(state)
+        if d is None:
+            raise IllegalOrder("illegal order: the game is over")
+        if not isinstance(orders, Mapping):
+            raise OrderError("orders must be a table of player = order")
+        extra = [str(k) for k in orders if k not in d.players]
+        if extra:
+            raise OrderError(f"orders from players not asked by {d.id}: {', '.join(extra)}")
+        missing = [p for p in d.players if p not in orders]
+        if missing:
+            raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
+        s = state.copy()
+        events: list[Event] = []
+        players = s.players
+        if d.kind == "orders":
+            plays = {}
+            for name in d.players:
+                p = players.index(name)
+                cards = O.parse_play(orders[name])
+                rules.check_play(s, p, cards)
+                plays[p] = cards
+            rules.resolve_orders(s, plays, events)
+        elif d.kind == "action":
+            p = s.current()
+            steps = O.parse_action(s, orders[d.players[0]])
+            rules.run_steps(s, p, steps, events)
+            s.turn += 1
+        else:
+            p = s.current()
+            dc = O.check_discard(s, p, O.parse_discard(orders[d.players[0]]))
+            rules.do_discard(s, p, dc, events, False)
+            s.turn += 1
+        rules.advance(s, events)
+        return s, events
+
+    def outcome(self, state: KoryoState) -> Outcome | None:
+        if state.phase != OVER:
+            return None
+        sc = rules.scores(state)
+        top = max(sc)
+        names = state.players
+        return Outcome({names[p]: sc[p] for p in range(len(names))},
+                       tuple(names[p] for p in range(len(names)) if sc[p] == top))
+
+    # -- players -------------------------------------------------------------------------
+
+    def random_order(self, state: KoryoState, player: str, rng: random.Random) -> dict[str, Any]:
+        p, d = self._who(state, player)
+        if d.kind == "orders":
+            return O.random_play(state, p, rng)
+        if d.kind == "action":
+            return O.random_action(state, p, rng)
+        return O.random_discard(state, p, rng)
+
+    def describe_choices(self, state: KoryoState, player: str) -> tuple[dict[str, Any], list[str]]:
+        p, d = self._who(state, player)
+        if d.kind == "orders":
+            return O.describe_play(state, p)
+        if d.kind == "action":
+            return O.describe_action(state, p)
+        return O.describe_discard(state, p)
+
+    # -- storage and views ---------------------------------------------------------------
+
+    def dump_state(self, state: KoryoState) -> dict[str, Any]:
+        if state.hidden is not None or state.rng is None:
+            raise FormatError("a state rebuilt from a player's view cannot be stored as a whole state")
+        return positions.dump_state(state)
+
+    def load_state(self, data: Mapping[str, Any]) -> KoryoState:
+        try:
+            return positions.load_state(data, FormatError)
+        except FormatError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Koryo state: {exc}") from None
+
+    def public(self, state: KoryoState) -> dict[str, Any]:
+        return views.public(state)
+
+    def private(self, state: KoryoState, player: str) -> dict[str, Any]:
+        if player not in state.players:
+            raise GameError(f"unknown player {player!r}")
+        return views.private(state, player)
+
+    def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+        try:
+            return views.view(public, private)
+        except FormatError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Koryo view: {exc}") from None
+
+    def render(self, view: Mapping[str, Any]) -> str:
+        return views.render(view)
+
+    def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> KoryoState:
+        try:
+            return views.from_view(public, private, player)
+        except FormatError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Koryo view: {exc}") from None
+
+    # -- positions -----------------------------------------------------------------------
+
+    def load_position(self, doc: Mapping[str, Any], seed: str) -> KoryoState:
+        try:
+            s = positions.load_position(doc, seed, PositionError)
+        except PositionError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise PositionError(f"malformed Koryo position: {exc}") from None
+        rules.advance(s, None)
+        return s
+
+    def dump_position(self, state: KoryoState) -> dict[str, Any]:
+        if state.hidden is not None:
+            raise PositionError("a state rebuilt from a player's view has unknown cards")
+        return positions.dump(state)
+
+    # -- invariants ----------------------------------------------------------------------
+
+    def check_invariants(self, state: KoryoState) -> None:
+        s = state
+        n = len(s.players)
+        assert s.hidden is None, "a view state has unknown cards"
+        census = rules.card_census(s)
+        assert census == list(COPIES), f"cards: {census} != {list(COPIES)}"
+        assert all(x >= 0 for pile in (s.tables + s.hands + s.facedown + [s.discard]) for x in pile)
+        assert s.bank >= 0 and all(t >= 0 for t in s.tokens), "negative tokens"
+        assert s.bank + sum(s.tokens) == TOKENS, "bank + tokens != 8"
+        assert 1 <= s.round <= ROUNDS
+        assert 0 <= s.first < n
+        if s.phase != ORDERS:
+            assert not any(map(any, s.hands)), "hands must be empty outside the order phase"
+        if s.phase != ACTIONS:
+            assert not any(map(any, s.facedown)), "face-down cards outside the actions phase"
+        if s.phase == ORDERS:
+            assert not rules.orders_automatic(s), "an automatic order phase was left pending"
+            if s.round >= 2:
+                for p in range(n):
+                    assert rules._complies(s.tables, p, base_limit(s.round - 1)), \
+                        f"table of {s.players[p]} over the limit after the end phase"
+        elif s.phase == ACTIONS:
+            assert 0 <= s.turn < n
+            for k in range(s.turn):
+                assert not any(s.facedown[(s.first + k) % n]), "played turn with face-down cards"
+            w = s.copy()
+            assert not rules.auto_action(w, s.current(), None), "an automatic action turn was left pending"
+        elif s.phase == END:
+            assert 0 <= s.turn < n
+            k, opts = rules.discard_options(s, s.current(), stop_at=2)
+            assert k > 0 and len(opts) >= 2, "an automatic discard was left pending"
+            for j in range(s.turn):
+                assert rules._complies(s.tables, (s.first + j) % n, base_limit(s.round)), \
+                    "a table over the limit after its discard"
+        else:
+            assert s.round == ROUNDS
+            for p in range(n):
+                assert rules._complies(s.tables, p, base_limit(ROUNDS)), "table over the final limit"
+        _ = CHARS

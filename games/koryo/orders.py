@@ -1,0 +1,335 @@
+"""Reading orders (``OrderError`` for a malformed one), random legal orders, and the choices
+explained for an orders file."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from koryo_pbm.errors import IllegalOrder, OrderError
+
+from .cards import (BANKER, BARBARIAN, CARD_IDS, CHARS, INDEX, LOBBYING, NCARDS, NCHARS, PRIEST,
+                    SHIPOWNER, SPY, base_limit, describe_counts)
+from . import rules
+from .state import KoryoState
+
+STEP_KEYS = {
+    "reveal": ({"do"}, set()),
+    "barbarian": ({"do", "player", "card"}, {"do"}),
+    "lobbying": ({"do", "swap"}, {"do"}),
+    "banker": ({"do"}, set()),
+    "priest": ({"do", "card"}, set()),
+    "spy": ({"do", "player"}, set()),
+}
+
+
+def _mapping(order: Any, key: str) -> Any:
+    if not isinstance(order, Mapping):
+        raise OrderError(f"an order must be a table with the key {key!r}")
+    extra = sorted(str(k) for k in order if k != key)
+    if extra:
+        raise OrderError(f"unknown key(s) in order: {', '.join(extra)} (expected only {key!r})")
+    if key not in order:
+        raise OrderError(f"order needs the key {key!r}")
+    return order[key]
+
+
+def _card(x: Any, where: str) -> int:
+    if not isinstance(x, str):
+        raise OrderError(f"{where}: a card id must be a string, not {type(x).__name__}")
+    c = INDEX.get(x)
+    if c is None:
+        raise OrderError(f"{where}: unknown card id {x!r} (card ids: {', '.join(CARD_IDS)})")
+    return c
+
+
+def _player(s: KoryoState, x: Any, where: str) -> int:
+    if not isinstance(x, str):
+        raise OrderError(f"{where}: a player must be a name (string), not {type(x).__name__}")
+    try:
+        return s.players.index(x)
+    except ValueError:
+        raise OrderError(f"{where}: unknown player {x!r} (players: {', '.join(s.players)})") from None
+
+
+def _card_list(x: Any, key: str) -> list[int]:
+    if not isinstance(x, list):
+        raise OrderError(f"{key!r} must be a list of card ids")
+    return [_card(c, key) for c in x]
+
+
+def parse_play(order: Any) -> list[int]:
+    return _card_list(_mapping(order, "play"), "play")
+
+
+def parse_discard(order: Any) -> list[int]:
+    return _card_list(_mapping(order, "discard"), "discard")
+
+
+def parse_action(s: KoryoState, order: Any) -> list[tuple]:
+    steps = _mapping(order, "steps")
+    if not isinstance(steps, list):
+        raise OrderError("'steps' must be a list of tables such as {do = \"reveal\"}")
+    out: list[tuple] = []
+    for i, st in enumerate(steps, 1):
+        where = f"step {i}"
+        if not isinstance(st, Mapping):
+            raise OrderError(f"{where}: a step must be a table such as {{do = \"reveal\"}}")
+        do = st.get("do")
+        if not isinstance(do, str) or do not in STEP_KEYS:
+            raise OrderError(f"{where}: 'do' must be one of {', '.join(STEP_KEYS)}")
+        allowed, decline = STEP_KEYS[do]
+        extra = sorted(str(k) for k in st if k not in allowed)
+        if extra:
+            raise OrderError(f"{where}: unknown key(s) for {do}: {', '.join(extra)}")
+        keys = set(st)
+        if do == "reveal" or do == "banker":
+            out.append((do,))
+        elif do == "barbarian":
+            if keys == {"do"}:
+                out.append(("barbarian", None, None))
+            elif keys == allowed:
+                out.append(("barbarian", _player(s, st["player"], where), _card(st["card"], where)))
+            else:
+                raise OrderError(f"{where}: barbarian needs both 'player' and 'card' (or neither, to decline)")
+        elif do == "lobbying":
+            if keys == {"do"}:
+                out.append(("lobbying", None))
+                continue
+            sw = st["swap"]
+            if not (isinstance(sw, list) and len(sw) == 2
+                    and all(isinstance(x, list) and len(x) == 2 for x in sw)):
+                raise OrderError(f"{where}: 'swap' must be [[player, card], [player, card]]")
+            (a, ca), (b, cb) = sw
+            out.append(("lobbying", (_player(s, a, where), _card(ca, where),
+                                     _player(s, b, where), _card(cb, where))))
+        elif do == "priest":
+            if "card" not in st:
+                raise OrderError(f"{where}: priest needs 'card' (the event to destroy)")
+            out.append(("priest", _card(st["card"], where)))
+        else:  # spy
+            if "player" not in st:
+                raise OrderError(f"{where}: spy needs 'player' (the opponent to rob)")
+            out.append(("spy", _player(s, st["player"], where)))
+    return out
+
+
+def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
+    """The discard as counts over the 9 characters, or IllegalOrder naming the rule."""
+    t = s.tables[p]
+    need = [0] * NCARDS
+    for c in cards:
+        need[c] += 1
+    if need[BARBARIAN] or need[LOBBYING]:
+        raise IllegalOrder("illegal order: events can never be discarded at the end of a round (only characters)")
+    for c in CHARS:
+        if need[c] > t[c]:
+            raise IllegalOrder(f"illegal order: you discard {need[c]} {CARD_IDS[c]} but have {t[c]} in front of you")
+    k = rules.discard_need(s, p)
+    if k == 0:
+        raise IllegalOrder("illegal order: your table complies with the limit; nothing is discarded")
+    if len(cards) != k:
+        raise IllegalOrder(
+            f"illegal order: you must discard exactly {k} character(s), the fewest that make your table comply")
+    for c in CHARS:
+        t[c] -= need[c]
+    limit = base_limit(s.round)
+    ok = rules._complies(s.tables, p, limit)
+    left = sum(t)
+    for c in CHARS:
+        t[c] += need[c]
+    if not ok:
+        raise IllegalOrder(
+            f"illegal order: discarding {describe_counts(need)} leaves {left} cards, over the limit {limit}: "
+            f"the Senator +2 needs the power majority of senator with the table left")
+    return need[:NCHARS]
+
+
+# -- random legal orders ---------------------------------------------------------------------
+
+
+def random_play(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+    hand = s.hands[p]
+    present = [c for c in range(NCARDS) if hand[c]]
+    # Choose among all legal plays: count them to weigh single-id plays against pairs.
+    singles = sum(hand[c] for c in present)
+    pairs = 0
+    if len(present) > 1 and rules.has_power(s.tables, p, SHIPOWNER):
+        m = len(present)
+        pairs = m * (m - 1) // 2
+    i = rnd.randrange(singles + pairs)
+    if i < singles:
+        for c in present:
+            if i < hand[c]:
+                return {"play": [CARD_IDS[c]] * (i + 1)}
+            i -= hand[c]
+    i -= singles
+    m = len(present)
+    for a in range(m):
+        for b in range(a + 1, m):
+            if i == 0:
+                return {"play": [CARD_IDS[present[a]], CARD_IDS[present[b]]]}
+            i -= 1
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _chars_of(t: list[int]) -> list[int]:
+    return [c for c in CHARS if t[c]]
+
+
+def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+    w = s.copy()
+    tables = w.tables
+    names = w.players
+    items = ["reveal", "banker", "priest", "spy"]
+    rnd.shuffle(items)
+    steps: list[dict[str, Any]] = []
+    for it in items:
+        if it == "reveal":
+            steps.append({"do": "reveal"})
+            nb, nl = rules.reveal(w, p, None)
+            evs = ["barbarian"] * nb + ["lobbying"] * nl
+            rnd.shuffle(evs)
+            for e in evs:
+                if e == "barbarian":
+                    victims = rules.barbarian_victims(w, p)
+                    if victims and rnd.random() < 0.85:
+                        q = rnd.choice(victims)
+                        c = rnd.choice(_chars_of(tables[q]))
+                        tables[q][c] -= 1
+                        steps.append({"do": "barbarian", "player": names[q], "card": CARD_IDS[c]})
+                    else:
+                        steps.append({"do": "barbarian"})
+                else:
+                    movable = rules.lobby_players(w)
+                    if len(movable) >= 2 and rnd.random() < 0.85:
+                        x, y = rnd.sample(movable, 2)
+                        cx = rnd.choice(_chars_of(tables[x]))
+                        cy = rnd.choice(_chars_of(tables[y]))
+                        tables[x][cx] -= 1
+                        tables[y][cy] -= 1
+                        tables[x][cy] += 1
+                        tables[y][cx] += 1
+                        steps.append({"do": "lobbying", "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]})
+                    else:
+                        steps.append({"do": "lobbying"})
+        elif it == "banker":
+            if w.bank > 0 and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
+                w.bank -= 1
+                w.tokens[p] += 1
+                steps.append({"do": "banker"})
+        elif it == "priest":
+            t = tables[p]
+            evs = [c for c in (BARBARIAN, LOBBYING) if t[c]]
+            if evs and rules.has_power(tables, p, PRIEST) and rnd.random() < 0.9:
+                c = rnd.choice(evs)
+                t[c] -= 1
+                steps.append({"do": "priest", "card": CARD_IDS[c]})
+        else:
+            victims = rules.spy_victims(w, p)
+            if victims and rules.has_power(tables, p, SPY) and rnd.random() < 0.9:
+                q = rnd.choice(victims)
+                w.tokens[q] -= 1
+                w.tokens[p] += 1
+                steps.append({"do": "spy", "player": names[q]})
+    return {"steps": steps}
+
+
+def random_discard(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+    k, opts = rules.discard_options(s, p)
+    d = rnd.choice(opts) if opts else ()
+    return {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}
+
+
+# -- describing choices ----------------------------------------------------------------------
+
+
+def describe_play(s: KoryoState, p: int) -> tuple[dict[str, Any], list[str]]:
+    hand = s.hands[p]
+    present = [c for c in range(NCARDS) if hand[c]]
+    best = max(present, key=lambda c: (hand[c], -c))
+    example = {"play": [CARD_IDS[best]] * hand[best]}
+    lines = [
+        f"Round {s.round}, order phase: choose cards from your hand to place face down.",
+        f"Your hand: {describe_counts(hand)}.",
+        "Play one or more cards of one id: " + ", ".join(
+            f"{CARD_IDS[c]} (1 to {hand[c]})" if hand[c] > 1 else f"{CARD_IDS[c]} (1)" for c in present) + ".",
+    ]
+    if rules.has_power(s.tables, p, SHIPOWNER):
+        if len(present) > 1:
+            lines.append("Ship Owner power: you may instead play exactly two cards of different ids, "
+                         "e.g. play = [\"" + CARD_IDS[present[0]] + "\", \"" + CARD_IDS[present[1]] + "\"].")
+    else:
+        lines.append("You do not hold the Ship Owner power: all cards played have the same id.")
+    lines.append("Every card left in your hand is discarded.")
+    return example, lines
+
+
+def describe_action(s: KoryoState, p: int) -> tuple[dict[str, Any], list[str]]:
+    tables = s.tables
+    names = s.players
+    fd = s.facedown[p]
+    nb, nl = fd[BARBARIAN], fd[LOBBYING]
+    # Example: reveal, decline every event, then the powers the auto-play would use.
+    w = s.copy()
+    steps: list[dict[str, Any]] = [{"do": "reveal"}]
+    rules.reveal(w, p, None)
+    steps += [{"do": "barbarian"}] * nb + [{"do": "lobbying"}] * nl
+    if w.bank > 0 and rules.has_power(w.tables, p, BANKER):
+        steps.append({"do": "banker"})
+    t = w.tables[p]
+    if (t[BARBARIAN] or t[LOBBYING]) and rules.has_power(w.tables, p, PRIEST):
+        steps.append({"do": "priest", "card": "barbarian" if t[BARBARIAN] else "lobbying"})
+    victims = rules.spy_victims(w, p)
+    if victims and rules.has_power(w.tables, p, SPY):
+        steps.append({"do": "spy", "player": names[victims[0]]})
+    lines = [
+        f"Round {s.round}, your action turn. Steps run in the order written; each power at most once.",
+        f"Your face-down cards: {describe_counts(fd)} (one reveal step, required).",
+    ]
+    if nb or nl:
+        lines.append(f"Right after the reveal step, answer each revealed event with one step: "
+                     f"{nb} barbarian and {nl} lobbying, in the order you choose; a step without a "
+                     f"target declines the effect.")
+    if nb:
+        vic = rules.barbarian_victims(w, p)
+        if vic:
+            lines.append("Barbarian targets after the reveal (player: characters): " + "; ".join(
+                f"{names[q]}: {', '.join(CARD_IDS[c] for c in _chars_of(w.tables[q]))}" for q in vic))
+        else:
+            lines.append("No opponent can be hit by a Barbarian now (Guardian protection or no character).")
+        lines.append('  e.g. {do = "barbarian", player = "NAME", card = "CARD"}')
+    if nl:
+        mov = rules.lobby_players(w)
+        lines.append("Lobbying can swap characters between two of: " + (", ".join(names[q] for q in mov) or "nobody")
+                     + " (no Spy protection, at least one character).")
+        lines.append('  e.g. {do = "lobbying", swap = [["X", "CARD"], ["Y", "CARD"]]}')
+    powers = []
+    for c, word in ((BANKER, "banker"), (PRIEST, "priest"), (SPY, "spy")):
+        now = rules.has_power(tables, p, c)
+        after = rules.has_power(w.tables, p, c)
+        if now or after:
+            powers.append(word + ("" if now else " (after the reveal)"))
+    lines.append("Powers you hold now: " + (", ".join(powers) if powers else "none")
+                 + " (majorities change as cards arrive, leave or are swapped).")
+    lines.append(f"Bank: {s.bank} token(s). Opponents with tokens: "
+                 + (", ".join(f"{names[q]} {s.tokens[q]}" for q in range(len(names)) if q != p and s.tokens[q]) or "none") + ".")
+    return {"steps": steps}, lines
+
+
+def describe_discard(s: KoryoState, p: int) -> tuple[dict[str, Any], list[str]]:
+    k, opts = rules.discard_options(s, p)
+    t = s.tables[p]
+    limit = base_limit(s.round)
+    example = {"discard": [CARD_IDS[c] for c in range(NCHARS) for _ in range(opts[0][c])]} if opts else {"discard": []}
+    lines = [
+        f"End of round {s.round}: your table has {sum(t)} cards ({describe_counts(t)}); the limit is {limit}, "
+        f"{limit + 2} while you hold the power majority of senator with the table left.",
+        f"Discard exactly {k} character(s) (events are never discarded). Your choices:",
+    ]
+    for d in opts[:30]:
+        lines.append("  " + describe_counts(list(d) + [0, 0]))
+    if len(opts) > 30:
+        lines.append(f"  ... and {len(opts) - 30} more")
+    return example, lines

@@ -1,0 +1,583 @@
+"""The rules of Koryo on a :class:`~.state.KoryoState`, in place (callers copy first).
+
+Everything here follows ``shared/rules/koryo.md``; the section names below are the spec's.
+"""
+
+from __future__ import annotations
+
+from koryo_pbm.engine.contract import Event
+from koryo_pbm.errors import IllegalOrder
+
+from .cards import (BANKER, BARBARIAN, BROADCASTER, CARD_IDS, CHARS, COPIES, EVENTS, GUARDIAN,
+                    LOBBYING, NCARDS, NCHARS, OMNISCIENT, PRIEST, ROUNDS, SENATOR, SHIPOWNER, SPY,
+                    VALUES, base_limit, deal_size, describe_counts)
+from .state import ACTIONS, END, ORDERS, OVER, KoryoState
+
+# -- Majorities ------------------------------------------------------------------------------
+
+
+def has_power(tables: list[list[int]], p: int, c: int) -> bool:
+    """Power majority of card ``c`` for seat ``p`` (Omniscient wins ties)."""
+    mine = tables[p][c]
+    if not mine:
+        return False
+    best = 0
+    for q, t in enumerate(tables):
+        if q != p and t[c] > best:
+            best = t[c]
+    return mine > best or (mine == best and tables[p][OMNISCIENT] > 0)
+
+
+def has_scoring(tables: list[list[int]], p: int, c: int) -> bool:
+    """Scoring majority of card ``c`` for seat ``p`` (strictly more than everybody else)."""
+    mine = tables[p][c]
+    if not mine:
+        return False
+    for q, t in enumerate(tables):
+        if q != p and t[c] >= mine:
+            return False
+    return True
+
+
+def power_holder(tables: list[list[int]], c: int) -> int | None:
+    for p in range(len(tables)):
+        if has_power(tables, p, c):
+            return p
+    return None
+
+
+def spy_protected(tables: list[list[int]], p: int) -> bool:
+    """Spy protection: power majority of spy and no guardian at all."""
+    return tables[p][GUARDIAN] == 0 and has_power(tables, p, SPY)
+
+
+def guardian_protected(tables: list[list[int]], p: int) -> bool:
+    return has_power(tables, p, GUARDIAN)
+
+
+def scores(state: KoryoState) -> list[int]:
+    """The final-scoring formula on the tables and tokens as they are now."""
+    tables = state.tables
+    out = list(state.tokens)
+    for p, t in enumerate(tables):
+        out[p] -= t[BARBARIAN] + t[LOBBYING]
+    for c in CHARS:
+        for p in range(len(tables)):
+            if has_scoring(tables, p, c):
+                out[p] += VALUES[c]
+                break
+    return out
+
+
+def winners(state: KoryoState) -> list[int]:
+    sc = scores(state)
+    top = max(sc)
+    return [p for p, s in enumerate(sc) if s == top]
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+def _ev(events: list[Event] | None, kind: str, text: str, **data) -> None:
+    if events is not None:
+        events.append(Event(kind, text, data))
+
+
+# -- Distribution / round flow ---------------------------------------------------------------
+
+
+def start_round(s: KoryoState, events: list[Event] | None) -> None:
+    """Distribution of round ``s.round``: in turn order, ``11 - r`` cards (+1 Broadcaster)."""
+    n = len(s.players)
+    r = s.round
+    _ev(events, "round", f"round {r}: {s.players[s.first]} is first player",
+        round=r, first=s.players[s.first])
+    deck = s.deck
+    base = deal_size(r)
+    for k in range(n):
+        p = (s.first + k) % n
+        want = base + (1 if has_power(s.tables, p, BROADCASTER) else 0)
+        take = min(want, len(deck))
+        hand = s.hands[p]
+        for _ in range(take):
+            hand[deck.pop()] += 1
+        if events is not None:
+            extra = " (broadcaster)" if want > base else ""
+            short = f", the deck ran out ({want} due)" if take < want else ""
+            _ev(events, "deal", f"{s.players[p]} is dealt {take} cards{extra}{short}",
+                player=s.players[p], cards=take)
+    s.phase = ORDERS
+    s.turn = 0
+
+
+def end_round(s: KoryoState, events: list[Event] | None) -> None:
+    """After the end phase: game over after round 8, else reshuffle, pass the token, deal."""
+    if s.round >= ROUNDS:
+        s.phase = OVER
+        s.turn = 0
+        if events is not None:
+            sc = scores(s)
+            win = winners(s)
+            names = ", ".join(s.players[p] for p in win)
+            detail = ", ".join(f"{s.players[p]} {sc[p]}" for p in range(len(s.players)))
+            verb = "wins" if len(win) == 1 else "share the win"
+            _ev(events, "over", f"game over: {names} {verb} ({detail})",
+                scores={s.players[p]: sc[p] for p in range(len(sc))},
+                winners=[s.players[p] for p in win])
+        return
+    deck = s.deck
+    for c in range(NCARDS):
+        if s.discard[c]:
+            deck.extend([c] * s.discard[c])
+            s.discard[c] = 0
+    s.rng.shuffle(deck)
+    s.first = (s.first + 1) % len(s.players)
+    s.round += 1
+    start_round(s, events)
+
+
+# -- Orders ----------------------------------------------------------------------------------
+
+
+def legal_plays(s: KoryoState, p: int) -> list[tuple[int, ...]]:
+    """Every legal play of seat ``p`` as a tuple of card indices (sorted), hand non-empty."""
+    hand = s.hands[p]
+    plays: list[tuple[int, ...]] = []
+    present = [c for c in range(NCARDS) if hand[c]]
+    for c in present:
+        for k in range(1, hand[c] + 1):
+            plays.append((c,) * k)
+    if has_power(s.tables, p, SHIPOWNER):
+        for i, a in enumerate(present):
+            for b in present[i + 1:]:
+                plays.append((a, b))
+    return plays
+
+
+def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
+    """Raise :class:`IllegalOrder` unless ``cards`` is a legal play for seat ``p``."""
+    hand = s.hands[p]
+    if not cards:
+        raise IllegalOrder("illegal order: at least one card must be played when the hand is not empty")
+    need = [0] * NCARDS
+    for c in cards:
+        need[c] += 1
+    for c in range(NCARDS):
+        if need[c] > hand[c]:
+            have = hand[c]
+            raise IllegalOrder(
+                f"illegal order: you play {need[c]} {CARD_IDS[c]} but your hand holds {have}")
+    kinds = sum(1 for x in need if x)
+    if kinds > 1:
+        if len(cards) != 2:
+            raise IllegalOrder(
+                "illegal order: cards of different ids can only be played as exactly two cards "
+                "(Ship Owner power)")
+        if not has_power(s.tables, p, SHIPOWNER):
+            raise IllegalOrder(
+                "illegal order: Ship Owner power needed to play two different cards "
+                "(you do not hold the power majority of shipowner)")
+
+
+def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None) -> None:
+    """Place every play face down, discard what is left in hands, start the actions."""
+    for p in range(len(s.players)):
+        cards = plays.get(p)
+        fd = s.facedown[p]
+        hand = s.hands[p]
+        if cards:
+            for c in cards:
+                fd[c] += 1
+                hand[c] -= 1
+            _ev(events, "play", f"{s.players[p]} plays {len(cards)} card{'s' if len(cards) > 1 else ''} face down",
+                player=s.players[p], cards=len(cards))
+        left = 0
+        disc = s.discard
+        for c in range(NCARDS):
+            if hand[c]:
+                left += hand[c]
+                disc[c] += hand[c]
+                hand[c] = 0
+        if left:
+            _ev(events, "discard-hand", f"{s.players[p]} discards {left} card{'s' if left > 1 else ''} left in hand",
+                player=s.players[p], cards=left)
+    s.phase = ACTIONS
+    s.turn = 0
+
+
+def orders_automatic(s: KoryoState) -> bool:
+    """The order phase has one outcome when no hand holds more than one card."""
+    return all(sum(h) <= 1 for h in s.hands)
+
+
+# -- Actions ---------------------------------------------------------------------------------
+
+
+def reveal(s: KoryoState, p: int, events: list[Event] | None) -> tuple[int, int]:
+    fd = s.facedown[p]
+    nb, nl = fd[BARBARIAN], fd[LOBBYING]
+    t = s.tables[p]
+    if events is not None:
+        _ev(events, "reveal", f"{s.players[p]} reveals {describe_counts(fd)}",
+            player=s.players[p], cards=[CARD_IDS[c] for c in range(NCARDS) for _ in range(fd[c])])
+    for c in range(NCARDS):
+        if fd[c]:
+            t[c] += fd[c]
+            fd[c] = 0
+    return nb, nl
+
+
+def barbarian_victims(s: KoryoState, p: int) -> list[int]:
+    """Opponents a Barbarian of ``p`` can hit now (no Guardian protection, a character)."""
+    tables = s.tables
+    return [q for q in range(len(tables))
+            if q != p and any(tables[q][c] for c in CHARS) and not guardian_protected(tables, q)]
+
+
+def lobby_players(s: KoryoState) -> list[int]:
+    """Players whose characters Lobbying can move now (no Spy protection, a character)."""
+    tables = s.tables
+    return [q for q in range(len(tables))
+            if any(tables[q][c] for c in CHARS) and not spy_protected(tables, q)]
+
+
+def spy_victims(s: KoryoState, p: int) -> list[int]:
+    return [q for q in range(len(s.players)) if q != p and s.tokens[q] > 0]
+
+
+def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
+    """Play seat ``p``'s action turn by itself when it has one outcome (spec, last section):
+    no event face down and no Spy theft with two or more victims. Returns whether it did."""
+    fd = s.facedown[p]
+    if fd[BARBARIAN] or fd[LOBBYING]:
+        return False
+    tables = s.tables
+    t = tables[p]
+    # Revealing only adds cards to p's own table, so p holds the Spy power at some moment of
+    # the turn exactly when p holds it after revealing; the victims do not change in the turn.
+    if fd[SPY] or t[SPY]:
+        for c in range(NCARDS):
+            t[c] += fd[c]
+        spy = has_power(tables, p, SPY)
+        for c in range(NCARDS):
+            t[c] -= fd[c]
+        if spy and len(spy_victims(s, p)) >= 2:
+            return False
+    reveal(s, p, events)
+    name = s.players[p]
+    if s.bank > 0 and has_power(tables, p, BANKER):
+        s.bank -= 1
+        s.tokens[p] += 1
+        _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
+    if (t[BARBARIAN] or t[LOBBYING]) and has_power(tables, p, PRIEST):
+        c = BARBARIAN if t[BARBARIAN] else LOBBYING
+        t[c] -= 1
+        s.discard[c] += 1
+        _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
+            card=CARD_IDS[c])
+    if has_power(tables, p, SPY):
+        victims = spy_victims(s, p)
+        if victims:
+            q = victims[0]
+            s.tokens[q] -= 1
+            s.tokens[p] += 1
+            _ev(events, "spy", f"{name} steals a token from {s.players[q]} (spy)", player=name,
+                victim=s.players[q])
+    return True
+
+
+def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | None) -> None:
+    """Carry out a parsed action turn of seat ``p`` step by step, refusing (IllegalOrder) the
+    first step the rules forbid. ``steps`` come from :func:`.orders.parse_action`."""
+    tables = s.tables
+    players = s.players
+    name = players[p]
+    revealed = False
+    used: set[str] = set()
+    owe_b = owe_l = 0  # revealed events still to answer
+    for st in steps:
+        kind = st[0]
+        if owe_b or owe_l:
+            if kind not in ("barbarian", "lobbying"):
+                raise IllegalOrder(
+                    f"illegal order: each revealed event takes effect at once: the reveal step must be "
+                    f"followed by {owe_b} barbarian and {owe_l} lobbying step(s) before any {kind} step")
+        if kind == "reveal":
+            if revealed:
+                raise IllegalOrder("illegal order: the face-down cards are revealed exactly once (one reveal step)")
+            revealed = True
+            owe_b, owe_l = reveal(s, p, events)
+        elif kind == "barbarian":
+            if not owe_b:
+                raise IllegalOrder(
+                    "illegal order: a barbarian step answers a Barbarian revealed in this turn, "
+                    "right after the reveal step")
+            owe_b -= 1
+            q, c = st[1], st[2]
+            if q is None:
+                _ev(events, "barbarian", f"{name}'s barbarian has no effect (declined)", player=name)
+                continue
+            if q == p:
+                raise IllegalOrder("illegal order: Barbarian destroys a card of an opponent, not your own")
+            if c >= NCHARS:
+                raise IllegalOrder("illegal order: Barbarian destroys a character card, never an event")
+            if tables[q][c] < 1:
+                raise IllegalOrder(f"illegal order: Barbarian: {players[q]} has no {CARD_IDS[c]} in front of them")
+            if guardian_protected(tables, q):
+                raise IllegalOrder(
+                    f"illegal order: Barbarian cannot target {players[q]}, who has Guardian protection "
+                    f"(power majority of guardian)")
+            tables[q][c] -= 1
+            s.discard[c] += 1
+            _ev(events, "barbarian", f"{name}'s barbarian destroys {players[q]}'s {CARD_IDS[c]}",
+                player=name, victim=players[q], card=CARD_IDS[c])
+        elif kind == "lobbying":
+            if not owe_l:
+                raise IllegalOrder(
+                    "illegal order: a lobbying step answers a Lobbying revealed in this turn, "
+                    "right after the reveal step")
+            owe_l -= 1
+            if st[1] is None:
+                _ev(events, "lobbying", f"{name}'s lobbying has no effect (declined)", player=name)
+                continue
+            x, cx, y, cy = st[1]
+            if x == y:
+                raise IllegalOrder("illegal order: Lobbying swaps cards of two different players (X ≠ Y)")
+            for who, c in ((x, cx), (y, cy)):
+                if c >= NCHARS:
+                    raise IllegalOrder("illegal order: Lobbying swaps character cards, never events")
+                if tables[who][c] < 1:
+                    raise IllegalOrder(
+                        f"illegal order: Lobbying: {players[who]} has no {CARD_IDS[c]} in front of them")
+                if spy_protected(tables, who):
+                    raise IllegalOrder(
+                        f"illegal order: Lobbying cannot target {players[who]}, who has Spy protection "
+                        f"(power majority of spy and no guardian)")
+            tables[x][cx] -= 1
+            tables[y][cy] -= 1
+            tables[x][cy] += 1
+            tables[y][cx] += 1
+            _ev(events, "lobbying",
+                f"{name}'s lobbying swaps {players[x]}'s {CARD_IDS[cx]} with {players[y]}'s {CARD_IDS[cy]}",
+                player=name, swap=[[players[x], CARD_IDS[cx]], [players[y], CARD_IDS[cy]]])
+        else:  # a power
+            if kind in used:
+                raise IllegalOrder(f"illegal order: each power is used at most once per action turn ({kind} twice)")
+            used.add(kind)
+            if kind == "banker":
+                if not has_power(tables, p, BANKER):
+                    raise IllegalOrder("illegal order: Banker power needed (you do not hold the power majority of banker)")
+                if s.bank < 1:
+                    raise IllegalOrder("illegal order: Banker power: the bank has no token left")
+                s.bank -= 1
+                s.tokens[p] += 1
+                _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
+            elif kind == "priest":
+                c = st[1]
+                if not has_power(tables, p, PRIEST):
+                    raise IllegalOrder("illegal order: Priest power needed (you do not hold the power majority of priest)")
+                if c < NCHARS:
+                    raise IllegalOrder("illegal order: Priest destroys one of your own event cards, not a character")
+                if tables[p][c] < 1:
+                    raise IllegalOrder(f"illegal order: Priest: you have no {CARD_IDS[c]} in front of you")
+                tables[p][c] -= 1
+                s.discard[c] += 1
+                _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
+                    card=CARD_IDS[c])
+            elif kind == "spy":
+                q = st[1]
+                if not has_power(tables, p, SPY):
+                    raise IllegalOrder("illegal order: Spy power needed (you do not hold the power majority of spy)")
+                if q == p:
+                    raise IllegalOrder("illegal order: Spy steals a token from an opponent, not from yourself")
+                if s.tokens[q] < 1:
+                    raise IllegalOrder(f"illegal order: Spy: {players[q]} has no token to steal")
+                s.tokens[q] -= 1
+                s.tokens[p] += 1
+                _ev(events, "spy", f"{name} steals a token from {players[q]} (spy)", player=name,
+                    victim=players[q])
+    if not revealed:
+        raise IllegalOrder("illegal order: the face-down cards must be revealed during the action turn (one reveal step)")
+    if owe_b or owe_l:
+        raise IllegalOrder(
+            f"illegal order: every revealed event needs its step right after the reveal: "
+            f"{owe_b} barbarian and {owe_l} lobbying step(s) missing")
+
+
+# -- End -------------------------------------------------------------------------------------
+
+
+def _complies(tables: list[list[int]], p: int, limit: int) -> bool:
+    t = tables[p]
+    size = sum(t)
+    if size <= limit:
+        return True
+    if not any(t[c] for c in CHARS):
+        return True
+    return size <= limit + 2 and has_power(tables, p, SENATOR)
+
+
+def discard_need(s: KoryoState, p: int) -> int:
+    """How many characters seat ``p`` must discard now (0: complies already)."""
+    tables = s.tables
+    t = tables[p]
+    limit = base_limit(s.round)
+    size = sum(t)
+    if size <= limit:
+        return 0
+    chars = size - t[BARBARIAN] - t[LOBBYING]
+    if chars == 0:
+        return 0
+    bonus = has_power(tables, p, SENATOR)
+    if bonus and size <= limit + 2:
+        return 0
+    best = min(chars, size - limit)  # without the bonus, or everything
+    if bonus:
+        k = size - limit - 2
+        if k < best and _keeps_senator(tables, p, k):
+            best = k
+    return best
+
+
+def _keeps_senator(tables: list[list[int]], p: int, k: int) -> bool:
+    """Can seat ``p`` discard exactly ``k`` characters and keep the Senator power majority?"""
+    t = tables[p]
+    other = max(tables[q][SENATOR] for q in range(len(tables)) if q != p)
+    # Keep every senator and the omniscient if possible: discard other characters first.
+    free = sum(t[c] for c in CHARS) - t[SENATOR] - t[OMNISCIENT]
+    rest = k - free
+    if rest <= 0:
+        return True
+    # must also drop some of senator/omniscient: drop the omniscient only if senators stay > other
+    sen, omni = t[SENATOR], t[OMNISCIENT]
+    for d_omni in range(0, omni + 1):
+        d_sen = rest - d_omni
+        if d_sen < 0 or d_sen > sen:
+            continue
+        left = sen - d_sen
+        if left >= 1 and (left > other or (left == other and omni - d_omni >= 1)):
+            return True
+    return False
+
+
+def discard_options(s: KoryoState, p: int, stop_at: int = 0) -> tuple[int, list[tuple[int, ...]]]:
+    """``(k, choices)``: the fewest characters ``k`` seat ``p`` must discard and every distinct
+    discard of that size that makes the table comply (count tuples over the 9 characters).
+    ``k == 0`` means nothing to discard. With ``stop_at`` > 0, stops after that many choices."""
+    k = discard_need(s, p)
+    if k == 0:
+        return 0, []
+    tables = s.tables
+    t = tables[p]
+    limit = base_limit(s.round)
+    size = sum(t)
+    chars = size - t[BARBARIAN] - t[LOBBYING]
+    counts = [t[c] for c in CHARS]
+    if k == chars:
+        return k, [tuple(counts)]
+    no_check = size - k <= limit  # every discard of size k complies without the bonus
+    out: list[tuple[int, ...]] = []
+    d = [0] * NCHARS
+    # suffix sums for pruning
+    suffix = [0] * (NCHARS + 1)
+    for c in range(NCHARS - 1, -1, -1):
+        suffix[c] = suffix[c + 1] + counts[c]
+
+    def rec(c: int, left: int) -> bool:
+        if c == NCHARS:
+            if left:
+                return False
+            if not no_check:
+                for i in range(NCHARS):
+                    t[i] -= d[i]
+                ok = _complies(tables, p, limit)
+                for i in range(NCHARS):
+                    t[i] += d[i]
+                if not ok:
+                    return False
+            out.append(tuple(d))
+            return bool(stop_at) and len(out) >= stop_at
+        lo = max(0, left - suffix[c + 1])
+        hi = min(counts[c], left)
+        for x in range(lo, hi + 1):
+            d[c] = x
+            if rec(c + 1, left - x):
+                d[c] = 0
+                return True
+        d[c] = 0
+        return False
+
+    rec(0, k)
+    return k, out
+
+
+def do_discard(s: KoryoState, p: int, d, events: list[Event] | None, auto: bool) -> None:
+    t = s.tables[p]
+    for c in range(NCHARS):
+        if d[c]:
+            t[c] -= d[c]
+            s.discard[c] += d[c]
+    if events is not None:
+        what = describe_counts(list(d) + [0, 0])
+        _ev(events, "discard", f"{s.players[p]} discards {what} (end of round {s.round})",
+            player=s.players[p], cards=[CARD_IDS[c] for c in range(NCHARS) for _ in range(d[c])],
+            round=s.round)
+
+
+# -- the engine's own moves ------------------------------------------------------------------
+
+
+def advance(s: KoryoState, events: list[Event] | None) -> None:
+    """Take every decision that has only one possible outcome, until somebody must choose or
+    the game is over."""
+    n = len(s.players)
+    while True:
+        ph = s.phase
+        if ph == ORDERS:
+            if not orders_automatic(s):
+                return
+            plays = {}
+            for p in range(n):
+                h = s.hands[p]
+                if sum(h):
+                    plays[p] = [c for c in range(NCARDS) if h[c]]
+            resolve_orders(s, plays, events)
+        elif ph == ACTIONS:
+            if s.turn >= n:
+                s.phase = END
+                s.turn = 0
+                continue
+            if not auto_action(s, s.current(), events):
+                return
+            s.turn += 1
+        elif ph == END:
+            if s.turn >= n:
+                end_round(s, events)
+                continue
+            p = s.current()
+            k, opts = discard_options(s, p, stop_at=2)
+            if k == 0:
+                s.turn += 1
+                continue
+            if len(opts) == 1:
+                do_discard(s, p, opts[0], events, True)
+                s.turn += 1
+                continue
+            return
+        else:
+            return
+
+
+def card_census(s: KoryoState) -> list[int]:
+    """How many of each card the state holds in all places (for the invariants)."""
+    total = list(s.discard)
+    for c in s.deck:
+        total[c] += 1
+    for piles in (s.tables, s.hands, s.facedown):
+        for pile in piles:
+            for c in range(NCARDS):
+                total[c] += pile[c]
+    return total
+
+
+__all__ = ["has_power", "has_scoring", "scores", "winners", "COPIES", "EVENTS"]
