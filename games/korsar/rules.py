@@ -384,6 +384,8 @@ def do_action(s: KorsarState, player: str, action: str, card: str, gid: str, eve
 def _take(s: KorsarState, g: Galleon, side: str, events: list[Event], final: bool) -> None:
     holder = s.holder(side)
     s.galleons.remove(g)
+    if s.last_beside == g.id:
+        s.last_beside = ""
     s.loot[holder].append(g.card)
     gone = [c for cs in g.beside.values() for c in cs]
     s.removed.extend(gone)
@@ -408,8 +410,6 @@ def begin_turn(s: KorsarState, events: list[Event]) -> None:
     for g in list(s.galleons):
         if controller(s, g) == side:
             _take(s, g, side, events, final=False)
-    if s.last_beside and s.galleon(s.last_beside) is None:
-        s.last_beside = ""
 
 
 def empty_side(s: KorsarState) -> str:
