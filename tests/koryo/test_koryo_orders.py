@@ -1,0 +1,162 @@
+"""Spec sections "A round" (Distribution, Orders) and round transition."""
+
+from __future__ import annotations
+
+import pytest
+from koryo_testkit import GAME, apply1, load, pending_id, texts
+
+from koryo_pbm.errors import IllegalOrder, OrderError
+from koryo_pbm_games.koryo import rules
+from koryo_pbm_games.koryo.cards import INDEX
+
+HANDS = {"alice": ["merchant", "merchant", "spy", "barbarian"],
+         "bob": ["guardian", "guardian", "senator"],
+         "carol": []}
+
+
+def orders_state(**kw):
+    kw.setdefault("hands", HANDS)
+    return load(**kw)
+
+
+def test_empty_hand_plays_nothing_and_is_not_asked():
+    s = orders_state()
+    d = GAME.pending(s)
+    assert (d.id, d.kind, d.players) == ("r3-orders", "orders", ("alice", "bob"))
+    with pytest.raises(OrderError, match="not asked"):
+        GAME.check(s, "carol", {"play": []})
+    with pytest.raises(OrderError, match="not asked by r3-orders"):
+        GAME.apply(s, {"alice": {"play": ["spy"]}, "bob": {"play": ["senator"]}, "carol": {"play": []}})
+
+
+def test_same_id_play_and_leftovers_discarded():
+    s = orders_state()
+    s2, ev = GAME.apply(s, {"alice": {"play": ["barbarian"]}, "bob": {"play": ["guardian", "guardian"]}})
+    pub = GAME.public(s2)
+    assert pending_id(s2) == "r3-action-alice"  # a Barbarian is face down: alice is asked
+    assert pub["facedown_sizes"] == {"alice": 1, "bob": 2, "carol": 0}
+    assert pub["hand_sizes"] == {"alice": 0, "bob": 0, "carol": 0}
+    assert pub["discard"] == 4  # alice's merchant x2 and spy; bob's senator
+    assert "alice plays 1 card face down" in texts(ev)
+    assert "bob plays 2 cards face down" in texts(ev)
+    assert "alice discards 3 cards left in hand" in texts(ev)
+    assert GAME.private(s2, "bob")["facedown"] == ["guardian", "guardian"]
+
+
+def test_at_least_one_card():
+    s = orders_state()
+    with pytest.raises(IllegalOrder, match="at least one card"):
+        GAME.check(s, "alice", {"play": []})
+
+
+def test_cannot_play_more_than_held():
+    s = orders_state()
+    with pytest.raises(IllegalOrder, match="hand holds 1"):
+        GAME.check(s, "alice", {"play": ["spy", "spy"]})
+    with pytest.raises(IllegalOrder, match="hand holds 0"):
+        GAME.check(s, "alice", {"play": ["omniscient"]})
+
+
+def test_two_different_ids_need_ship_owner():
+    s = orders_state()
+    with pytest.raises(IllegalOrder, match=r"Ship Owner power needed to play two different cards \(you do not hold the power majority of shipowner\)"):
+        GAME.check(s, "alice", {"play": ["merchant", "spy"]})
+
+
+def test_ship_owner_two_different_ids_including_an_event():
+    s = orders_state(tables={"alice": ["shipowner"]})
+    GAME.check(s, "alice", {"play": ["merchant", "barbarian"]})
+    GAME.check(s, "alice", {"play": ["spy", "merchant"]})
+    GAME.check(s, "alice", {"play": ["merchant", "merchant"]})  # normal play still allowed
+    with pytest.raises(IllegalOrder, match="exactly two"):
+        GAME.check(s, "alice", {"play": ["merchant", "merchant", "spy"]})
+    with pytest.raises(IllegalOrder, match="exactly two"):
+        GAME.check(s, "alice", {"play": ["merchant", "spy", "barbarian"]})
+    # a tied ship owner count is no power majority
+    s = orders_state(tables={"alice": ["shipowner"], "carol": ["shipowner"]})
+    with pytest.raises(IllegalOrder, match="Ship Owner"):
+        GAME.check(s, "alice", {"play": ["merchant", "spy"]})
+
+
+@pytest.mark.parametrize("order, words", [
+    ({"play": ["dragon"]}, "unknown card id 'dragon'"),
+    ({"play": "merchant"}, "must be a list"),
+    ({"play": [3]}, "must be a string"),
+    ({"play": ["merchant"], "extra": 1}, "unknown key"),
+    ({}, "needs the key 'play'"),
+    ("merchant", "must be a table"),
+])
+def test_malformed_play(order, words):
+    s = orders_state()
+    with pytest.raises(OrderError, match=words) as e:
+        GAME.check(s, "alice", order)
+    assert type(e.value) is OrderError
+
+
+def test_whole_order_phase_automatic_when_no_hand_has_two_cards():
+    s = load(hands={"alice": ["spy"], "bob": [], "carol": ["barbarian"]}, tables={"carol": ["guardian"]})
+    # the single cards were played by themselves; alice's spy turn is automatic, carol's barbarian is asked
+    assert pending_id(s) == "r3-action-carol"
+    assert GAME.public(s)["tables"]["alice"] == {"spy": 1}
+    assert GAME.private(s, "carol")["facedown"] == ["barbarian"]
+
+
+def test_single_card_player_is_asked_when_others_choose():
+    s = load(hands={"alice": ["spy"], "bob": ["merchant", "merchant"], "carol": []})
+    assert GAME.pending(s).players == ("alice", "bob")
+
+
+# -- Distribution ----------------------------------------------------------------------------
+
+
+def _round_end_state(**kw):
+    """Round 2, actions phase with nothing face down and no powers to use: loading runs the
+    rest of round 2 by itself and deals round 3."""
+    doc = dict(round=2, phase="actions", facedown={})
+    doc.update(kw)
+    return load(**doc)
+
+
+def test_broadcaster_extra_card_and_first_player_rotation():
+    s = _round_end_state(tables={"bob": ["broadcaster"]})
+    pub = GAME.public(s)
+    assert pub["round"] == 3
+    assert pub["first"] == "bob"  # passed clockwise from alice
+    assert pub["hand_sizes"] == {"alice": 8, "bob": 9, "carol": 8}
+    assert pub["deck"] == 55 - 1 - 25
+    assert pub["discard"] == 0
+
+
+def test_broadcaster_tie_with_omniscient():
+    s = _round_end_state(tables={"bob": ["broadcaster"], "carol": ["broadcaster", "omniscient"]})
+    assert GAME.public(s)["hand_sizes"] == {"alice": 8, "bob": 8, "carol": 9}
+
+
+def test_deck_running_short_serves_in_turn_order():
+    s = load(hands={"alice": ["merchant", "merchant"]})
+    w = s.copy()
+    w.hands = [[0] * 11 for _ in range(3)]
+    w.deck = [INDEX["spy"]] * 0 + [INDEX["merchant"]] * 9  # 9 cards left, 8 due to each
+    w.first = 1  # bob first
+    events = []
+    rules.start_round(w, events)
+    assert [sum(h) for h in w.hands] == [0, 8, 1]  # bob 8, carol 1, alice nothing
+    assert "carol is dealt 1 cards, the deck ran out (8 due)" in texts(events)
+    assert "alice is dealt 0 cards, the deck ran out (8 due)" in texts(events)
+
+
+def test_round_transition_reshuffles_discard_into_deck():
+    s = _round_end_state(discard=["merchant", "spy", "barbarian"],
+                         tables={"alice": ["senator"], "bob": ["priest"]})
+    # round 2 ended, discard went back into the deck, round 3 dealt 8 each
+    pub = GAME.public(s)
+    assert pub["discard"] == 0
+    assert pub["deck"] == 55 - 2 - 24
+    GAME.check_invariants(s)
+
+
+def test_round_events_name_first_player():
+    s = load(round=2, phase="actions", facedown={"alice": ["barbarian"]}, tables={"bob": ["spy"]})
+    s2, ev = GAME.apply(s, {"alice": {"steps": [{"do": "reveal"}, {"do": "barbarian"}]}})
+    assert "round 3: bob is first player" in texts(ev)
+    assert any(t.startswith("bob is dealt 8 cards") for t in texts(ev))
