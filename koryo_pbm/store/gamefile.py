@@ -1,0 +1,482 @@
+"""The game file: one signed TOML document per game (``DIR/game.toml``); it knows no game.
+
+Layout (fixed key order; the moderator's Ed25519 signature, context ``game-file``, covers the
+exact bytes of everything before the last line, which is ``signature = "<base64>"``)::
+
+    format = "koryo-pbm-game/v1"       # the first line, always
+    game_id = "..."
+    game = "koryo"
+    version = 12                       # state number, +1 at every write (set by the caller)
+    moderator = "koryo-pbm-pub-v1:..."
+    seed_commitment = "sha256:<hex>"
+    [players]                          # seat order
+    [decision]                         # id, kind, waiting_for, received; absent when over
+    [public]                           # the game's public state (the game decides)
+    [[log]]                            # hash-chained entries: seq, version, decision, prev, hash,
+                                       #   events, accepted
+    [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob)
+    signature = "<base64>"
+
+Rule for unknown fields: format v1 has exactly these top-level keys (``decision`` optional), and
+the ``decision``, ``log`` entries and ``sealed`` parts exactly theirs; anything else is refused.
+A later format gets a new first line.
+
+Sealed parts hold TOML; their HPKE ``info`` is ``b"koryo-pbm game part v1\\0" + game_id + b"\\0"
++ version + b"\\0" + name + b"\\0" + recipient fingerprint``, so a part cannot be moved to another
+game, version, seat or key and still open.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any
+
+from koryo_pbm.crypto.keys import Identity, PublicIdentity, validate_name
+from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
+from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
+
+FORMAT = "koryo-pbm-game/v1"
+FIRST_LINE = f'format = "{FORMAT}"\n'
+SIGN_CONTEXT = "game-file"
+PART_INFO_PREFIX = b"koryo-pbm game part v1\x00"
+MODERATOR_PART = "moderator"
+MAX_GAME_FILE = 16 * 1024 * 1024
+ZERO_HASH = "sha256:" + "0" * 64
+
+TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "seed_commitment", "players",
+            "decision", "public", "log", "sealed")
+DECISION_KEYS = ("id", "kind", "waiting_for", "received")
+LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
+EVENT_KEYS = ("kind", "text", "data")
+PART_KEYS = ("recipient", "data")
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
+_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_FPR = re.compile(r"[0-9a-f]{16}")
+_SIG_LINE = re.compile(r'signature = "([A-Za-z0-9+/]{86}==)"')
+
+
+@dataclass
+class GameDoc:
+    """A game file's content. ``players`` keeps seat order; ``sealed`` maps a part name (a
+    player, or ``"moderator"``) to ``{"recipient": fingerprint, "data": base64}``."""
+
+    game_id: str
+    game: str
+    version: int
+    moderator: PublicIdentity
+    seed_commitment: str
+    players: dict[str, PublicIdentity]
+    decision: dict[str, Any] | None = None
+    public: dict[str, Any] = field(default_factory=dict)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    sealed: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def seed_commitment(seed: str) -> str:
+    """The public commitment to a seed: ``sha256:<hex of SHA-256 of its UTF-8 bytes>``."""
+    return "sha256:" + hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def check_seed(commitment: str, seed: str) -> bool:
+    """True if ``seed`` is the one committed to."""
+    return seed_commitment(seed) == commitment
+
+
+# --- TOML-safe values and canonical JSON -------------------------------------------------------
+
+
+def _plain(value: Any, where: str) -> Any:
+    """A deep copy of ``value`` as plain TOML-safe data (dict/list/str/int/float/bool/datetime)."""
+    if isinstance(value, (str, bool, int, float, datetime, date, time)):
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise FormatError(f"{where} holds text that is not valid Unicode") from None
+        return value
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise FormatError(f"{where} has a non-text key {k!r}")
+            out[k] = _plain(v, f"{where}.{k}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise FormatError(f"{where} holds a value TOML cannot store ({type(value).__name__})")
+
+
+def _json_default(value: Any) -> str:
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
+
+
+def _entry_hash(entry: Mapping[str, Any]) -> str:
+    body = {k: v for k, v in entry.items() if k != "hash"}
+    try:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False, default=_json_default)
+    except (TypeError, ValueError):
+        raise FormatError("a log entry holds a value that cannot be hashed") from None
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- the log -----------------------------------------------------------------------------------
+
+
+def append_log(doc: GameDoc, decision_id: str, events: list[dict[str, Any]], accepted: list[str]) -> dict[str, Any]:
+    """Append one hash-chained entry (for ``doc.version``) to ``doc.log`` and return it."""
+    prev = doc.log[-1]["hash"] if doc.log else ZERO_HASH
+    entry: dict[str, Any] = {
+        "seq": len(doc.log) + 1,
+        "version": doc.version,
+        "decision": decision_id,
+        "prev": prev,
+        "events": _plain(list(events), "log events"),
+        "accepted": _plain(list(accepted), "log accepted"),
+    }
+    _check_entry_fields(entry, len(doc.log), with_hash=False)
+    entry["hash"] = _entry_hash(entry)
+    entry = {k: entry[k] for k in LOG_KEYS}
+    doc.log.append(entry)
+    return entry
+
+
+def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> None:
+    where = f"log entry {index + 1}"
+    if not isinstance(entry, dict):
+        raise FormatError(f"{where} is not a table")
+    expected = LOG_KEYS if with_hash else tuple(k for k in LOG_KEYS if k != "hash")
+    _exact_keys(entry, expected, where)
+    for key in ("seq", "version"):
+        if not _is_int(entry[key]):
+            raise FormatError(f"{where}: '{key}' must be an integer")
+    if not isinstance(entry["decision"], str) or not _ID.fullmatch(entry["decision"]):
+        raise FormatError(f"{where}: 'decision' must be a decision id")
+    for key in ("prev", "hash") if with_hash else ("prev",):
+        if not isinstance(entry[key], str) or not _HASH.fullmatch(entry[key]):
+            raise FormatError(f"{where}: '{key}' must be 'sha256:' and 64 hex digits")
+    events = entry["events"]
+    if not isinstance(events, list):
+        raise FormatError(f"{where}: 'events' must be a list")
+    for j, event in enumerate(events):
+        ew = f"{where}, event {j + 1}"
+        if not isinstance(event, dict):
+            raise FormatError(f"{ew} is not a table")
+        unknown = [k for k in event if k not in EVENT_KEYS]
+        if unknown:
+            raise FormatError(f"{ew} has an unknown field {unknown[0]!r}")
+        if not isinstance(event.get("kind"), str) or not isinstance(event.get("text"), str):
+            raise FormatError(f"{ew} needs text 'kind' and 'text'")
+        if "data" in event and not isinstance(event["data"], dict):
+            raise FormatError(f"{ew}: 'data' must be a table")
+    accepted = entry["accepted"]
+    if not isinstance(accepted, list) or not all(isinstance(d, str) and _HEX64.fullmatch(d) for d in accepted):
+        raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
+
+
+def verify_log(doc: GameDoc) -> None:
+    """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks."""
+    prev = ZERO_HASH
+    last_version = 0
+    for i, entry in enumerate(doc.log):
+        _check_entry_fields(entry, i)
+        if entry["seq"] != i + 1:
+            raise TamperedError(f"log entry {i + 1} has sequence number {entry['seq']}: the log was changed")
+        if entry["prev"] != prev:
+            raise TamperedError(f"log entry {i + 1} does not follow entry {i}: the log chain is broken")
+        if entry["hash"] != _entry_hash(entry):
+            raise TamperedError(f"log entry {i + 1} does not match its hash: the log was changed")
+        if entry["version"] < last_version or entry["version"] > doc.version:
+            raise TamperedError(f"log entry {i + 1} has an impossible version {entry['version']}")
+        last_version = entry["version"]
+        prev = entry["hash"]
+
+
+# --- sealed parts ------------------------------------------------------------------------------
+
+
+def part_info(game_id: str, version: int, name: str, recipient: str) -> bytes:
+    """The HPKE ``info`` of a sealed part: purpose, game, version, part name and recipient."""
+    return PART_INFO_PREFIX + b"\x00".join(
+        s.encode("utf-8") for s in (game_id, str(int(version)), name, recipient)
+    )
+
+
+def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any]) -> dict[str, str]:
+    """Seal ``data`` (as TOML) to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``."""
+    import tomli_w
+
+    from koryo_pbm.crypto.seal import seal
+
+    plain = _plain(data, f"part {name!r}")
+    try:
+        text = tomli_w.dumps(plain)
+    except (TypeError, ValueError) as exc:
+        raise FormatError(f"part {name!r} cannot be written as TOML: {exc}") from None
+    fpr = recipient.fingerprint()
+    blob = seal(recipient, text.encode("utf-8"), part_info(doc.game_id, doc.version, name, fpr))
+    return {"recipient": fpr, "data": base64.b64encode(blob).decode("ascii")}
+
+
+def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
+    """Open part ``name`` with ``identity``: ``NotForYou`` if sealed to another key,
+    ``TamperedError`` if it does not open, ``FormatError`` if what is inside is not TOML."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    part = doc.sealed.get(name)
+    if part is None:
+        raise FormatError(f"game {doc.game_id} has no sealed part {name!r}")
+    mine = identity.public.fingerprint()
+    if part.get("recipient") != mine:
+        raise NotForYou(
+            f"the part {name!r} is sealed to another key (fingerprint {part.get('recipient')}); you are {mine}"
+        )
+    blob = _b64(part.get("data"), f"sealed part {name!r}")
+    what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
+    plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
+    try:
+        return tomllib.loads(plain.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raise FormatError(f"{what} does not hold valid TOML") from None
+
+
+def _b64(value: Any, where: str) -> bytes:
+    if not isinstance(value, str):
+        raise FormatError(f"{where}: data must be base64 text")
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise FormatError(f"{where}: data is not valid base64") from None
+    if base64.b64encode(raw).decode("ascii") != value:
+        raise FormatError(f"{where}: data is not canonical base64")
+    return raw
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _exact_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: str,
+                optional: tuple[str, ...] = ()) -> None:
+    for key in table:
+        if key not in allowed:
+            raise FormatError(f"{where} has an unknown field {key[:40]!r} (format v1 allows no others)")
+    for key in allowed:
+        if key not in table and key not in optional:
+            raise FormatError(f"{where} has no '{key}'")
+
+
+def _public_key(value: Any, where: str) -> PublicIdentity:
+    if isinstance(value, PublicIdentity):
+        return value
+    if not isinstance(value, str):
+        raise FormatError(f"{where} must be a public key line")
+    try:
+        return PublicIdentity.parse(value)
+    except KoryoPbmError as exc:
+        raise FormatError(f"{where}: {exc}") from None
+
+
+def _validate(doc: GameDoc) -> None:
+    """Check every field of ``doc``; ``FormatError`` naming the field."""
+    if not isinstance(doc.game_id, str) or not _ID.fullmatch(doc.game_id):
+        raise FormatError("'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
+    if not isinstance(doc.game, str) or not _ID.fullmatch(doc.game):
+        raise FormatError("'game' must be a game name")
+    if not _is_int(doc.version) or not 0 <= doc.version < 2**63:
+        raise FormatError("'version' must be a non-negative integer")
+    if not isinstance(doc.moderator, PublicIdentity):
+        raise FormatError("'moderator' must be a public key")
+    if not isinstance(doc.seed_commitment, str) or not _HASH.fullmatch(doc.seed_commitment):
+        raise FormatError("'seed_commitment' must be 'sha256:' and 64 hex digits")
+    if not isinstance(doc.players, dict):
+        raise FormatError("'players' must be a table")
+    for name, key in doc.players.items():
+        try:
+            validate_name(name)
+        except KoryoPbmError:
+            raise FormatError(f"'players' has an invalid player name {name[:40]!r}") from None
+        if name == MODERATOR_PART:
+            raise FormatError(f"'players': {MODERATOR_PART!r} cannot be a player's name")
+        if not isinstance(key, PublicIdentity):
+            raise FormatError(f"'players.{name}' must be a public key")
+    d = doc.decision
+    if d is not None:
+        if not isinstance(d, dict):
+            raise FormatError("'decision' must be a table")
+        _exact_keys(d, DECISION_KEYS, "'decision'")
+        if not isinstance(d["id"], str) or not _ID.fullmatch(d["id"]):
+            raise FormatError("'decision.id' must be a decision id")
+        if not isinstance(d["kind"], str) or not d["kind"]:
+            raise FormatError("'decision.kind' must be text")
+        for key in ("waiting_for", "received"):
+            names = d[key]
+            if not isinstance(names, list) or not all(isinstance(n, str) and n in doc.players for n in names):
+                raise FormatError(f"'decision.{key}' must be a list of players of this game")
+            if len(set(names)) != len(names):
+                raise FormatError(f"'decision.{key}' names a player twice")
+        if not set(d["received"]) <= set(d["waiting_for"]):
+            raise FormatError("'decision.received' names a player the decision does not wait for")
+    if not isinstance(doc.public, dict):
+        raise FormatError("'public' must be a table")
+    if not isinstance(doc.log, list):
+        raise FormatError("'log' must be a list of tables")
+    for i, entry in enumerate(doc.log):
+        _check_entry_fields(entry, i)
+    if not isinstance(doc.sealed, dict):
+        raise FormatError("'sealed' must be a table")
+    for name, part in doc.sealed.items():
+        where = f"'sealed.{name}'"
+        if name == MODERATOR_PART:
+            owner = doc.moderator
+        elif name in doc.players:
+            owner = doc.players[name]
+        else:
+            raise FormatError(f"{where} is not a player of this game nor the moderator")
+        if not isinstance(part, dict):
+            raise FormatError(f"{where} must be a table")
+        _exact_keys(part, PART_KEYS, where)
+        if part["recipient"] != owner.fingerprint():
+            raise FormatError(f"{where} is sealed to {str(part['recipient'])[:20]!r}, not to the key of {name!r}")
+        if not _b64(part["data"], where):
+            raise FormatError(f"{where}: data is empty")
+
+
+# --- encode / decode ---------------------------------------------------------------------------
+
+
+def _to_toml(doc: GameDoc) -> dict[str, Any]:
+    top: dict[str, Any] = {
+        "format": FORMAT,
+        "game_id": doc.game_id,
+        "game": doc.game,
+        "version": doc.version,
+        "moderator": doc.moderator.line(),
+        "seed_commitment": doc.seed_commitment,
+        "players": {name: key.line() for name, key in doc.players.items()},
+    }
+    if doc.decision is not None:
+        top["decision"] = {k: doc.decision[k] for k in DECISION_KEYS}
+    top["public"] = _plain(doc.public, "public")
+    top["log"] = [{k: e[k] for k in LOG_KEYS} for e in doc.log]
+    top["sealed"] = {name: {k: part[k] for k in PART_KEYS} for name, part in doc.sealed.items()}
+    return top
+
+
+def encode(doc: GameDoc, moderator: Identity) -> bytes:
+    """The signed bytes of ``doc``. Refuses (``NotForYou``) a key other than ``doc.moderator``."""
+    import tomli_w
+
+    if moderator.public != doc.moderator:
+        raise NotForYou(
+            f"key {moderator.name!r} ({moderator.public.fingerprint()}) is not the moderator of game "
+            f"{doc.game_id} (moderator key {doc.moderator.fingerprint()})"
+        )
+    _validate(doc)
+    verify_log(doc)
+    try:
+        body = tomli_w.dumps(_to_toml(doc)).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
+    assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
+    signature = sign(moderator, SIGN_CONTEXT, body)
+    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
+
+
+def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
+    """Check and read the bytes of a game file (see the module docstring for every check)."""
+    if len(data) > MAX_GAME_FILE:
+        raise FormatError(f"{source} is larger than {MAX_GAME_FILE} bytes")
+    data = bytes(data)
+    if not data.startswith(FIRST_LINE.encode("ascii")):
+        if data.startswith(b'format = "koryo-pbm-game/'):
+            raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT})")
+        raise FormatError(f"{source} is not a koryo-pbm game file (its first line must be {FIRST_LINE.strip()})")
+    if not data.endswith(b"\n"):
+        raise FormatError(f"{source} is cut short: it does not end with its signature line")
+    cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+    body, last = data[:cut], data[cut:-1]
+    m = _SIG_LINE.fullmatch(last.decode("ascii", errors="replace"))
+    if m is None:
+        raise FormatError(f"{source} has no valid signature line at its end")
+    signature = base64.b64decode(m.group(1))
+    if len(signature) != SIGNATURE_SIZE or base64.b64encode(signature).decode("ascii") != m.group(1):
+        raise FormatError(f"{source} has a damaged signature line")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"{source} is not UTF-8 text") from None
+    try:
+        top = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    moderator = _public_key(top.get("moderator"), f"{source}: 'moderator'")
+    if expected_moderator is not None and moderator != expected_moderator:
+        raise TamperedError(
+            f"{source} is signed by a different moderator key ({moderator.fingerprint()}, "
+            f"expected {expected_moderator.fingerprint()})"
+        )
+    verify(moderator, SIGN_CONTEXT, body, signature,
+           what=f"the signature of {source} does not verify: it was changed after the moderator signed it")
+    try:
+        doc = _from_toml(top, moderator)
+        _validate(doc)
+        verify_log(doc)
+    except KoryoPbmError as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+    return doc
+
+
+def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
+    _exact_keys(top, TOP_KEYS, "the game file", optional=("decision",))
+    if top["format"] != FORMAT:
+        raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT})")
+    players = top["players"]
+    if not isinstance(players, dict):
+        raise FormatError("'players' must be a table")
+    if not isinstance(top["sealed"], dict) or not all(isinstance(p, dict) for p in top["sealed"].values()):
+        raise FormatError("'sealed' must be a table of tables")
+    return GameDoc(
+        game_id=top["game_id"],
+        game=top["game"],
+        version=top["version"],
+        moderator=moderator,
+        seed_commitment=top["seed_commitment"],
+        players={name: _public_key(line, f"'players.{name}'") for name, line in players.items()},
+        decision=top.get("decision"),
+        public=top["public"],
+        log=top["log"],
+        sealed=top["sealed"],
+    )
+
+
+def read_game(path: Path, **kw: Any) -> GameDoc:
+    """Read and check ``path`` (see :func:`decode`; ``expected_moderator`` pins the key)."""
+    from koryo_pbm.store.atomic import read_limited
+
+    data = read_limited(Path(path), MAX_GAME_FILE, "game file")
+    kw.setdefault("source", f"game file {path}")
+    return decode(data, **kw)
+
+
+def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
+    """Sign and write ``doc`` to ``path`` atomically."""
+    from koryo_pbm.store.atomic import write_atomic
+
+    write_atomic(Path(path), encode(doc, moderator))
