@@ -241,18 +241,22 @@ def view(pub: Mapping[str, Any], priv: Mapping[str, Any] | None) -> dict[str, An
     return v
 
 
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def render(v: Mapping[str, Any]) -> str:
     lines = []
     if v.get("over"):
         lines.append(f"Korsar — game over after turn {v['turn']}")
     else:
-        lines.append(f"Korsar — turn {v['turn']}, {v['current']} to play; draw pile: {v['pile']} cards")
+        lines.append(f"Korsar — turn {v['turn']}, {v['current']} to play; draw pile: {_n(v['pile'], 'card')}")
     if v.get("teams"):
         lines.append("Teams: " + ", ".join(" + ".join(pair) for pair in v["teams"]))
     lines.append("Players (seat order):")
     for q in v["players"]:
         mark = "*" if q == v.get("current") else " "
-        lines.append(f" {mark} {q}: {v['hand_sizes'][q]} cards in hand, {v['loot_sizes'][q]} galleons in loot")
+        lines.append(f" {mark} {q}: {_n(v['hand_sizes'][q], 'card')} in hand, {_n(v['loot_sizes'][q], 'galleon')} in loot")
     if v["galleons"]:
         lines.append("Galleons on the table:")
         for g in v["galleons"]:
