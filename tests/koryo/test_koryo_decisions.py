@@ -1,0 +1,79 @@
+"""Spec sections "Decisions" and "What a player is asked, and what happens by itself"."""
+
+from __future__ import annotations
+
+from koryo_testkit import GAME, apply1, load, pending_id, table, texts
+
+
+def test_decision_ids_and_kinds():
+    s = load(hands={"alice": ["merchant", "spy"], "bob": ["spy"], "carol": []})
+    d = GAME.pending(s)
+    assert d.to_dict() == {"id": "r3-orders", "kind": "orders", "players": ["alice", "bob"]}
+    s = load(phase="actions", facedown={"bob": ["barbarian"]}, tables={"carol": ["merchant"]})
+    assert GAME.pending(s).to_dict() == {"id": "r3-action-bob", "kind": "action", "players": ["bob"]}
+    s = load(phase="end", turn="carol", tables={"carol": ["merchant", "guardian"] * 3})
+    assert GAME.pending(s).to_dict() == {"id": "r3-discard-carol", "kind": "discard", "players": ["carol"]}
+
+
+def test_action_turn_without_event_is_played_reveal_banker_priest_spy():
+    s = load(phase="actions",
+             facedown={"alice": ["priest"], "bob": ["barbarian"]},
+             tables={"alice": ["banker", "lobbying", "barbarian", "spy"], "carol": ["merchant"]},
+             tokens={"carol": 2}, bank=6)
+    # alice: no event face down, one Spy victim (carol): automatic
+    assert pending_id(s) == "r3-action-bob"
+    assert table(s, "alice") == {"banker": 1, "priest": 1, "spy": 1, "lobbying": 1}  # barbarian destroyed
+    pub = GAME.public(s)
+    assert pub["tokens"] == {"alice": 2, "bob": 0, "carol": 1}
+    assert pub["bank"] == 5
+
+
+def test_auto_turn_events_in_order():
+    # turn order carol, alice, bob: carol is asked (a Barbarian), then alice's turn runs by itself
+    s = load(phase="actions", facedown={"carol": ["barbarian"], "alice": ["priest"], "bob": ["barbarian"]},
+             tables={"alice": ["banker", "barbarian", "spy"]}, tokens={"carol": 1}, bank=7, first="carol")
+    assert pending_id(s) == "r3-action-carol"
+    s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
+    assert pending_id(s2) == "r3-action-bob"
+    got = texts(ev)
+    i = got.index("alice reveals priest")
+    assert got[i:i + 4] == ["alice reveals priest", "alice takes a token from the bank (banker)",
+                            "alice destroys their own barbarian (priest)", "alice steals a token from carol (spy)"]
+
+
+def test_spy_with_two_victims_is_asked():
+    s = load(phase="actions", facedown={"alice": ["merchant"]}, tables={"alice": ["spy"]},
+             tokens={"bob": 1, "carol": 1})
+    assert pending_id(s) == "r3-action-alice"
+
+
+def test_spy_power_gained_by_the_reveal_counts():
+    s = load(phase="actions", facedown={"alice": ["spy"]}, tables={"alice": ["omniscient"], "bob": ["spy"]},
+             tokens={"bob": 1, "carol": 1})
+    assert pending_id(s) == "r3-action-alice"  # after revealing, alice holds the spy majority
+
+
+def test_spy_power_without_victims_is_automatic():
+    s = load(phase="actions", facedown={"alice": ["merchant"], "bob": ["barbarian"]}, tables={"alice": ["spy"]})
+    assert pending_id(s) == "r3-action-bob"
+
+
+def test_revealed_event_is_always_asked_even_without_target():
+    s = load(phase="actions", facedown={"alice": ["barbarian"]})  # nobody has a character
+    assert pending_id(s) == "r3-action-alice"
+
+
+def test_discard_with_one_outcome_is_automatic_and_logged():
+    s = load(phase="end", turn="bob", tables={"alice": ["merchant"] * 9,  # would be automatic
+                                               "bob": ["spy", "guardian", "priest"] * 2},
+             first="bob")
+    s2, ev = apply1(s, "bob", {"discard": ["spy"]})
+    assert "alice discards merchant ×4 (end of round 3)" in texts(ev)
+    assert table(s2, "alice") == {"merchant": 5}
+
+
+def test_setup_returns_a_real_decision():
+    for i in range(20):
+        s = GAME.setup(["a", "b"], f"d{i}")
+        assert GAME.pending(s).kind == "orders"
+        assert all(n > 1 for n in GAME.public(s)["hand_sizes"].values())
