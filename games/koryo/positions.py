@@ -25,7 +25,8 @@ Checks (``PositionError`` naming the problem): key types, player count and names
 1..8, phase, at most the copies that exist of each card, bank + tokens = 8, each phase has
 its cards and only those, hands no bigger than the deal (11 − r, +1 with the Broadcaster
 power majority; smaller hands are allowed: a puzzle need not be dealt in full), each face-down
-group a legal play (one id, or two different ids with the Ship Owner power), nobody before
+group a legal play (one id, or two different ids with the Ship Owner power — the power is
+checked only before the first action turn, as later turns may have moved it), nobody before
 ``turn`` still holding face-down cards in the actions phase, and — from round 2 on, at the
 start of a round (phase "orders", or "actions" before any turn) — every table complying with
 the previous round's limit as the end phase leaves it. Phase "over" needs round 8.
@@ -206,7 +207,9 @@ def _plausible(s: KoryoState, err: type[Exception]) -> None:
             if k < s.turn and any(fd):
                 raise err(f"{players[p]} has already taken their action turn but still has face-down cards")
             ids = [c for c in range(NCARDS) if fd[c]]
-            if len(ids) > 1 and (sum(fd) != 2 or not rules.has_power(s.tables, p, SHIPOWNER)):
+            # the Ship Owner majority is judged on the tables of the order phase, which are
+            # those of the position only before the first action turn
+            if len(ids) > 1 and (sum(fd) != 2 or (s.turn == 0 and not rules.has_power(s.tables, p, SHIPOWNER))):
                 raise err(f"{players[p]}'s face-down cards are not a legal play "
                           f"(different ids need exactly two cards and the Ship Owner power)")
     at_start = s.phase == ORDERS or (s.phase == ACTIONS and s.turn == 0)
