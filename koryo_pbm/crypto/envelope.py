@@ -107,6 +107,12 @@ class Envelope:
     signature: bytes
 
     def __post_init__(self) -> None:
+        if not isinstance(self.header, dict):
+            raise FormatError("envelope header must be a table")
+        # detach from the caller's objects: an envelope never changes once made
+        object.__setattr__(self, "header", dict(self.header))
+        object.__setattr__(self, "ciphertext", bytes(self.ciphertext))
+        object.__setattr__(self, "signature", bytes(self.signature))
         _validate_header(self.header)
         if len(self.signature) != SIGNATURE_SIZE:
             raise FormatError("envelope signature has the wrong length")

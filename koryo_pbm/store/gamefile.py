@@ -128,7 +128,7 @@ def _entry_hash(entry: Mapping[str, Any]) -> str:
     try:
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                           allow_nan=False, default=_json_default)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         raise FormatError("a log entry holds a value that cannot be hashed") from None
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -249,7 +249,7 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
     try:
         return tomllib.loads(plain.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         raise FormatError(f"{what} does not hold valid TOML") from None
 
 
@@ -426,6 +426,8 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
         top = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FormatError(f"{source} is not valid TOML: nested too deeply") from None
     moderator = _public_key(top.get("moderator"), f"{source}: 'moderator'")
     if expected_moderator is not None and moderator != expected_moderator:
         raise TamperedError(
@@ -440,6 +442,8 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
         verify_log(doc)
     except KoryoPbmError as exc:
         raise type(exc)(f"{source}: {exc}") from None
+    except RecursionError:  # only a signed file can get here: the moderator's program is broken
+        raise FormatError(f"{source}: a value is nested too deeply") from None
     return doc
 
 

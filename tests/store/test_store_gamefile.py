@@ -369,3 +369,10 @@ def test_fuzz_signed_but_malformed(keys, sample, data):
         decode(blob)
     except KoryoPbmError:
         pass
+
+
+def test_deeply_nested_toml_refused(keys):
+    deep = b'format = "koryo-pbm-game/v1"\npublic = ' + b"[" * 50000 + b"\n"
+    sig = base64.b64encode(b"\0" * 64).decode().encode()
+    with pytest.raises(FormatError, match="nested too deeply"):
+        decode(deep + b'signature = "' + sig + b'"\n')
