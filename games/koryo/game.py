@@ -16,6 +16,22 @@ from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 
+def _decision(s: KoryoState) -> Decision | bool:
+    """The pending decision (``False`` when the game is over, so it can be cached)."""
+    ph = s.phase
+    r = s.round
+    if ph == ORDERS:
+        return Decision(f"r{r}-orders", "orders",
+                        tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p)))
+    if ph == ACTIONS:
+        name = s.players[s.current()]
+        return Decision(f"r{r}-action-{name}", "action", (name,))
+    if ph == END:
+        name = s.players[s.current()]
+        return Decision(f"r{r}-discard-{name}", "discard", (name,))
+    return False
+
+
 class KoryoGame(Game):
     name = "koryo"
     title = "Koryo"
@@ -58,24 +74,16 @@ class KoryoGame(Game):
         s.discard = [0] * NCARDS
         s.rng = rng
         s.hidden = None
+        s.decision = None
         rules.start_round(s, None)
         rules.advance(s, None)
         return s
 
     def pending(self, state: KoryoState) -> Decision | None:
-        s = state
-        ph = s.phase
-        r = s.round
-        if ph == ORDERS:
-            return Decision(f"r{r}-orders", "orders",
-                            tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p)))
-        if ph == ACTIONS:
-            name = s.players[s.current()]
-            return Decision(f"r{r}-action-{name}", "action", (name,))
-        if ph == END:
-            name = s.players[s.current()]
-            return Decision(f"r{r}-discard-{name}", "discard", (name,))
-        return None
+        d = getattr(state, "decision", None)
+        if d is None:
+            d = state.decision = _decision(state)
+        return d or None
 
     def _who(self, s: KoryoState, player: str) -> tuple[int, Decision]:
         d = self.pending(s)

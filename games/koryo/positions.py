@@ -131,6 +131,7 @@ def parse(doc: Any, err: type[Exception], *, complete: bool) -> tuple[KoryoState
     s.turn = 0
     s.rng = None
     s.hidden = None
+    s.decision = None
     if "turn" in doc:
         if phase not in (ACTIONS, END):
             raise err("turn is only for phases \"actions\" and \"end\"")

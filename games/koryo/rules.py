@@ -90,22 +90,27 @@ def start_round(s: KoryoState, events: list[Event] | None) -> None:
     """Distribution of round ``s.round``: in turn order, ``11 - r`` cards (+1 Broadcaster)."""
     n = len(s.players)
     r = s.round
-    _ev(events, "round", f"round {r}: {s.players[s.first]} is first player",
-        round=r, first=s.players[s.first])
+    if events is not None:
+        events.append(Event("round", f"round {r}: {s.players[s.first]} is first player",
+                            {"round": r, "first": s.players[s.first]}))
     deck = s.deck
     base = deal_size(r)
+    tables = s.tables
     for k in range(n):
         p = (s.first + k) % n
-        want = base + (1 if has_power(s.tables, p, BROADCASTER) else 0)
-        take = min(want, len(deck))
+        want = base + 1 if tables[p][BROADCASTER] and has_power(tables, p, BROADCASTER) else base
+        take = want if want <= len(deck) else len(deck)
         hand = s.hands[p]
-        for _ in range(take):
-            hand[deck.pop()] += 1
+        if take:
+            for c in deck[-take:]:
+                hand[c] += 1
+            del deck[-take:]
         if events is not None:
+            name = s.players[p]
             extra = " (broadcaster)" if want > base else ""
             short = f", the deck ran out ({want} due)" if take < want else ""
-            _ev(events, "deal", f"{s.players[p]} is dealt {take} cards{extra}{short}",
-                player=s.players[p], cards=take)
+            events.append(Event("deal", f"{name} is dealt {take} cards{extra}{short}",
+                                {"player": name, "cards": take}))
     s.phase = ORDERS
     s.turn = 0
 
@@ -181,6 +186,7 @@ def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
 
 def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None) -> None:
     """Place every play face down, discard what is left in hands, start the actions."""
+    disc = s.discard
     for p in range(len(s.players)):
         cards = plays.get(p)
         fd = s.facedown[p]
@@ -189,41 +195,61 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
             for c in cards:
                 fd[c] += 1
                 hand[c] -= 1
-            _ev(events, "play", f"{s.players[p]} plays {len(cards)} card{'s' if len(cards) > 1 else ''} face down",
-                player=s.players[p], cards=len(cards))
-        left = 0
-        disc = s.discard
-        for c in range(NCARDS):
-            if hand[c]:
-                left += hand[c]
-                disc[c] += hand[c]
-                hand[c] = 0
+            if events is not None:
+                k = len(cards)
+                name = s.players[p]
+                events.append(Event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down",
+                                    {"player": name, "cards": k}))
+        left = sum(hand)
         if left:
-            _ev(events, "discard-hand", f"{s.players[p]} discards {left} card{'s' if left > 1 else ''} left in hand",
-                player=s.players[p], cards=left)
+            for c in range(NCARDS):
+                if hand[c]:
+                    disc[c] += hand[c]
+            s.hands[p] = [0] * NCARDS
+            if events is not None:
+                name = s.players[p]
+                events.append(Event("discard-hand",
+                                    f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
+                                    {"player": name, "cards": left}))
     s.phase = ACTIONS
     s.turn = 0
 
 
 def orders_automatic(s: KoryoState) -> bool:
     """The order phase has one outcome when no hand holds more than one card."""
-    return all(sum(h) <= 1 for h in s.hands)
+    for h in s.hands:
+        if sum(h) > 1:
+            return False
+    return True
 
 
 # -- Actions ---------------------------------------------------------------------------------
 
 
 def reveal(s: KoryoState, p: int, events: list[Event] | None) -> tuple[int, int]:
+    """Turn seat ``p``'s face-down cards up; returns (barbarians, lobbyings) revealed."""
     fd = s.facedown[p]
     nb, nl = fd[BARBARIAN], fd[LOBBYING]
     t = s.tables[p]
     if events is not None:
-        _ev(events, "reveal", f"{s.players[p]} reveals {describe_counts(fd)}",
-            player=s.players[p], cards=[CARD_IDS[c] for c in range(NCARDS) for _ in range(fd[c])])
-    for c in range(NCARDS):
-        if fd[c]:
-            t[c] += fd[c]
-            fd[c] = 0
+        ids = []
+        parts = []
+        for c in range(NCARDS):
+            k = fd[c]
+            if k:
+                cid = CARD_IDS[c]
+                ids += [cid] * k
+                parts.append(cid if k == 1 else f"{cid} ×{k}")
+                t[c] += k
+                fd[c] = 0
+        name = s.players[p]
+        events.append(Event("reveal", f"{name} reveals {', '.join(parts) if parts else 'nothing'}",
+                            {"player": name, "cards": ids}))
+    else:
+        for c in range(NCARDS):
+            if fd[c]:
+                t[c] += fd[c]
+                fd[c] = 0
     return nb, nl
 
 

@@ -41,7 +41,7 @@ class KoryoState:
     """
 
     __slots__ = ("players", "round", "phase", "first", "turn", "bank", "tokens", "tables",
-                 "hands", "facedown", "deck", "discard", "rng", "hidden")
+                 "hands", "facedown", "deck", "discard", "rng", "hidden", "decision")
 
     players: tuple[str, ...]
     round: int
@@ -57,6 +57,8 @@ class KoryoState:
     discard: list[int]
     rng: Rng | None
     hidden: Hidden | None
+    #: the pending decision, computed once (a state is never changed after ``apply`` returns it)
+    decision: object
 
     def copy(self) -> KoryoState:
         t = KoryoState.__new__(KoryoState)
@@ -74,6 +76,7 @@ class KoryoState:
         t.discard = self.discard[:]
         t.rng = self.rng.copy() if self.rng is not None else None
         t.hidden = self.hidden  # never mutated
+        t.decision = None
         return t
 
     # -- helpers -------------------------------------------------------------------------

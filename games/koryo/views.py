@@ -212,5 +212,6 @@ def from_view(public: Mapping[str, Any], private: Mapping[str, Any], player: str
     s.deck = []
     s.discard = [0] * NCARDS
     s.hidden = Hidden(hid_h, hid_f, deck, disc)
+    s.decision = None
     s.rng = None
     return s
