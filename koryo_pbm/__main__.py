@@ -1,0 +1,5 @@
+"""``python -m koryo_pbm`` runs the command line."""
+
+from koryo_pbm.cli.main import entry
+
+entry()

@@ -1,0 +1,103 @@
+"""What several commands share: identity options, output, and the memory of games seen."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from koryo_pbm.errors import TamperedError, UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def identity_options(required: bool = True, role: str = "player") -> Callable[[F], F]:
+    """``--as NAME`` (a key in the keyring) and ``--key FILE`` (a key file)."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--key", "key_file", type=click.Path(dir_okay=False, path_type=Path),
+            help="Use this private key file instead of the keyring.",
+        )(f)
+        f = click.option(
+            "--as", "as_name", metavar="NAME",
+            help=f"Act as NAME: the {role}'s key in the keyring ($KORYO_PBM_HOME/keys).",
+        )(f)
+        return f
+
+    return decorate
+
+
+def load_identity(as_name: str | None, key_file: Path | None, *, required: bool = True):
+    """The identity chosen by ``--as``/``--key``; ``None`` when neither is given and not required."""
+    from koryo_pbm.crypto.keys import find_identity
+
+    if as_name is None and key_file is None:
+        if required:
+            raise UsageError("say who you are: --as NAME (a key in the keyring) or --key FILE")
+        return None
+    if as_name is not None and key_file is not None:
+        raise UsageError("give --as NAME or --key FILE, not both")
+    return find_identity(as_name, key_file, passphrase=_prompt_passphrase)
+
+
+def _prompt_passphrase() -> bytes:
+    return click.prompt("Passphrase", hide_input=True, err=True).encode("utf-8")
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, sort_keys=True, ensure_ascii=False))
+
+
+def warn(message: str) -> None:
+    click.echo(f"koryo-pbm: warning: {message}", err=True)
+
+
+# -- games seen: moderator key pinning and rollback detection ---------------------------------
+
+
+def _seen_dir() -> Path:
+    from koryo_pbm.crypto.keys import keyring_dir
+
+    return keyring_dir().parent / "seen"
+
+
+def remember(doc: Any) -> None:
+    """Pin the moderator's key of a game on first sight; warn when a game file is older than
+    one verified before (a rollback), refuse when the moderator's key changed."""
+    from koryo_pbm.store.atomic import write_atomic
+
+    path = _seen_dir() / f"{doc.game_id}.toml"
+    fingerprint = doc.moderator.fingerprint()
+    try:
+        seen = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        seen = {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        warn(f"the memory of games seen ({path}) is unreadable; starting it anew")
+        seen = {}
+    pinned = seen.get("moderator")
+    if isinstance(pinned, str) and pinned != fingerprint:
+        raise TamperedError(
+            f"game {doc.game_id} is now signed by moderator key {fingerprint}, but it was signed by "
+            f"{pinned} before: this file is not from your moderator (delete {path} if the key really changed)"
+        )
+    last = seen.get("version")
+    if isinstance(last, int) and doc.version < last:
+        warn(
+            f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
+            "it was rolled back to an earlier state"
+        )
+        return
+    if last == doc.version and seen.get("moderator") == fingerprint:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {max(doc.version, last or 0)}\n'
+        write_atomic(path, body.encode("utf-8"))
+    except OSError as exc:
+        warn(f"cannot record game {doc.game_id} as seen ({exc.strerror or exc})")

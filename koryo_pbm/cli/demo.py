@@ -1,0 +1,115 @@
+"""``koryo-pbm demo``: a complete game between bots through the real protocol.
+
+Everything a real game does happens here, in one process: key pairs, ``new``, each bot reading
+only its own sealed part, orders files, signed and sealed envelopes dropped into the inbox,
+``resolve`` verifying and applying them, the signed game file rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import echo_json
+from koryo_pbm.errors import SetupError, StorageError
+
+
+def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: bool = False,
+             echo=click.echo) -> dict:
+    import tomli_w
+
+    from koryo_pbm import match
+    from koryo_pbm.cli.resolve import run_resolve
+    from koryo_pbm.cli.submit import seal_orders
+    from koryo_pbm.crypto.keys import Identity, save_identity
+    from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.engine.simulate import seat_names
+    from koryo_pbm.store import gamefile, inbox
+
+    game = find_game(game_name)
+    if (folder / match.GAME_FILE).exists():
+        raise StorageError(f"{folder} already holds a game; choose another --dir")
+    keys = folder / "keys"
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+    names = names[:n_players] if n_players <= len(names) else seat_names(n_players)
+    options = {"teams": True} if teams else {}
+    if teams and "teams" not in game.options:
+        raise SetupError(f"{game.title} has no teams")
+
+    moderator = Identity.generate("moderator")
+    players = {n: Identity.generate(n) for n in names}
+    for ident in [moderator, *players.values()]:
+        save_identity(ident, keys)
+    doc, _ = match.create(game, moderator, {n: i.public for n, i in players.items()}, seed=seed,
+                          options=options)
+    for sub in (inbox.inbox_dir(folder), inbox.archive_dir(folder), folder / "orders"):
+        sub.mkdir(parents=True, exist_ok=True)
+    path = folder / match.GAME_FILE
+    gamefile.write_game(path, doc, moderator)
+    echo(f"{game.title}: game {doc.game_id} in {folder}, players {', '.join(names)}")
+
+    bots = random.Random(f"demo-bots:{seed}")  # the bots' own generator
+    envelopes = decisions = 0
+    while True:
+        doc = match.load_doc(path)  # every bot reads the shared, signed file
+        if doc.decision is None:
+            break
+        for name in doc.decision["waiting_for"]:
+            if name in doc.decision.get("received", []):
+                continue
+            me = players[name]
+            _, private = match.open_private(doc, me)  # a bot sees only its own part
+            state = match.player_state(doc, game, name, private)
+            order = game.random_order(state, name, bots)
+            text = tomli_w.dumps({"game": doc.game_id, "decision": doc.decision["id"], **order})
+            orders_file = folder / "orders" / f"{doc.decision['id']}--{name}.toml"
+            orders_file.write_text(text, encoding="utf-8")
+            inbox.drop(folder, seal_orders(doc, game, me, text, source=str(orders_file)))
+            envelopes += 1
+        result = run_resolve(folder, path, moderator)
+        if result.rejected:  # pragma: no cover - would be a bug in the engine
+            raise RuntimeError(f"demo envelope rejected: {result.rejected[0].reason}")
+        for decision, events in result.applied:
+            decisions += 1
+            for event in events:
+                echo(f"  {event.text}" if not event.kind.startswith("round") else event.text)
+    final = doc.log[-1]["events"] if doc.log else []
+    outcome = next((e["data"] for e in final if e.get("kind") == "outcome"), None)
+    if outcome is None:  # pragma: no cover
+        raise RuntimeError("the demo game ended without an outcome")
+    scores = outcome["scores"]
+    echo("final scores: " + ", ".join(f"{p} {s}" for p, s in scores.items()))
+    echo(f"{'winners' if len(outcome['winners']) > 1 else 'winner'}: {', '.join(outcome['winners'])}")
+    echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
+         f"game file version {doc.version}, log verified")
+    return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": outcome["winners"],
+            "decisions": decisions, "envelopes": envelopes, "version": doc.version}
+
+
+@click.command("demo")
+@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@click.option("--players", "n_players", type=click.IntRange(1, 16), default=4, show_default=True,
+              help="Number of bots.")
+@click.option("--seed", default="demo", show_default=True, help="Seed text for the deal and the bots.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the game folder here (default: a temporary folder, removed afterwards).")
+@click.option("--teams", is_flag=True, help="Play in teams of two (games with teams).")
+@click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary.")
+def command(game_name: str, n_players: int, seed: str, directory: Path | None, teams: bool,
+            as_json: bool) -> None:
+    """Play a complete game between random bots through the real protocol: keys, new, orders
+    files, signed and sealed envelopes in the inbox, resolve. Prints the public events and the
+    final scores."""
+    echo = (lambda *_a, **_k: None) if as_json else click.echo
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        summary = run_demo(game_name, n_players, seed, directory, teams=teams, echo=echo)
+    else:
+        with tempfile.TemporaryDirectory(prefix="koryo-pbm-demo-") as tmp:
+            summary = run_demo(game_name, n_players, seed, Path(tmp), teams=teams, echo=echo)
+            summary["dir"] = None
+    if as_json:
+        echo_json(summary)

@@ -1,0 +1,100 @@
+"""``koryo-pbm new``: the moderator creates a game folder."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity
+from koryo_pbm.errors import FormatError, SetupError, StorageError, UsageError
+
+POSITION_LIMIT = 256 * 1024
+
+
+def _parse_player(spec: str):
+    from koryo_pbm.crypto.keys import load_public
+
+    name, sep, key = spec.partition("=")
+    name, key = name.strip(), key.strip()
+    if not sep or not name or not key:
+        raise UsageError(f"--player takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
+    return name, load_public(key)
+
+
+def _read_position(path: Path) -> dict:
+    try:
+        if path.stat().st_size > POSITION_LIMIT:
+            raise FormatError(f"position file {path} is larger than {POSITION_LIMIT} bytes")
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise StorageError(f"cannot read position file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise FormatError(f"position file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"position file {path} is not valid TOML: {exc}") from None
+
+
+@click.command("new")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@identity_options(role="moderator")
+@click.option("--player", "player_specs", multiple=True, metavar="NAME=PUB",
+              help="A player and their public key (the line from keygen, or a .pub file); in seat order.")
+@click.option("--first", help="The first player (default: drawn by the seed).")
+@click.option("--seed", help="Seed text (default: random). Its hash is published; keep it secret.")
+@click.option("--position", "position_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Start from a position file instead of a new deal.")
+@click.option("--team", "teams", multiple=True, metavar="A,B",
+              help="A team of two neighbouring players (games with teams, e.g. korsar).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
+            player_specs: tuple[str, ...], first: str | None, seed: str | None,
+            position_file: Path | None, teams: tuple[str, ...], as_json: bool) -> None:
+    """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
+    archive/.
+
+    \b
+    Example:
+      koryo-pbm new friday --as mod --player alice=alice.pub --player bob=koryo-pbm-pub-v1:...
+    """
+    from koryo_pbm import match
+    from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.store import gamefile, inbox
+
+    moderator = load_identity(as_name, key_file)
+    game = find_game(game_name)
+    players = dict(_parse_player(spec) for spec in player_specs)
+    if len(players) != len(player_specs):
+        raise UsageError("a player is named twice in --player")
+    if not players:
+        raise UsageError("name the players: --player NAME=PUBLIC_KEY, once per player, in seat order")
+    options = {}
+    if teams:
+        if "teams" not in game.options:
+            raise SetupError(f"{game.title} has no teams")
+        options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
+    position = _read_position(position_file) if position_file else None
+    if position is not None and position.get("game", game.name) != game.name:
+        raise SetupError(f"the position is for {position.get('game')!r}, not {game.name!r}")
+    path = directory / match.GAME_FILE
+    if path.exists():
+        raise StorageError(f"{path} exists already: choose a new folder (nothing was changed)")
+    doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        inbox.inbox_dir(directory).mkdir(exist_ok=True)
+        inbox.archive_dir(directory).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    gamefile.write_game(path, doc, moderator)
+    decision = doc.decision or {}
+    if as_json:
+        echo_json({"id": doc.game_id, "game": doc.game, "path": str(path),
+                   "decision": decision.get("id"), "waiting_for": decision.get("waiting_for", [])})
+        return
+    click.echo(f"created game {doc.game_id} ({game.title}) in {directory}")
+    if decision:
+        click.echo(f"waiting for {', '.join(decision['waiting_for'])} (decision {decision['id']})")
+    click.echo(f"share {path} with the players (mail it, or share the folder)")

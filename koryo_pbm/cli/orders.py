@@ -1,0 +1,66 @@
+"""``koryo-pbm orders``: write an orders file for the pending decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import identity_options, load_identity, remember
+from koryo_pbm.errors import StaleError, StorageError
+
+
+def orders_text(doc, game, name: str, private) -> str:
+    """The orders file for ``name``: the pending decision, an example legal order, and the
+    legal choices as comments."""
+    import tomli_w
+
+    from koryo_pbm import match
+
+    decision = doc.decision
+    if decision is None:
+        raise StaleError(f"game {doc.game_id} is over; no orders are taken")
+    if name not in decision["waiting_for"]:
+        raise StaleError(
+            f"decision {decision['id']} does not wait for {name} (it waits for {', '.join(decision['waiting_for'])})"
+        )
+    state = match.player_state(doc, game, name, private)
+    example, comments = game.describe_choices(state, name)
+    head = [
+        f"# koryo-pbm orders for {name}: game {doc.game_id} ({doc.game}), decision {decision['id']}",
+        "# Edit the order below, then: koryo-pbm submit THIS_FILE --as " + name,
+        "#",
+        *(f"# {line}" if line else "#" for line in comments),
+        "",
+    ]
+    body = tomli_w.dumps({"game": doc.game_id, "decision": decision["id"], **example})
+    return "\n".join(head) + "\n" + body
+
+
+@click.command("orders")
+@click.argument("target", required=False, metavar="[DIR|FILE]")
+@identity_options()
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Write here (default: standard output).")
+def command(target: str | None, as_name: str | None, key_file: Path | None, output: Path | None) -> None:
+    """Write an orders file for the decision the game in DIR (default: here) waits for, with an
+    example legal order and the legal choices as comments."""
+    from koryo_pbm import match
+
+    _, path = match.game_paths(target)
+    doc = match.load_doc(path)
+    remember(doc)
+    identity = load_identity(as_name, key_file)
+    game = match.game_of(doc)
+    name, private = match.open_private(doc, identity)
+    text = orders_text(doc, game, name, private)
+    if output is None or str(output) == "-":
+        click.echo(text, nl=False)
+        return
+    if output.exists():
+        raise StorageError(f"{output} exists already (nothing was written); choose another name")
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {output}: edit it, then koryo-pbm submit {output} --as {as_name or name}", err=True)

@@ -1,0 +1,127 @@
+"""``koryo-pbm resolve``: the moderator verifies envelopes and advances the game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, warn
+from koryo_pbm.errors import KoryoPbmError
+
+
+class RejectedEnvelopes(KoryoPbmError):
+    """Some envelopes were refused (each reported with its reason)."""
+
+    exit_code = 3
+
+
+def gather(folder: Path, mail: tuple[Path, ...]):
+    """Every envelope in the inbox and in the mail files, as resolve candidates."""
+    from koryo_pbm.match import Candidate
+    from koryo_pbm.store import inbox
+    from koryo_pbm.transport.mail import envelopes_from_mail
+
+    candidates = []
+    if inbox.inbox_dir(folder).is_dir():
+        for item in inbox.list_inbox(folder):
+            env, err = (item.envelope, None) if not isinstance(item.envelope, Exception) else (None, item.envelope)
+            candidates.append(Candidate(source=str(item.path), envelope=env, error=err, path=item.path,
+                                        conflict=getattr(item, "conflict", False)))
+    for source in mail:
+        for label, found in envelopes_from_mail(source):
+            if isinstance(found, Exception):
+                candidates.append(Candidate(source=label, envelope=None, error=found))
+            else:
+                candidates.append(Candidate(source=label, envelope=found))
+    return candidates
+
+
+def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = ()):
+    """Lock, resolve, write the next state atomically, then archive the inbox files.
+
+    The order makes a crash harmless: the game file is replaced in one step; an envelope is
+    archived only after the state that counts it is written, and one found again is
+    recognised as already counted.
+    """
+    from koryo_pbm import match
+    from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store.lock import game_lock
+
+    with game_lock(folder):
+        mv = match.load_for_resolve(path, identity)
+        result = match.resolve(mv, gather(folder, mail))
+        if result.written:
+            gamefile.write_game(path, result.doc, identity)
+        for c in result.candidates:
+            if c.path is not None:
+                inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted")
+    return result
+
+
+@click.command("resolve")
+@click.argument("target", required=False, metavar="[DIR]")
+@identity_options(role="moderator")
+@click.option("--mail", "mail", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Also read envelopes from a mail file or folder (.eml, mbox, Maildir). Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def command(target: str | None, as_name: str | None, key_file: Path | None, mail: tuple[Path, ...],
+            as_json: bool) -> None:
+    """Verify every envelope in the inbox (and in --mail files); when everyone the pending
+    decision waits for has a valid order in, apply the rules and write the next state.
+
+    Rejected envelopes are reported with their reason. Processed envelopes are moved to
+    archive/, never deleted.
+    """
+    from koryo_pbm import match
+    from koryo_pbm.store import inbox
+
+    folder, path = match.game_paths(target)
+    identity = load_identity(as_name, key_file)
+    for copy in inbox.conflict_copies(folder):
+        warn(f"{copy} is a sync-conflict copy of the game file: it is ignored; {path} is the game "
+             "(compare and delete the copy)")
+    result = run_resolve(folder, path, identity, mail)
+    doc = result.doc
+    decision = doc.decision
+    if as_json:
+        echo_json({
+            "id": doc.game_id, "version": doc.version, "written": result.written,
+            "applied": [{"decision": d.id, "events": [e.to_dict() for e in ev]} for d, ev in result.applied],
+            "envelopes": [{"source": c.source, "status": c.status, "reason": c.reason,
+                           "player": getattr(c.envelope, "player", None),
+                           "decision": getattr(c.envelope, "decision", None),
+                           "conflict_copy": c.conflict} for c in result.candidates],
+            "decision": decision["id"] if decision else None,
+            "waiting_for": decision["waiting_for"] if decision else [],
+            "received": decision.get("received", []) if decision else [],
+        })
+        _fail_on_rejects(result)
+        return
+    for c in result.candidates:
+        if c.conflict:
+            warn(f"{c.source} is a sync-conflict copy of an envelope; it was treated as an envelope ({c.status})")
+    for line in match.describe_candidates(c for c in result.candidates if c.status not in ("accepted", "held")):
+        click.echo(f"  {line}", err=True)
+    for d, events in result.applied:
+        click.echo(f"resolved {d.id}")
+        for e in events:
+            click.echo(f"  {e.text}")
+    if not result.candidates:
+        click.echo("no envelopes in the inbox")
+    if decision is None:
+        click.echo(f"game {doc.game_id} is over")
+    else:
+        received = decision.get("received", [])
+        missing = [p for p in decision["waiting_for"] if p not in received]
+        click.echo(f"waiting for {', '.join(missing)} (decision {decision['id']}, version {doc.version})")
+    _fail_on_rejects(result)
+
+
+def _fail_on_rejects(result) -> None:
+    """Valid work is done and written; bad envelopes still make the exit status non-zero."""
+    rejected = result.rejected
+    if rejected:
+        raise RejectedEnvelopes(
+            f"{len(rejected)} envelope(s) rejected (archived under archive/rejected); the valid ones were counted"
+        )

@@ -1,0 +1,49 @@
+"""``koryo-pbm show``: verify a game file and show it (with your own cards, with ``--as``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember
+
+
+@click.command("show")
+@click.argument("target", required=False, metavar="[DIR|FILE]")
+@identity_options()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
+    """Verify the moderator's signature on the game in DIR or FILE (default: here) and show the
+    public state; with --as NAME, also your hand and face-down cards."""
+    from koryo_pbm import match
+
+    _, path = match.game_paths(target)
+    doc = match.load_doc(path)
+    remember(doc)
+    game = match.game_of(doc)
+    identity = load_identity(as_name, key_file, required=False)
+    private = None
+    me = None
+    if identity is not None and identity.public != doc.moderator:
+        me, private = match.open_private(doc, identity)
+    view = match.full_view(doc, game, private)
+    if me is not None:
+        view["me"] = me
+    if doc.decision is None:
+        for entry in doc.log[-1:]:
+            for event in entry.get("events", []):
+                if event.get("kind") == "seed":
+                    view["seed"] = event.get("data", {}).get("seed")
+    if as_json:
+        echo_json(view)
+        return
+    click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
+               f"{doc.moderator.fingerprint()}")
+    click.echo(game.render(view))
+    if doc.decision:
+        waiting = ", ".join(doc.decision["waiting_for"])
+        click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
+        if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
+            click.echo(f"your move: koryo-pbm orders --as {as_name or me} -o orders.toml, edit it, "
+                       f"then koryo-pbm submit orders.toml --as {as_name or me}")

@@ -1,0 +1,66 @@
+"""``koryo-pbm status``: the pending decision and who is still missing.
+
+Kept light on purpose: it reads and verifies the game file and the inbox's public envelope
+headers, and loads no game plug-in.
+"""
+
+from __future__ import annotations
+
+import click
+
+from koryo_pbm.cli.common import echo_json
+from koryo_pbm.errors import KoryoPbmError
+
+
+@click.command("status")
+@click.argument("target", required=False, metavar="[DIR|FILE]")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def command(target: str | None, as_json: bool) -> None:
+    """The pending decision of the game in DIR (default: here) and who is still missing."""
+    from koryo_pbm.match import game_paths, load_doc
+    from koryo_pbm.store import inbox
+
+    folder, path = game_paths(target)
+    doc = load_doc(path)
+    decision = doc.decision or {}
+    waiting = list(decision.get("waiting_for", []))
+    received = set(decision.get("received", []))
+    in_inbox: set[str] = set()
+    if decision and inbox.inbox_dir(folder).is_dir():
+        for item in inbox.list_inbox(folder):
+            env = item.envelope
+            if getattr(env, "decision", None) == decision["id"] and env.player in doc.players:
+                try:
+                    env.verify(doc.players[env.player])
+                except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
+                    continue
+                in_inbox.add(env.player)
+    missing = [p for p in waiting if p not in received and p not in in_inbox]
+    data = {
+        "id": doc.game_id,
+        "game": doc.game,
+        "version": doc.version,
+        "decision": decision.get("id"),
+        "kind": decision.get("kind"),
+        "waiting_for": waiting,
+        "received": [p for p in waiting if p in received],
+        "in_inbox": [p for p in waiting if p in in_inbox and p not in received],
+        "missing": missing,
+        "round": doc.public.get("round"),
+        "phase": doc.public.get("phase") if doc.decision else "over",
+        "over": doc.decision is None,
+    }
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}")
+    if doc.decision is None:
+        click.echo("the game is over: `koryo-pbm show` gives the final scores")
+        return
+    where = f"round {data['round']}, " if data["round"] is not None else ""
+    click.echo(f"{where}decision {data['decision']} ({data['kind']}), waiting for {', '.join(waiting)}")
+    if data["received"]:
+        click.echo(f"  received by the moderator: {', '.join(data['received'])}")
+    if data["in_inbox"]:
+        click.echo(f"  in the inbox, not yet resolved: {', '.join(data['in_inbox'])}")
+    click.echo(f"  missing: {', '.join(missing) if missing else 'nobody — the moderator can resolve'}")

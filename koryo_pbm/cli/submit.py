@@ -1,0 +1,72 @@
+"""``koryo-pbm submit``: sign orders and seal them to the moderator."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from koryo_pbm.cli.common import identity_options, load_identity, remember
+from koryo_pbm.errors import StorageError, UsageError
+
+
+def utc_now() -> str:
+    """Submission time: it orders a player's envelopes (the later replaces the earlier)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submitted: str | None = None):
+    """Check ``text`` against the player's own view, then sign and seal it: an envelope."""
+    from koryo_pbm import match
+    from koryo_pbm.crypto.envelope import make_envelope
+
+    name, private = match.open_private(doc, identity)
+    match.check_own_order(doc, game, name, private, text, source=source)
+    return make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
+                         player=name, orders_text=text, submitted=submitted or utc_now())
+
+
+@click.command("submit")
+@click.argument("orders_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@identity_options()
+@click.option("--game", "target", metavar="DIR|FILE",
+              help="The game folder or game file (default: here).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
+def command(orders_file: Path, as_name: str | None, key_file: Path | None, target: str | None,
+            out: Path | None) -> None:
+    """Check ORDERS_FILE against your view of the game, sign it, seal it to the moderator, and
+    drop the envelope into the game's inbox/ (shared folder) or write it with --out (mail).
+
+    Submitting again before the moderator resolves replaces your earlier orders.
+    """
+    from koryo_pbm import match
+    from koryo_pbm.store import inbox
+    from koryo_pbm.store.atomic import write_atomic
+
+    folder, path = match.game_paths(target)
+    doc = match.load_doc(path)
+    remember(doc)
+    identity = load_identity(as_name, key_file)
+    game = match.game_of(doc)
+    if str(orders_file) == "-":
+        text = click.get_text_stream("stdin").read(match.ORDERS_LIMIT + 1)
+    else:
+        text = match.read_orders_file(orders_file)
+    envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
+    if out is not None:
+        armored = envelope.armor()
+        if str(out) == "-":
+            click.echo(armored, nl=False)
+            return
+        try:
+            write_atomic(out, armored.encode("ascii"))
+        except OSError as exc:
+            raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {out}: attach it to (or paste it into) an email to your moderator", err=True)
+        return
+    if not inbox.inbox_dir(folder).is_dir():
+        raise UsageError(f"{folder} has no inbox/ folder: use --out FILE to write the envelope for email")
+    dropped = inbox.drop(folder, envelope)
+    click.echo(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}", err=True)

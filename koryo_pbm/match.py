@@ -1,0 +1,447 @@
+"""A match on disk: where the rules engine meets the game file.
+
+A *game folder* holds ``game.toml`` (one signed file with the public state, each player's
+sealed part and the moderator's sealed secrets), ``inbox/`` where envelopes arrive, and
+``archive/`` where processed envelopes are kept. This module knows no particular game and no
+command line: it turns a :class:`~koryo_pbm.engine.contract.Game` state into a
+:class:`~koryo_pbm.store.gamefile.GameDoc` and back, and it implements the moderator's resolve
+and the player's view.
+
+The moderator's sealed part holds::
+
+    state   the game's whole state (game.dump_state), its seeded generator included
+    seed    the seed text (its SHA-256 is public in the file from the start)
+    orders  {player: {order, digest, submitted}} — valid orders received for the pending
+            decision, held until everyone it waits for has answered
+
+At the end of the match the seed is published in the last log entry, so that every player can
+check it against the commitment made at the start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.engine.contract import Decision, Event, Game, State
+from koryo_pbm.engine.registry import find_game
+from koryo_pbm.errors import (
+    FormatError,
+    KoryoPbmError,
+    NotForYou,
+    OrderError,
+    SetupError,
+    StaleError,
+    StorageError,
+)
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+GAME_FILE = "game.toml"
+MODERATOR_PART = "moderator"
+ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
+RESERVED_NAMES = frozenset({MODERATOR_PART})
+
+
+# -- locating ------------------------------------------------------------------------------
+
+
+def game_paths(target: str | Path | None) -> tuple[Path, Path]:
+    """``(folder, game file)`` for a folder or a game file path (default: current folder)."""
+    path = Path(target) if target is not None else Path(".")
+    if path.is_dir():
+        return path, path / GAME_FILE
+    if path.exists() or path.suffix == ".toml":
+        return path.parent, path
+    raise StorageError(f"no game folder or game file at {path}")
+
+
+# -- orders files --------------------------------------------------------------------------
+
+
+def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[str, Any]]:
+    """``(game_id, decision_id, body)`` from the text of an orders file."""
+    if len(text.encode("utf-8", "surrogatepass")) > ORDERS_LIMIT:
+        raise FormatError(f"{source} is larger than {ORDERS_LIMIT} bytes")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    game_id, decision = doc.pop("game", None), doc.pop("decision", None)
+    if not isinstance(game_id, str) or not game_id:
+        raise OrderError(f"{source} has no 'game' (the game id, as `koryo-pbm status` shows it)")
+    if not isinstance(decision, str) or not decision:
+        raise OrderError(f"{source} has no 'decision' (the pending decision, as `koryo-pbm status` shows it)")
+    return game_id, decision, doc
+
+
+def read_orders_file(path: Path) -> str:
+    try:
+        if path.stat().st_size > ORDERS_LIMIT:
+            raise FormatError(f"orders file {path} is larger than {ORDERS_LIMIT} bytes")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"orders file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise StorageError(f"cannot read orders file {path}: {exc.strerror or exc}") from None
+
+
+# -- creating ------------------------------------------------------------------------------
+
+
+def new_game_id(game: Game) -> str:
+    return f"{game.name}-{secrets.token_hex(5)}"
+
+
+def create(
+    game: Game,
+    moderator: Identity,
+    players: Mapping[str, PublicIdentity],
+    *,
+    seed: str | None = None,
+    first: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    position: Mapping[str, Any] | None = None,
+    game_id: str | None = None,
+) -> tuple[GameDoc, State]:
+    """A new match's first game document (version 1) and its state."""
+    names = list(players)
+    for name in names:
+        if name in RESERVED_NAMES:
+            raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
+    if len(set(names)) != len(names):
+        raise SetupError("a player is named twice")
+    seed = seed if seed is not None else secrets.token_urlsafe(18)
+    if position is not None:
+        seats = position.get("players")
+        if seats != names:
+            raise SetupError(
+                f"the position seats {seats!r}, but --player gives {names!r}: name the same players in the same order"
+            )
+        if first is not None:
+            raise SetupError("--first cannot be used with --position (the position names the first player)")
+        state = game.load_position(position, seed)
+    else:
+        state = game.setup(names, seed, first=first, options=options)
+    doc = GameDoc(
+        game_id=game_id or new_game_id(game),
+        game=game.name,
+        version=1,
+        moderator=moderator.public,
+        seed_commitment=gamefile.seed_commitment(seed),
+        players=dict(players),
+        decision=None,
+        public={},
+        log=[],
+        sealed={},
+    )
+    _fill(doc, game, state, {"seed": seed, "orders": {}})
+    return doc, state
+
+
+def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any]) -> None:
+    """Write ``state`` (and the moderator's ``secret``) into ``doc`` at its current version."""
+    decision = game.pending(state)
+    held = secret.get("orders", {})
+    doc.decision = (
+        None
+        if decision is None
+        else {
+            "id": decision.id,
+            "kind": decision.kind,
+            "waiting_for": list(decision.players),
+            "received": [p for p in decision.players if p in held],
+        }
+    )
+    doc.public = game.public(state)
+    doc.sealed = {
+        name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
+    }
+    doc.sealed[MODERATOR_PART] = gamefile.seal_part(
+        doc, MODERATOR_PART, doc.moderator, {**secret, "state": game.dump_state(state)}
+    )
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+@dataclass
+class ModeratorView:
+    """Everything the moderator holds: the document, the game, the full state, the secrets."""
+
+    doc: GameDoc
+    identity: Identity
+    game: Game
+    state: State
+    seed: str
+    orders: dict[str, dict[str, Any]]
+
+
+def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
+    return gamefile.read_game(path, expected_moderator=expected_moderator)
+
+
+def game_of(doc: GameDoc) -> Game:
+    return find_game(doc.game)
+
+
+def require_moderator(doc: GameDoc, identity: Identity) -> None:
+    if identity.public != doc.moderator:
+        raise NotForYou(
+            f"key {identity.name!r} ({identity.public.fingerprint()}) is not the moderator of game "
+            f"{doc.game_id} (moderator key {doc.moderator.fingerprint()})"
+        )
+
+
+def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
+    require_moderator(doc, identity)
+    game = game_of(doc)
+    secret = gamefile.open_part(doc, MODERATOR_PART, identity)
+    try:
+        seed = secret["seed"]
+        orders = secret.get("orders", {})
+        raw_state = secret["state"]
+        if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
+            raise TypeError
+    except (KeyError, TypeError):
+        raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
+    state = game.load_state(raw_state)
+    return ModeratorView(doc, identity, game, state, seed, dict(orders))
+
+
+def player_name(doc: GameDoc, identity: Identity) -> str:
+    """The seat of ``identity`` in this game (by key, not by name)."""
+    for name, key in doc.players.items():
+        if key == identity.public:
+            return name
+    raise NotForYou(
+        f"key {identity.name!r} ({identity.public.fingerprint()}) is not a player of game {doc.game_id}; "
+        f"its players are {', '.join(doc.players)}"
+    )
+
+
+def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:
+    name = player_name(doc, identity)
+    return name, gamefile.open_part(doc, name, identity)
+
+
+def engine_view(doc: GameDoc) -> dict[str, Any]:
+    """The keys the engine adds to every view: ``id, game, decision, waiting_for``."""
+    decision = doc.decision
+    return {
+        "id": doc.game_id,
+        "game": doc.game,
+        "version": doc.version,
+        "decision": decision["id"] if decision else None,
+        "waiting_for": list(decision["waiting_for"]) if decision else [],
+        "received": list(decision.get("received", [])) if decision else [],
+    }
+
+
+def full_view(doc: GameDoc, game: Game, private: Mapping[str, Any] | None) -> dict[str, Any]:
+    view = game.view(doc.public, private)
+    return {**view, **engine_view(doc)}
+
+
+def player_state(doc: GameDoc, game: Game, name: str, private: Mapping[str, Any]) -> State:
+    return game.from_view(doc.public, private, name)
+
+
+# -- checking an order on the player's side ----------------------------------------------------
+
+
+def check_own_order(doc: GameDoc, game: Game, name: str, private: Mapping[str, Any], text: str,
+                    *, source: str = "orders") -> dict[str, Any]:
+    """Check an orders file against the player's own view; return its body."""
+    game_id, decision_id, body = parse_orders(text, source=source)
+    if game_id != doc.game_id:
+        raise StaleError(f"{source} is for game {game_id}, not {doc.game_id}")
+    if doc.decision is None:
+        raise StaleError(f"game {doc.game_id} is over; no orders are taken")
+    if decision_id != doc.decision["id"]:
+        raise StaleError(f"{source} is for decision {decision_id}, but the game waits for {doc.decision['id']}")
+    if name not in doc.decision["waiting_for"]:
+        raise StaleError(
+            f"decision {decision_id} does not wait for {name} (it waits for {', '.join(doc.decision['waiting_for'])})"
+        )
+    game.check(player_state(doc, game, name, private), name, body)
+    return body
+
+
+# -- resolving -----------------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    """One envelope found by resolve, and what became of it."""
+
+    source: str  # a path in the inbox or a mail location, for messages
+    envelope: Any  # Envelope | None (None when it could not be parsed)
+    error: KoryoPbmError | None = None
+    path: Path | None = None  # set for inbox files: they are archived
+    status: str = "pending"  # accepted | held | rejected | duplicate | superseded
+    reason: str = ""
+    conflict: bool = False
+
+
+@dataclass
+class Resolution:
+    """What one resolve run did."""
+
+    applied: list[tuple[Decision, list[Event]]] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    written: bool = False
+    doc: GameDoc | None = None
+
+    @property
+    def rejected(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.status == "rejected"]
+
+
+def _seen_digests(doc: GameDoc) -> set[str]:
+    seen: set[str] = set()
+    for entry in doc.log:
+        seen.update(entry.get("accepted", []))
+    return seen
+
+
+def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
+    """Verify every candidate envelope and apply every decision that is complete.
+
+    Pure apart from sealing: returns the resolution with the new document (``written`` says
+    whether anything changed). The caller writes the document, then archives inbox files.
+    """
+    doc, game = mv.doc, mv.game
+    state, held = mv.state, {p: dict(v) for p, v in mv.orders.items()}
+    seen = _seen_digests(doc) | {v.get("digest") for v in held.values()}
+    result = Resolution(candidates=list(candidates))
+    changed = False
+    new_log: list[dict[str, Any]] = []
+
+    # First pass: what does not depend on the decision.
+    live: list[tuple[Candidate, str]] = []  # (candidate, orders text)
+    for c in result.candidates:
+        env = c.envelope
+        if env is None:
+            c.status, c.reason = "rejected", str(c.error) if c.error else "unreadable envelope"
+            continue
+        if env.game_id != doc.game_id:
+            c.status, c.reason = "rejected", f"for game {env.game_id}, not {doc.game_id}"
+            continue
+        player_key = doc.players.get(env.player)
+        if player_key is None:
+            c.status, c.reason = "rejected", f"{env.player!r} is not a player of this game"
+            continue
+        if env.digest in seen:
+            c.status, c.reason = "duplicate", "already counted"
+            continue
+        try:
+            text = env.open(mv.identity, player_key)
+        except KoryoPbmError as exc:
+            c.status, c.reason = "rejected", str(exc)
+            continue
+        live.append((c, text))
+
+    # Then decision by decision, as long as decisions complete.
+    while True:
+        decision = game.pending(state)
+        if decision is None:
+            break
+        for c, text in live:
+            env = c.envelope
+            if c.status != "pending" or env.decision != decision.id:
+                continue
+            if env.player not in decision.players:
+                c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
+                continue
+            try:
+                game_id, decision_id, body = parse_orders(text, source=f"orders of {env.player}")
+                if game_id != doc.game_id or decision_id != env.decision:
+                    raise StaleError("the orders inside do not match the envelope's game and decision")
+                game.check(state, env.player, body)
+            except KoryoPbmError as exc:
+                c.status, c.reason = "rejected", str(exc)
+                continue
+            before = held.get(env.player)
+            if before is not None and (before["submitted"], before["digest"]) > (env.submitted, env.digest):
+                c.status, c.reason = "superseded", "a later submission of the same player was already received"
+                continue
+            if before is not None:
+                for other in result.candidates:
+                    if other.envelope is not None and other.envelope.digest == before["digest"]:
+                        other.status, other.reason = "superseded", "replaced by a later submission"
+            held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            c.status = "held"
+            changed = True
+        if not all(p in held for p in decision.players):
+            break
+        orders = {p: held[p]["order"] for p in decision.players}
+        state, events = game.apply(state, orders)
+        accepted = [held[p]["digest"] for p in decision.players]
+        for c in result.candidates:
+            if c.status == "held" and c.envelope.digest in accepted:
+                c.status = "accepted"
+        new_log.append({"decision": decision.id, "events": [e.to_dict() for e in events], "accepted": accepted})
+        result.applied.append((decision, events))
+        held = {}
+        changed = True
+
+    pending = game.pending(state)
+    for c, _ in live:
+        if c.status == "pending":
+            env = c.envelope
+            if pending is None:
+                c.status, c.reason = "rejected", f"game {doc.game_id} is over"
+            else:
+                c.status, c.reason = "rejected", (
+                    f"for decision {env.decision}, but the game waits for {pending.id}"
+                )
+
+    if changed:
+        new = next_version(doc)
+        for entry in new_log:
+            events = entry["events"]
+            if entry is new_log[-1] and pending is None:
+                outcome = game.outcome(state)
+                events = events + [
+                    {"kind": "seed", "text": f"the seed was {mv.seed!r} (check it against the commitment)",
+                     "data": {"seed": mv.seed}},
+                ]
+                if outcome is not None:
+                    events.append({"kind": "outcome", "text": _outcome_text(outcome), "data": outcome.to_dict()})
+            gamefile.append_log(new, entry["decision"], events, entry["accepted"])
+        _fill(new, game, state, {"seed": mv.seed, "orders": held})
+        result.doc, result.written = new, True
+    else:
+        result.doc = doc
+    return result
+
+
+def _outcome_text(outcome: Any) -> str:
+    scores = ", ".join(f"{p} {s}" for p, s in outcome.scores.items())
+    won = " and ".join(outcome.winners)
+    return f"final scores: {scores}; {'winners' if len(outcome.winners) > 1 else 'winner'}: {won}"
+
+
+def load_for_resolve(path: Path, identity: Identity) -> ModeratorView:
+    return open_moderator(load_doc(path), identity)
+
+
+def next_version(doc: GameDoc) -> GameDoc:
+    """A copy of ``doc`` one version on (log copied, parts to be sealed anew)."""
+    return dataclasses.replace(doc, version=doc.version + 1, log=list(doc.log), sealed={})
+
+
+def describe_candidates(cands: Iterable[Candidate]) -> list[str]:
+    lines = []
+    for c in cands:
+        who = f"{c.envelope.player} for {c.envelope.decision}" if c.envelope is not None else "?"
+        extra = f" ({c.reason})" if c.reason else ""
+        lines.append(f"{c.status:<10} {who}: {c.source}{extra}")
+    return lines
