@@ -58,7 +58,7 @@ class KoryoGame(Game):
         else:
             raise SetupError(f"first player {first!r} is not one of the players")
         deck = full_deck()
-        rng.shuffle(deck)
+        rules.shuffle(rng, deck)
         s = KoryoState.__new__(KoryoState)
         s.players = names
         s.round = 1

@@ -248,7 +248,7 @@ def dump(s: KoryoState) -> dict[str, Any]:
 def load_position(doc: Any, seed: str, err: type[Exception]) -> KoryoState:
     s, rest = parse(doc, err, complete=False)
     s.rng = Rng.from_seed(seed)
-    s.rng.shuffle(rest)
+    rules.shuffle(s.rng, rest)
     s.deck = rest + s.deck  # the given top stays on top (the end of the list)
     return s
 

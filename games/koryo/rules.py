@@ -75,6 +75,30 @@ def winners(state: KoryoState) -> list[int]:
     return [p for p, s in enumerate(sc) if s == top]
 
 
+# -- shuffling -------------------------------------------------------------------------------
+
+_WORD = 1 << 64
+
+
+def shuffle(rng, items: list) -> None:
+    """A uniform Fisher–Yates shuffle drawing from the match's :class:`Rng`, several swaps per
+    draw: the choices for positions i, i-1, ..., k+1 are read as the digits of one uniform
+    number below (i+1)·i·…·(k+2) < 2**64 (``Rng.below`` is exact, so every permutation stays
+    equally likely). A 55-card deck takes 4 draws instead of 54."""
+    i = len(items) - 1
+    while i > 0:
+        m = i + 1
+        k = i - 1
+        while k > 0 and m * (k + 1) < _WORD:
+            m *= k + 1
+            k -= 1
+        x = rng.below(m)
+        for j in range(i, k, -1):
+            x, r = divmod(x, j + 1)
+            items[j], items[r] = items[r], items[j]
+        i = k
+
+
 # -- events ----------------------------------------------------------------------------------
 
 
@@ -135,7 +159,7 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
         if s.discard[c]:
             deck.extend([c] * s.discard[c])
             s.discard[c] = 0
-    s.rng.shuffle(deck)
+    shuffle(s.rng, deck)
     s.first = (s.first + 1) % len(s.players)
     s.round += 1
     start_round(s, events)
