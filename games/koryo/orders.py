@@ -25,6 +25,8 @@ STEP_KEYS = {
 
 
 def _mapping(order: Any, key: str) -> Any:
+    if type(order) is dict and len(order) == 1 and key in order:  # the usual case, quickly
+        return order[key]
     if not isinstance(order, Mapping):
         raise OrderError(f"an order must be a table with the key {key!r}")
     extra = sorted(str(k) for k in order if k != key)
@@ -56,7 +58,10 @@ def _player(s: KoryoState, x: Any, where: str) -> int:
 def _card_list(x: Any, key: str) -> list[int]:
     if not isinstance(x, list):
         raise OrderError(f"{key!r} must be a list of card ids")
-    return [_card(c, key) for c in x]
+    try:
+        return [INDEX[c] for c in x]
+    except (KeyError, TypeError):
+        return [_card(c, key) for c in x]
 
 
 def parse_play(order: Any) -> list[int]:
@@ -158,7 +163,7 @@ def random_play(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
     if len(present) > 1 and rules.has_power(s.tables, p, SHIPOWNER):
         m = len(present)
         pairs = m * (m - 1) // 2
-    i = rnd.randrange(singles + pairs)
+    i = int(rnd.random() * (singles + pairs))  # every legal play has a chance
     if i < singles:
         for c in present:
             if i < hand[c]:
