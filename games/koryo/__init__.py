@@ -10,6 +10,8 @@ changes the copy, so the input is never mutated. The only randomness is the seed
 :class:`~koryo_pbm.engine.rng.Rng` stored in the state: the first player (when not given) is
 drawn first, then the 55 cards are shuffled; at each round end the discard pile is added to
 what is left of the deck and the whole deck is shuffled. After round 8 nothing is reshuffled.
+Shuffles are exact Fisher–Yates shuffles that read several swaps from one generator draw
+(:func:`.rules.shuffle`), which keeps random play fast.
 
 Decisions
 ---------

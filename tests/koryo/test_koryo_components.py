@@ -60,3 +60,23 @@ def test_setup_first_player_given_or_drawn():
 def test_setup_refuses(players, first, options, words):
     with pytest.raises(SetupError, match=words):
         GAME.setup(players, "s", first=first, options=options)
+
+
+def test_shuffle_is_uniform_and_deterministic():
+    from collections import Counter
+
+    from koryo_pbm.engine.rng import Rng
+    from koryo_pbm_games.koryo.rules import shuffle
+
+    rng = Rng.from_seed("uniform")
+    seen = Counter()
+    for _ in range(12000):
+        x = [0, 1, 2, 3]
+        shuffle(rng, x)
+        seen[tuple(x)] += 1
+    assert len(seen) == 24
+    assert all(400 <= k <= 600 for k in seen.values())  # expected 500 each
+    a, b = cards.full_deck(), cards.full_deck()
+    shuffle(Rng.from_seed("same"), a)
+    shuffle(Rng.from_seed("same"), b)
+    assert a == b and sorted(a) == cards.full_deck()
