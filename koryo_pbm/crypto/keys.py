@@ -26,7 +26,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -63,17 +62,37 @@ def _b64url(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-@dataclass(frozen=True, eq=False)
 class PublicIdentity:
-    """Somebody's public keys: ``verify_key`` checks their signatures, ``seal_key`` seals to them."""
+    """Somebody's public keys: ``verify_key`` checks their signatures, ``seal_key`` seals to them.
+
+    Immutable; equal (and hashed) by the 64 raw bytes. ``seal_key`` is built on first use: the
+    ``cryptography`` package loads its whole OpenSSL backend to make an X25519 key, which
+    commands that only verify signatures (``status``) do not need.
+    """
+
+    __slots__ = ("verify_key", "_seal_key", "_raw")
 
     verify_key: Ed25519PublicKey
-    seal_key: X25519PublicKey
-    _raw: bytes = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        raw = self.verify_key.public_bytes_raw() + self.seal_key.public_bytes_raw()
+    def __init__(self, verify_key: Ed25519PublicKey, seal_key: X25519PublicKey) -> None:
+        raw = verify_key.public_bytes_raw() + seal_key.public_bytes_raw()
+        object.__setattr__(self, "verify_key", verify_key)
+        object.__setattr__(self, "_seal_key", seal_key)
         object.__setattr__(self, "_raw", raw)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"PublicIdentity is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"PublicIdentity is immutable (cannot delete {name!r})")
+
+    @property
+    def seal_key(self) -> X25519PublicKey:
+        key = self._seal_key
+        if key is None:
+            key = X25519PublicKey.from_public_bytes(self._raw[32:])
+            object.__setattr__(self, "_seal_key", key)
+        return key
 
     @property
     def raw(self) -> bytes:
@@ -82,12 +101,20 @@ class PublicIdentity:
 
     @classmethod
     def from_raw(cls, raw: bytes) -> PublicIdentity:
-        if len(raw) != 64:
+        if not isinstance(raw, (bytes, bytearray)) or len(raw) != 64:
             raise KeyFileError("not a koryo-pbm public key: wrong length")
         try:
-            return cls(Ed25519PublicKey.from_public_bytes(raw[:32]), X25519PublicKey.from_public_bytes(raw[32:]))
+            verify_key = Ed25519PublicKey.from_public_bytes(bytes(raw[:32]))
         except ValueError:
             raise KeyFileError("not a koryo-pbm public key: invalid key bytes") from None
+        self = object.__new__(cls)
+        object.__setattr__(self, "verify_key", verify_key)
+        object.__setattr__(self, "_seal_key", None)  # any 32 bytes are an X25519 key: built on use
+        object.__setattr__(self, "_raw", bytes(raw))
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[bytes]]:
+        return (PublicIdentity.from_raw, (self._raw,))
 
     def line(self) -> str:
         """The one-line text form, ``koryo-pbm-pub-v1:...``."""
