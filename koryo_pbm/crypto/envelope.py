@@ -293,6 +293,8 @@ def _parse_block(lines: list[str]) -> Envelope:
 
 def _unquote(line: str, depth: int) -> str | None:
     """Remove ``depth`` levels of '>' quoting (each '>' optionally followed by one space)."""
+    if not line.strip():
+        return ""  # some mail clients leave the blank lines of a quote unquoted
     pos = 0
     n = len(line)
     while pos < n and line[pos] in " \t":

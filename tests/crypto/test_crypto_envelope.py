@@ -98,6 +98,9 @@ def test_armour_through_email(keys, env):
     assert parse_armored(nested) == [env]
     indented = "\n".join("    " + line for line in text.splitlines())
     assert parse_armored(indented) == [env]
+    # blank lines of the quote left unquoted
+    loose = "\n".join("> " + line if line else "" for line in text.splitlines())
+    assert parse_armored(loose) == [env]
     # quoting without the space after '>'
     tight = "\n".join(">" + line for line in text.splitlines())
     assert parse_armored(tight) == [env]
