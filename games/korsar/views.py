@@ -102,7 +102,20 @@ def _read_public(pub: object, r: Reader) -> dict[str, Any]:
         "last_beside": r.str_(t["last_beside"], "last_beside"),
         "hands": r.per_player(t["hands"], "hands", names, every=True) if "hands" in t else None,
         "loot": r.per_player(t["loot"], "loot", names, every=True) if "loot" in t else None,
+        "scores": _scores(r, t.get("scores", {}), names),
+        "winners": [r.player(w, "winners", names) for w in r.strs(t.get("winners", []), "winners")],
     }
+
+
+def _scores(r: Reader, raw: object, names: tuple[str, ...]) -> dict[str, int]:
+    t = r.table(raw, "scores")
+    out = {}
+    for q, n in t.items():
+        r.player(q, "scores", names)
+        if not isinstance(n, int) or isinstance(n, bool):
+            r.fail(f"scores.{q} must be an integer")
+        out[q] = n
+    return out
 
 
 def _shell(p: dict[str, Any], rng: Rng) -> KorsarState:
@@ -216,12 +229,12 @@ def view(pub: Mapping[str, Any], priv: Mapping[str, Any] | None) -> dict[str, An
         "galleons": galleons,
         "removed": list(s.removed),
         "last_beside": s.last_beside,
-        "scores": dict(pub.get("scores", {})),
-        "winners": list(pub.get("winners", [])),
+        "scores": dict(p["scores"]),
+        "winners": list(p["winners"]),
     }
     if s.over:
-        v["hands"] = {q: list(cs) for q, cs in pub.get("hands", {}).items()}
-        v["loot"] = {q: list(cs) for q, cs in pub.get("loot", {}).items()}
+        v["hands"] = {q: list(cs) for q, cs in (p["hands"] or {}).items()}
+        v["loot"] = {q: list(cs) for q, cs in (p["loot"] or {}).items()}
     if priv:
         t = r.table(priv, "private")
         me = r.player(t.get("player"), "private.player", s.players)
