@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import os
 import re
 from dataclasses import dataclass
 
 
-from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 
@@ -161,7 +160,7 @@ class Envelope:
     @property
     def digest(self) -> str:
         """Hex SHA-256 of the canonical bytes: a stable id, used to refuse replays."""
-        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+        return sha256_hex(self.canonical_bytes())
 
     def armor(self) -> str:
         body = base64.b64encode(self.ciphertext + self.signature).decode("ascii")

@@ -21,7 +21,6 @@ Both blocks are encrypted with the passphrase (``BestAvailableEncryption``) when
 from __future__ import annotations
 
 import base64
-import hashlib
 import os
 import re
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
 from koryo_pbm.errors import KeyFileError, KoryoPbmError, UsageError
 
@@ -56,6 +56,14 @@ def validate_name(name: str) -> str:
             "starting with a letter or digit"
         )
     return name
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256. Uses ``cryptography`` (already loaded for the keys) rather than ``hashlib``,
+    which would load a second copy of OpenSSL at start-up."""
+    h = Hash(SHA256())
+    h.update(bytes(data))
+    return h.finalize().hex()
 
 
 def _b64url(raw: bytes) -> str:
@@ -122,7 +130,7 @@ class PublicIdentity:
 
     def fingerprint(self) -> str:
         """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes."""
-        return hashlib.sha256(self._raw).hexdigest()[:16]
+        return sha256_hex(self._raw)[:16]
 
     @classmethod
     def parse(cls, text: str) -> PublicIdentity:

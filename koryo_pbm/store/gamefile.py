@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import re
 import tomllib
@@ -40,7 +39,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm.crypto.keys import Identity, PublicIdentity, validate_name
+from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate_name
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 
@@ -85,7 +84,7 @@ class GameDoc:
 
 def seed_commitment(seed: str) -> str:
     """The public commitment to a seed: ``sha256:<hex of SHA-256 of its UTF-8 bytes>``."""
-    return "sha256:" + hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    return "sha256:" + sha256_hex(seed.encode("utf-8"))
 
 
 def check_seed(commitment: str, seed: str) -> bool:
@@ -130,7 +129,7 @@ def _entry_hash(entry: Mapping[str, Any]) -> str:
                           allow_nan=False, default=_json_default)
     except (TypeError, ValueError, RecursionError):
         raise FormatError("a log entry holds a value that cannot be hashed") from None
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + sha256_hex(text.encode("utf-8"))
 
 
 # --- the log -----------------------------------------------------------------------------------

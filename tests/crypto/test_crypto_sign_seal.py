@@ -73,3 +73,12 @@ def test_seal_to_low_order_key_refused(alice):
     bad = PublicIdentity.from_raw(raw)
     with pytest.raises(KeyFileError, match="cannot be used for sealing"):
         seal(bad, b"x", b"i")
+
+
+def test_sha256_hex_matches_hashlib():
+    import hashlib
+
+    from koryo_pbm.crypto.keys import sha256_hex
+
+    for data in (b"", b"abc", bytes(range(256)) * 10):
+        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
