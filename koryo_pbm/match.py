@@ -73,6 +73,8 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FormatError(f"{source} is nested too deeply") from None
     game_id, decision = doc.pop("game", None), doc.pop("decision", None)
     if not isinstance(game_id, str) or not game_id:
         raise OrderError(f"{source} has no 'game' (the game id, as `koryo-pbm status` shows it)")

@@ -77,7 +77,7 @@ def remember(doc: Any) -> None:
         seen = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         seen = {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         warn(f"the memory of games seen ({path}) is unreadable; starting it anew")
         seen = {}
     pinned = seen.get("moderator")

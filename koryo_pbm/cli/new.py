@@ -34,6 +34,8 @@ def _read_position(path: Path) -> dict:
         raise FormatError(f"position file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise FormatError(f"position file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FormatError(f"position file {path} is nested too deeply") from None
 
 
 @click.command("new")
