@@ -18,23 +18,27 @@ from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 def has_power(tables: list[list[int]], p: int, c: int) -> bool:
     """Power majority of card ``c`` for seat ``p`` (Omniscient wins ties)."""
-    mine = tables[p][c]
+    tp = tables[p]
+    mine = tp[c]
     if not mine:
         return False
-    best = 0
-    for q, t in enumerate(tables):
-        if q != p and t[c] > best:
-            best = t[c]
-    return mine > best or (mine == best and tables[p][OMNISCIENT] > 0)
+    tie = False
+    for t in tables:  # the seats' tables are distinct lists
+        if t[c] >= mine and t is not tp:
+            if t[c] > mine:
+                return False
+            tie = True
+    return not tie or tp[OMNISCIENT] > 0
 
 
 def has_scoring(tables: list[list[int]], p: int, c: int) -> bool:
     """Scoring majority of card ``c`` for seat ``p`` (strictly more than everybody else)."""
-    mine = tables[p][c]
+    tp = tables[p]
+    mine = tp[c]
     if not mine:
         return False
-    for q, t in enumerate(tables):
-        if q != p and t[c] >= mine:
+    for t in tables:  # the seats' tables are distinct lists
+        if t[c] >= mine and t is not tp:
             return False
     return True
 
@@ -78,33 +82,79 @@ def winners(state: KoryoState) -> list[int]:
 # -- shuffling -------------------------------------------------------------------------------
 
 _WORD = 1 << 64
+#: length -> [(m, [i+1, i, ..., k+2]), ...]: the draws of :func:`shuffle` for a list that long
+_PLANS: dict[int, list[tuple[int, list[int]]]] = {}
 
 
-def shuffle(rng, items: list) -> None:
-    """A uniform Fisher–Yates shuffle drawing from the match's :class:`Rng`, several swaps per
-    draw: the choices for positions i, i-1, ..., k+1 are read as the digits of one uniform
-    number below (i+1)·i·…·(k+2) < 2**64 (``Rng.below`` is exact, so every permutation stays
-    equally likely). A 55-card deck takes 4 draws instead of 54."""
-    i = len(items) - 1
+def _shuffle_plan(n: int) -> list[tuple[int, list[int]]]:
+    plan = []
+    i = n - 1
     while i > 0:
         m = i + 1
         k = i - 1
         while k > 0 and m * (k + 1) < _WORD:
             m *= k + 1
             k -= 1
-        x = rng.below(m)
-        for j in range(i, k, -1):
-            x, r = divmod(x, j + 1)
-            items[j], items[r] = items[r], items[j]
+        plan.append((m, list(range(i + 1, k + 1, -1))))
         i = k
+    _PLANS[n] = plan
+    return plan
+
+
+def shuffle(rng, items: list) -> None:
+    """A uniform Fisher–Yates shuffle drawing from the match's :class:`Rng`, several swaps per
+    draw: the choices for positions i, i-1, ..., k+1 are read as the digits of one uniform
+    number below (i+1)·i·…·(k+2) < 2**64 (``Rng.below`` is exact, so every permutation stays
+    equally likely). A 55-card deck takes 4 draws instead of 54. (The draws for each length
+    are worked out once, see :func:`_shuffle_plan`.)"""
+    n = len(items)
+    plan = _PLANS.get(n) or _shuffle_plan(n)
+    below = rng.below
+    for m, sizes in plan:
+        x = below(m)
+        for size in sizes:  # position j = size - 1 swaps with a uniform r in 0..j
+            r = x % size
+            x //= size
+            j = size - 1
+            items[j], items[r] = items[r], items[j]
 
 
 # -- events ----------------------------------------------------------------------------------
 
 
+def _event_factory():
+    """A constructor of :class:`Event` values that skips the frozen dataclass ``__init__`` (three
+    ``object.__setattr__`` calls): it fills the instance dictionary directly, which gives the very
+    same object (equal, same ``repr``/``to_dict``). Used only if that holds for the contract's
+    ``Event`` as it is now (a plain frozen dataclass with a ``__dict__``); else ``Event`` itself."""
+    new = object.__new__
+
+    def make(kind: str, text: str, data: dict) -> Event:
+        e = new(Event)
+        d = e.__dict__
+        d["kind"] = kind
+        d["text"] = text
+        d["data"] = data
+        return e
+
+    try:
+        probe, real = make("k", "t", {"x": 1}), Event("k", "t", {"x": 1})
+        if probe == real and vars(probe) == vars(real) and repr(probe) == repr(real) \
+                and probe.to_dict() == real.to_dict():
+            return make
+    except Exception:  # pragma: no cover - a future Event without __dict__
+        pass
+    return Event  # pragma: no cover
+
+
+#: ``event(kind, text, data)``: an :class:`Event`, built quickly (events are built by the hundred
+#: in every game).
+event = _event_factory()
+
+
 def _ev(events: list[Event] | None, kind: str, text: str, **data) -> None:
     if events is not None:
-        events.append(Event(kind, text, data))
+        events.append(event(kind, text, data))
 
 
 # -- Distribution / round flow ---------------------------------------------------------------
@@ -112,29 +162,35 @@ def _ev(events: list[Event] | None, kind: str, text: str, **data) -> None:
 
 def start_round(s: KoryoState, events: list[Event] | None) -> None:
     """Distribution of round ``s.round``: in turn order, ``11 - r`` cards (+1 Broadcaster)."""
-    n = len(s.players)
+    players = s.players
+    n = len(players)
     r = s.round
+    first = s.first
     if events is not None:
-        events.append(Event("round", f"round {r}: {s.players[s.first]} is first player",
-                            {"round": r, "first": s.players[s.first]}))
+        events.append(event("round", f"round {r}: {players[first]} is first player",
+                            {"round": r, "first": players[first]}))
     deck = s.deck
     base = deal_size(r)
     tables = s.tables
+    hands = s.hands
     for k in range(n):
-        p = (s.first + k) % n
+        p = (first + k) % n
         want = base + 1 if tables[p][BROADCASTER] and has_power(tables, p, BROADCASTER) else base
         take = want if want <= len(deck) else len(deck)
-        hand = s.hands[p]
         if take:
+            hand = hands[p]
             for c in deck[-take:]:
                 hand[c] += 1
             del deck[-take:]
         if events is not None:
-            name = s.players[p]
-            extra = " (broadcaster)" if want > base else ""
-            short = f", the deck ran out ({want} due)" if take < want else ""
-            events.append(Event("deal", f"{name} is dealt {take} cards{extra}{short}",
-                                {"player": name, "cards": take}))
+            name = players[p]
+            if want == base and take == want:
+                text = f"{name} is dealt {take} cards"
+            else:
+                extra = " (broadcaster)" if want > base else ""
+                short = f", the deck ran out ({want} due)" if take < want else ""
+                text = f"{name} is dealt {take} cards{extra}{short}"
+            events.append(event("deal", text, {"player": name, "cards": take}))
     s.phase = ORDERS
     s.turn = 0
 
@@ -155,10 +211,11 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
                 winners=[s.players[p] for p in win])
         return
     deck = s.deck
+    discard = s.discard
     for c in range(NCARDS):
-        if s.discard[c]:
-            deck.extend([c] * s.discard[c])
-            s.discard[c] = 0
+        if discard[c]:
+            deck += [c] * discard[c]
+    s.discard = [0] * NCARDS
     shuffle(s.rng, deck)
     s.first = (s.first + 1) % len(s.players)
     s.round += 1
@@ -186,6 +243,18 @@ def legal_plays(s: KoryoState, p: int) -> list[tuple[int, ...]]:
 def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
     """Raise :class:`IllegalOrder` unless ``cards`` is a legal play for seat ``p``."""
     hand = s.hands[p]
+    # the legal plays, quickly (anything else goes on to find the rule it breaks)
+    k = len(cards)
+    if k:
+        c = cards[0]
+        if k == 1:
+            if hand[c]:
+                return
+        elif k == 2 and cards[1] != c:
+            if hand[c] and hand[cards[1]] and has_power(s.tables, p, SHIPOWNER):
+                return
+        elif hand[c] >= k and cards.count(c) == k:
+            return
     if not cards:
         raise IllegalOrder("illegal order: at least one card must be played when the hand is not empty")
     need = [0] * NCARDS
@@ -211,28 +280,31 @@ def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
 def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None) -> None:
     """Place every play face down, discard what is left in hands, start the actions."""
     disc = s.discard
-    for p in range(len(s.players)):
+    players = s.players
+    hands = s.hands
+    facedown = s.facedown
+    for p in range(len(players)):
         cards = plays.get(p)
-        fd = s.facedown[p]
-        hand = s.hands[p]
+        hand = hands[p]
         if cards:
+            fd = facedown[p]
             for c in cards:
                 fd[c] += 1
                 hand[c] -= 1
             if events is not None:
                 k = len(cards)
-                name = s.players[p]
-                events.append(Event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down",
+                name = players[p]
+                events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down",
                                     {"player": name, "cards": k}))
         left = sum(hand)
         if left:
             for c in range(NCARDS):
                 if hand[c]:
                     disc[c] += hand[c]
-            s.hands[p] = [0] * NCARDS
+            hands[p] = [0] * NCARDS
             if events is not None:
-                name = s.players[p]
-                events.append(Event("discard-hand",
+                name = players[p]
+                events.append(event("discard-hand",
                                     f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
                                     {"player": name, "cards": left}))
     s.phase = ACTIONS
@@ -262,18 +334,21 @@ def reveal(s: KoryoState, p: int, events: list[Event] | None) -> tuple[int, int]
             k = fd[c]
             if k:
                 cid = CARD_IDS[c]
-                ids += [cid] * k
-                parts.append(cid if k == 1 else f"{cid} ×{k}")
+                if k == 1:
+                    ids.append(cid)
+                    parts.append(cid)
+                else:
+                    ids += [cid] * k
+                    parts.append(f"{cid} ×{k}")
                 t[c] += k
-                fd[c] = 0
         name = s.players[p]
-        events.append(Event("reveal", f"{name} reveals {', '.join(parts) if parts else 'nothing'}",
+        events.append(event("reveal", f"{name} reveals {', '.join(parts) if parts else 'nothing'}",
                             {"player": name, "cards": ids}))
     else:
         for c in range(NCARDS):
             if fd[c]:
                 t[c] += fd[c]
-                fd[c] = 0
+    s.facedown[p] = [0] * NCARDS
     return nb, nl
 
 
@@ -306,33 +381,40 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
     # Revealing only adds cards to p's own table, so p holds the Spy power at some moment of
     # the turn exactly when p holds it after revealing; the victims do not change in the turn.
     if fd[SPY] or t[SPY]:
-        for c in range(NCARDS):
-            t[c] += fd[c]
+        # the Spy power after the reveal depends on p's spies and omniscient only
+        spies, omni = t[SPY], t[OMNISCIENT]
+        t[SPY] = spies + fd[SPY]
+        t[OMNISCIENT] = omni + fd[OMNISCIENT]
         spy = has_power(tables, p, SPY)
-        for c in range(NCARDS):
-            t[c] -= fd[c]
+        t[SPY] = spies
+        t[OMNISCIENT] = omni
         if spy and len(spy_victims(s, p)) >= 2:
             return False
     reveal(s, p, events)
     name = s.players[p]
-    if s.bank > 0 and has_power(tables, p, BANKER):
+    if t[BANKER] and s.bank > 0 and has_power(tables, p, BANKER):
         s.bank -= 1
         s.tokens[p] += 1
-        _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
-    if (t[BARBARIAN] or t[LOBBYING]) and has_power(tables, p, PRIEST):
+        if events is not None:
+            events.append(event("banker", f"{name} takes a token from the bank (banker)", {"player": name}))
+    if (t[BARBARIAN] or t[LOBBYING]) and t[PRIEST] and has_power(tables, p, PRIEST):
         c = BARBARIAN if t[BARBARIAN] else LOBBYING
         t[c] -= 1
         s.discard[c] += 1
-        _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
-            card=CARD_IDS[c])
-    if has_power(tables, p, SPY):
+        if events is not None:
+            cid = CARD_IDS[c]
+            events.append(event("priest", f"{name} destroys their own {cid} (priest)",
+                                {"player": name, "card": cid}))
+    if t[SPY] and has_power(tables, p, SPY):
         victims = spy_victims(s, p)
         if victims:
             q = victims[0]
             s.tokens[q] -= 1
             s.tokens[p] += 1
-            _ev(events, "spy", f"{name} steals a token from {s.players[q]} (spy)", player=name,
-                victim=s.players[q])
+            if events is not None:
+                victim = s.players[q]
+                events.append(event("spy", f"{name} steals a token from {victim} (spy)",
+                                    {"player": name, "victim": victim}))
     return True
 
 
@@ -583,28 +665,24 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
     n = len(s.players)
     while True:
         ph = s.phase
-        if ph == ORDERS:
-            if not orders_automatic(s):
-                return
-            plays = {}
-            for p in range(n):
-                h = s.hands[p]
-                if sum(h):
-                    plays[p] = [c for c in range(NCARDS) if h[c]]
-            resolve_orders(s, plays, events)
-        elif ph == ACTIONS:
-            if s.turn >= n:
+        if ph == ACTIONS:
+            turn = s.turn
+            if turn >= n:
                 s.phase = END
                 s.turn = 0
                 continue
-            if not auto_action(s, s.current(), events):
+            if not auto_action(s, (s.first + turn) % n, events):
                 return
-            s.turn += 1
+            s.turn = turn + 1
         elif ph == END:
-            if s.turn >= n:
+            turn = s.turn
+            if turn >= n:
                 end_round(s, events)
                 continue
-            p = s.current()
+            p = (s.first + turn) % n
+            if sum(s.tables[p]) <= s.round + 2:  # within the limit: nothing to discard
+                s.turn = turn + 1
+                continue
             k, opts = discard_options(s, p, stop_at=2)
             if k == 0:
                 s.turn += 1
@@ -614,6 +692,15 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
                 s.turn += 1
                 continue
             return
+        elif ph == ORDERS:
+            if not orders_automatic(s):
+                return
+            plays = {}
+            for p in range(n):
+                h = s.hands[p]
+                if sum(h):
+                    plays[p] = [c for c in range(NCARDS) if h[c]]
+            resolve_orders(s, plays, events)
         else:
             return
 
