@@ -14,8 +14,8 @@ The moderator's sealed part holds::
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
             decision, held until everyone it waits for has answered
 
-At the end of the match the seed is published in the last log entry, so that every player can
-check it against the commitment made at the start.
+At the end of the match the seed is published in the game file (``seed``), so that every player
+can check it against the commitment made at the start and replay the match.
 """
 
 from __future__ import annotations
@@ -41,25 +41,12 @@ from koryo_pbm.errors import (
     StorageError,
 )
 from koryo_pbm.store import gamefile
+from koryo_pbm.store.folder import GAME_FILE, game_paths  # noqa: F401 - re-exported
 from koryo_pbm.store.gamefile import GameDoc
 
-GAME_FILE = "game.toml"
 MODERATOR_PART = "moderator"
 ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
 RESERVED_NAMES = frozenset({MODERATOR_PART})
-
-
-# -- locating ------------------------------------------------------------------------------
-
-
-def game_paths(target: str | Path | None) -> tuple[Path, Path]:
-    """``(folder, game file)`` for a folder or a game file path (default: current folder)."""
-    path = Path(target) if target is not None else Path(".")
-    if path.is_dir():
-        return path, path / GAME_FILE
-    if path.exists() or path.suffix == ".toml":
-        return path.parent, path
-    raise StorageError(f"no game folder or game file at {path}")
 
 
 # -- orders files --------------------------------------------------------------------------
@@ -389,7 +376,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         for c in result.candidates:
             if c.status == "held" and c.envelope.digest in accepted:
                 c.status = "accepted"
-        new_log.append({"decision": decision.id, "events": [e.to_dict() for e in events], "accepted": accepted})
+        new_log.append({"decision": decision.id, "events": [e.text for e in events], "accepted": accepted})
         result.applied.append((decision, events))
         held = {}
         changed = True
@@ -411,12 +398,9 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             events = entry["events"]
             if entry is new_log[-1] and pending is None:
                 outcome = game.outcome(state)
-                events = events + [
-                    {"kind": "seed", "text": f"the seed was {mv.seed!r} (check it against the commitment)",
-                     "data": {"seed": mv.seed}},
-                ]
                 if outcome is not None:
-                    events.append({"kind": "outcome", "text": _outcome_text(outcome), "data": outcome.to_dict()})
+                    events = [*events, _outcome_text(outcome)]
+                new.seed = mv.seed  # published with the end: anyone can check the commitment
             gamefile.append_log(new, entry["decision"], events, entry["accepted"])
         _fill(new, game, state, {"seed": mv.seed, "orders": held})
         result.doc, result.written = new, True

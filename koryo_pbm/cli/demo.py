@@ -76,16 +76,13 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
             decisions += 1
             for event in events:
                 echo(f"  {event.text}" if not event.kind.startswith("round") else event.text)
-    final = doc.log[-1]["events"] if doc.log else []
-    outcome = next((e["data"] for e in final if e.get("kind") == "outcome"), None)
-    if outcome is None:  # pragma: no cover
-        raise RuntimeError("the demo game ended without an outcome")
-    scores = outcome["scores"]
+    outcome = game.view(doc.public, None)  # what everybody sees at the end
+    scores, winners = outcome["scores"], outcome["winners"]
     echo("final scores: " + ", ".join(f"{p} {s}" for p, s in scores.items()))
-    echo(f"{'winners' if len(outcome['winners']) > 1 else 'winner'}: {', '.join(outcome['winners'])}")
+    echo(f"{'winners' if len(winners) > 1 else 'winner'}: {', '.join(winners)}")
     echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
-         f"game file version {doc.version}, log verified")
-    return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": outcome["winners"],
+         f"game file version {doc.version}, log verified, seed {doc.seed!r} published")
+    return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": winners,
             "decisions": decisions, "envelopes": envelopes, "version": doc.version}
 
 
@@ -108,7 +105,10 @@ def command(game_name: str, n_players: int, seed: str, directory: Path | None, t
         directory.mkdir(parents=True, exist_ok=True)
         summary = run_demo(game_name, n_players, seed, directory, teams=teams, echo=echo)
     else:
-        with tempfile.TemporaryDirectory(prefix="koryo-pbm-demo-") as tmp:
+        from koryo_pbm.store.atomic import unsynced
+
+        # The temporary folder is deleted at the end: writes stay atomic but skip fsync.
+        with tempfile.TemporaryDirectory(prefix="koryo-pbm-demo-") as tmp, unsynced():
             summary = run_demo(game_name, n_players, seed, Path(tmp), teams=teams, echo=echo)
             summary["dir"] = None
     if as_json:

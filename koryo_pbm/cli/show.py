@@ -30,11 +30,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     view = match.full_view(doc, game, private)
     if me is not None:
         view["me"] = me
-    if doc.decision is None:
-        for entry in doc.log[-1:]:
-            for event in entry.get("events", []):
-                if event.get("kind") == "seed":
-                    view["seed"] = event.get("data", {}).get("seed")
+    if doc.seed is not None:
+        view["seed"] = doc.seed
     if as_json:
         echo_json(view)
         return

@@ -17,11 +17,12 @@ from koryo_pbm.errors import KoryoPbmError
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_json: bool) -> None:
     """The pending decision of the game in DIR (default: here) and who is still missing."""
-    from koryo_pbm.match import game_paths, load_doc
     from koryo_pbm.store import inbox
+    from koryo_pbm.store.folder import game_paths
+    from koryo_pbm.store.gamefile import read_game
 
     folder, path = game_paths(target)
-    doc = load_doc(path)
+    doc = read_game(path)
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
     received = set(decision.get("received", []))

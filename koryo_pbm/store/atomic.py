@@ -11,11 +11,30 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from koryo_pbm.errors import FormatError, StorageError
 
 TEMP_MARK = ".tmp-"
+
+_sync = True  # fsync files and folders (see `unsynced`)
+
+
+@contextmanager
+def unsynced() -> Iterator[None]:
+    """Within this block, writes stay atomic (temporary file, then rename) but skip fsync.
+
+    Only for folders that are thrown away when the process ends (``koryo-pbm demo`` without
+    ``--dir``): surviving a power cut cannot matter there, and fsync is most of the demo's time.
+    """
+    global _sync
+    before, _sync = _sync, False
+    try:
+        yield
+    finally:
+        _sync = before
 
 
 def is_temp_name(name: str) -> bool:
@@ -28,7 +47,7 @@ def _reason(exc: OSError) -> str:
 
 
 def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":  # Windows cannot open a folder for fsync
+    if os.name != "posix" or not _sync:  # Windows cannot open a folder for fsync
         return
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -58,7 +77,8 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if _sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)

@@ -47,8 +47,8 @@ def make_doc(keys, version=3) -> GameDoc:
         decision={"id": "r2-orders", "kind": "orders", "waiting_for": ["bob", "alice"], "received": ["alice"]},
         public={"round": 2, "table": {"alice": [1, 2], "bob": []}, "note": "naïve ✓ \"quoted\"\n"},
     )
-    append_log(doc, "r1-orders", [{"kind": "play", "text": "alice plays 2", "data": {"card": 2}}], ["a" * 64, "b" * 64])
-    append_log(doc, "r1-bonus", [{"kind": "bonus", "text": "bob scores"}], ["c" * 64])
+    append_log(doc, "r1-orders", ["alice plays 2 cards face down"], ["a" * 64, "b" * 64])
+    append_log(doc, "r1-bonus", ["bob scores"], ["c" * 64])
     for name, key in doc.players.items():
         doc.sealed[name] = seal_part(doc, name, key, {"hand": [1, 5, 7], "name": name})
     doc.sealed["moderator"] = seal_part(doc, "moderator", doc.moderator, {"seed": "the seed", "orders": {}})
@@ -199,8 +199,9 @@ def test_first_line_and_format(keys, sample):
         (lambda t: t["log"][0].update(extra=1), "unknown field"),
         (lambda t: t["log"][0].update(seq="1"), "'seq'"),
         (lambda t: t["log"][0].update(accepted=["x"]), "accepted"),
-        (lambda t: t["log"][0]["events"].append({"kind": 1, "text": "x"}), "kind"),
-        (lambda t: t["log"][0]["events"].append({"kind": "k", "text": "x", "who": 1}), "unknown field"),
+        (lambda t: t["log"][0]["events"].append({"kind": "k", "text": "x"}), "sentences"),
+        (lambda t: t["log"][0]["events"].append(1), "sentences"),
+        (lambda t: t.update(seed="the seed"), "only once the game is over"),
         (lambda t: t["sealed"].update(carol={"recipient": "0" * 16, "data": "AAAA"}), "sealed.carol"),
         (lambda t: t["sealed"]["alice"].update(recipient=t["sealed"]["bob"]["recipient"]), "not to the key"),
         (lambda t: t["sealed"]["alice"].update(data="!!"), "base64"),
@@ -229,7 +230,7 @@ def test_log_chain(keys, sample):
         return resign(keys, top)
 
     cases = [
-        lambda log: log[0]["events"][0].update(text="alice plays 3"),
+        lambda log: log[0]["events"].__setitem__(0, "alice plays 3 cards face down"),
         lambda log: log[0].update(accepted=["d" * 64]),
         lambda log: log.pop(0),
         lambda log: log.reverse(),
@@ -250,15 +251,25 @@ def test_log_chain(keys, sample):
 def test_append_log_refuses_unstorable_values(keys):
     doc = make_doc(keys)
     with pytest.raises(FormatError):
-        append_log(doc, "r3", [{"kind": "x", "text": "t", "data": {"v": None}}], [])
+        append_log(doc, "r3", [None], [])
     with pytest.raises(FormatError):
-        append_log(doc, "r3", [{"kind": "x", "text": "t", "data": {1: 2}}], [])
+        append_log(doc, "r3", [{"kind": "x", "text": "t"}], [])
     with pytest.raises(FormatError):
         append_log(doc, "r3", [], ["not a digest"])
     assert len(doc.log) == 2
-    entry = append_log(doc, "r3", [{"kind": "x", "text": "t", "data": {"t": (1, 2)}}], [])
-    assert entry["events"][0]["data"]["t"] == [1, 2]
+    entry = append_log(doc, "r3", ["carol passes"], [])
+    assert entry["events"] == ["carol passes"]
     verify_log(decode(encode(doc, keys["mod"])))
+
+
+def test_the_seed_is_published_only_at_the_end_and_must_match_its_commitment(keys):
+    doc = make_doc(keys)
+    doc.decision = None
+    doc.seed = "another seed"
+    with pytest.raises(TamperedError, match="does not match the seed commitment"):
+        encode(doc, keys["mod"])
+    doc.seed_commitment = gamefile.seed_commitment("another seed")
+    assert decode(encode(doc, keys["mod"])).seed == "another seed"
 
 
 def test_open_part_errors(keys, sample):
