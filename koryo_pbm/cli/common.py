@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import TamperedError, UsageError
+from koryo_pbm.errors import StaleError, TamperedError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,9 +66,12 @@ def _seen_dir() -> Path:
     return keyring_dir().parent / "seen"
 
 
-def remember(doc: Any) -> None:
+def remember(doc: Any, *, strict: bool = False) -> None:
     """Pin the moderator's key of a game on first sight; warn when a game file is older than
-    one verified before (a rollback), refuse when the moderator's key changed."""
+    one verified before (a rollback), refuse when the moderator's key changed.
+
+    ``strict`` (the moderator's resolve) refuses a rollback too: resolving from an older state
+    would fork the game and let envelopes already counted count again."""
     from koryo_pbm.store.atomic import write_atomic
 
     path = _seen_dir() / f"{doc.game_id}.toml"
@@ -88,6 +91,12 @@ def remember(doc: Any) -> None:
         )
     last = seen.get("version")
     if isinstance(last, int) and doc.version < last:
+        if strict:
+            raise StaleError(
+                f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
+                f"it was rolled back to an earlier state; refusing to resolve from it (put the latest game "
+                f"file back, or delete {path} if you really mean to go on from this one)"
+            )
         warn(
             f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
             "it was rolled back to an earlier state"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity, warn
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember, warn
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -37,12 +37,13 @@ def gather(folder: Path, mail: tuple[Path, ...]):
     return candidates
 
 
-def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = ()):
+def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (), *, seen=None):
     """Lock, resolve, write the next state atomically, then archive the inbox files.
 
     The order makes a crash harmless: the game file is replaced in one step; an envelope is
     archived only after the state that counts it is written, and one found again is
-    recognised as already counted.
+    recognised as already counted. ``seen`` (the memory of games seen) is called with the
+    document read, under the lock, and with the one written.
     """
     from koryo_pbm import match
     from koryo_pbm.store import gamefile, inbox
@@ -50,9 +51,13 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = ())
 
     with game_lock(folder):
         mv = match.load_for_resolve(path, identity)
+        if seen is not None:
+            seen(mv.doc)
         result = match.resolve(mv, gather(folder, mail))
         if result.written:
             gamefile.write_game(path, result.doc, identity)
+            if seen is not None:
+                seen(result.doc)
         for c in result.candidates:
             if c.path is not None:
                 inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted")
@@ -81,7 +86,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     for copy in inbox.conflict_copies(folder):
         warn(f"{copy} is a sync-conflict copy of the game file: it is ignored; {path} is the game "
              "(compare and delete the copy)")
-    result = run_resolve(folder, path, identity, mail)
+    result = run_resolve(folder, path, identity, mail, seen=lambda doc: remember(doc, strict=True))
     doc = result.doc
     decision = doc.decision
     if as_json:
