@@ -16,20 +16,33 @@ from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 
+#: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
+_DECISIONS: dict[tuple, Decision] = {}
+
+
 def _decision(s: KoryoState) -> Decision | bool:
     """The pending decision (``False`` when the game is over, so it can be cached)."""
     ph = s.phase
     r = s.round
     if ph == ORDERS:
-        return Decision(f"r{r}-orders", "orders",
-                        tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p)))
-    if ph == ACTIONS:
-        name = s.players[s.current()]
-        return Decision(f"r{r}-action-{name}", "action", (name,))
-    if ph == END:
-        name = s.players[s.current()]
-        return Decision(f"r{r}-discard-{name}", "discard", (name,))
-    return False
+        names = tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p))
+    elif ph == ACTIONS or ph == END:
+        names = (s.players[s.current()],)
+    else:
+        return False
+    key = (ph, r, names)
+    d = _DECISIONS.get(key)
+    if d is None:
+        if ph == ORDERS:
+            d = Decision(f"r{r}-orders", "orders", names)
+        elif ph == ACTIONS:
+            d = Decision(f"r{r}-action-{names[0]}", "action", names)
+        else:
+            d = Decision(f"r{r}-discard-{names[0]}", "discard", names)
+        if len(_DECISIONS) >= 4096:  # many different tables in one process: start again
+            _DECISIONS.clear()
+        _DECISIONS[key] = d
+    return d
 
 
 class KoryoGame(Game):
@@ -115,12 +128,14 @@ class KoryoGame(Game):
             raise IllegalOrder("illegal order: the game is over")
         if not isinstance(orders, Mapping):
             raise OrderError("orders must be a table of player = order")
-        extra = [str(k) for k in orders if k not in d.players]
-        if extra:
-            raise OrderError(f"orders from players not asked by {d.id}: {', '.join(extra)}")
-        missing = [p for p in d.players if p not in orders]
-        if missing:
-            raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
+        asked = d.players
+        if len(orders) != len(asked) or not all(name in orders for name in asked):
+            extra = [str(k) for k in orders if k not in asked]
+            if extra:
+                raise OrderError(f"orders from players not asked by {d.id}: {', '.join(extra)}")
+            missing = [p for p in asked if p not in orders]
+            if missing:
+                raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
         s = state.copy()
         events: list[Event] = []
         players = s.players

@@ -72,12 +72,54 @@ def parse_discard(order: Any) -> list[int]:
     return _card_list(_mapping(order, "discard"), "discard")
 
 
+def _player_at(s: KoryoState, x: Any, i: int) -> int:
+    """``_player`` for step ``i``, quick for a known name."""
+    if type(x) is str:
+        try:
+            return s.players.index(x)
+        except ValueError:
+            pass
+    return _player(s, x, f"step {i}")
+
+
+def _card_at(x: Any, i: int) -> int:
+    """``_card`` for step ``i``, quick for a known card id."""
+    c = INDEX.get(x) if type(x) is str else None
+    return c if c is not None else _card(x, f"step {i}")
+
+
 def parse_action(s: KoryoState, order: Any) -> list[tuple]:
     steps = _mapping(order, "steps")
     if not isinstance(steps, list):
         raise OrderError("'steps' must be a list of tables such as {do = \"reveal\"}")
     out: list[tuple] = []
     for i, st in enumerate(steps, 1):
+        if type(st) is dict:  # the well-formed steps, quickly (the rest below, with the errors)
+            do = st.get("do")
+            n = len(st)
+            if do == "reveal" or do == "banker":
+                if n == 1:
+                    out.append((do,))
+                    continue
+            elif do == "spy":
+                if n == 2 and "player" in st:
+                    out.append(("spy", _player_at(s, st["player"], i)))
+                    continue
+            elif do == "priest":
+                if n == 2 and "card" in st:
+                    out.append(("priest", _card_at(st["card"], i)))
+                    continue
+            elif do == "barbarian":
+                if n == 1:
+                    out.append(("barbarian", None, None))
+                    continue
+                if n == 3 and "player" in st and "card" in st:
+                    out.append(("barbarian", _player_at(s, st["player"], i), _card_at(st["card"], i)))
+                    continue
+            elif do == "lobbying":
+                if n == 1:
+                    out.append(("lobbying", None))
+                    continue
         where = f"step {i}"
         if not isinstance(st, Mapping):
             raise OrderError(f"{where}: a step must be a table such as {{do = \"reveal\"}}")
@@ -156,20 +198,21 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 
 def random_play(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
     hand = s.hands[p]
-    present = [c for c in range(NCARDS) if hand[c]]
     # Choose among all legal plays: count them to weigh single-id plays against pairs.
-    singles = sum(hand[c] for c in present)
+    singles = sum(hand)  # one play of k cards of id c for each 1 <= k <= hand[c]
     pairs = 0
-    if len(present) > 1 and rules.has_power(s.tables, p, SHIPOWNER):
-        m = len(present)
+    tables = s.tables
+    if tables[p][SHIPOWNER] and rules.has_power(tables, p, SHIPOWNER):
+        m = NCARDS - hand.count(0)
         pairs = m * (m - 1) // 2
     i = int(rnd.random() * (singles + pairs))  # every legal play has a chance
     if i < singles:
-        for c in present:
+        for c in range(NCARDS):
             if i < hand[c]:
                 return {"play": [CARD_IDS[c]] * (i + 1)}
             i -= hand[c]
     i -= singles
+    present = [c for c in range(NCARDS) if hand[c]]
     m = len(present)
     for a in range(m):
         for b in range(a + 1, m):
@@ -184,21 +227,31 @@ def _chars_of(t: list[int]) -> list[int]:
 
 
 def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
-    w = s.copy()
-    tables = w.tables
-    names = w.players
+    # works on copies of what the turn can change: the tables, the bank and the tokens
+    tables = [t[:] for t in s.tables]
+    bank = s.bank
+    tokens = s.tokens[:]
+    names = s.players
+    n = len(names)
     items = ["reveal", "banker", "priest", "spy"]
     rnd.shuffle(items)
     steps: list[dict[str, Any]] = []
     for it in items:
         if it == "reveal":
             steps.append({"do": "reveal"})
-            nb, nl = rules.reveal(w, p, None)
+            fd = s.facedown[p]
+            t = tables[p]
+            for c in range(NCARDS):
+                if fd[c]:
+                    t[c] += fd[c]
+            nb, nl = fd[BARBARIAN], fd[LOBBYING]
+            if not (nb or nl):
+                continue
             evs = ["barbarian"] * nb + ["lobbying"] * nl
             rnd.shuffle(evs)
             for e in evs:
                 if e == "barbarian":
-                    victims = rules.barbarian_victims(w, p)
+                    victims = rules.barbarian_targets(tables, p)
                     if victims and rnd.random() < 0.85:
                         q = rnd.choice(victims)
                         c = rnd.choice(_chars_of(tables[q]))
@@ -207,7 +260,7 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
                     else:
                         steps.append({"do": "barbarian"})
                 else:
-                    movable = rules.lobby_players(w)
+                    movable = rules.lobby_targets(tables)
                     if len(movable) >= 2 and rnd.random() < 0.85:
                         x, y = rnd.sample(movable, 2)
                         cx = rnd.choice(_chars_of(tables[x]))
@@ -220,9 +273,9 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
                     else:
                         steps.append({"do": "lobbying"})
         elif it == "banker":
-            if w.bank > 0 and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
-                w.bank -= 1
-                w.tokens[p] += 1
+            if bank > 0 and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
+                bank -= 1
+                tokens[p] += 1
                 steps.append({"do": "banker"})
         elif it == "priest":
             t = tables[p]
@@ -232,11 +285,11 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
                 t[c] -= 1
                 steps.append({"do": "priest", "card": CARD_IDS[c]})
         else:
-            victims = rules.spy_victims(w, p)
+            victims = [q for q in range(n) if q != p and tokens[q] > 0]
             if victims and rules.has_power(tables, p, SPY) and rnd.random() < 0.9:
                 q = rnd.choice(victims)
-                w.tokens[q] -= 1
-                w.tokens[p] += 1
+                tokens[q] -= 1
+                tokens[p] += 1
                 steps.append({"do": "spy", "player": names[q]})
     return {"steps": steps}
 

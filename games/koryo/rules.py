@@ -216,6 +216,7 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
         if discard[c]:
             deck += [c] * discard[c]
     s.discard = [0] * NCARDS
+    s.rng = s.rng.copy()  # the generator may be shared with the state this one was copied from
     shuffle(s.rng, deck)
     s.first = (s.first + 1) % len(s.players)
     s.round += 1
@@ -283,9 +284,8 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
     players = s.players
     hands = s.hands
     facedown = s.facedown
-    for p in range(len(players)):
+    for p, hand in enumerate(hands):
         cards = plays.get(p)
-        hand = hands[p]
         if cards:
             fd = facedown[p]
             for c in cards:
@@ -298,9 +298,9 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
                                     {"player": name, "cards": k}))
         left = sum(hand)
         if left:
-            for c in range(NCARDS):
-                if hand[c]:
-                    disc[c] += hand[c]
+            for c, k in enumerate(hand):
+                if k:
+                    disc[c] += k
             hands[p] = [0] * NCARDS
             if events is not None:
                 name = players[p]
@@ -327,43 +327,59 @@ def reveal(s: KoryoState, p: int, events: list[Event] | None) -> tuple[int, int]
     fd = s.facedown[p]
     nb, nl = fd[BARBARIAN], fd[LOBBYING]
     t = s.tables[p]
+    for c, k in enumerate(fd):
+        if k:
+            t[c] += k
     if events is not None:
-        ids = []
-        parts = []
-        for c in range(NCARDS):
-            k = fd[c]
-            if k:
-                cid = CARD_IDS[c]
-                if k == 1:
-                    ids.append(cid)
-                    parts.append(cid)
-                else:
-                    ids += [cid] * k
-                    parts.append(f"{cid} ×{k}")
-                t[c] += k
+        key = tuple(fd)
+        said = _REVEALED.get(key)
+        if said is None:
+            said = _REVEALED[key] = _revealed(fd)
         name = s.players[p]
-        events.append(event("reveal", f"{name} reveals {', '.join(parts) if parts else 'nothing'}",
-                            {"player": name, "cards": ids}))
-    else:
-        for c in range(NCARDS):
-            if fd[c]:
-                t[c] += fd[c]
+        events.append(event("reveal", f"{name} reveals {said[0]}", {"player": name, "cards": said[1][:]}))
     s.facedown[p] = [0] * NCARDS
     return nb, nl
 
 
+#: face-down counts -> (what the reveal event says, the card ids revealed)
+_REVEALED: dict[tuple[int, ...], tuple[str, list[str]]] = {}
+
+
+def _revealed(fd) -> tuple[str, list[str]]:
+    if len(_REVEALED) >= 4096:  # pragma: no cover - some thousands of different plays
+        _REVEALED.clear()
+    ids: list[str] = []
+    parts = []
+    for c, k in enumerate(fd):
+        if k:
+            cid = CARD_IDS[c]
+            ids += [cid] * k
+            parts.append(cid if k == 1 else f"{cid} ×{k}")
+    return (", ".join(parts) if parts else "nothing"), ids
+
+
 def barbarian_victims(s: KoryoState, p: int) -> list[int]:
     """Opponents a Barbarian of ``p`` can hit now (no Guardian protection, a character)."""
-    tables = s.tables
-    return [q for q in range(len(tables))
-            if q != p and any(tables[q][c] for c in CHARS) and not guardian_protected(tables, q)]
+    return barbarian_targets(s.tables, p)
+
+
+def barbarian_targets(tables: list[list[int]], p: int) -> list[int]:
+    """:func:`barbarian_victims` on the tables alone."""
+    return [q for q, t in enumerate(tables)
+            if q != p and sum(t) > t[BARBARIAN] + t[LOBBYING]  # a character
+            and not (t[GUARDIAN] and has_power(tables, q, GUARDIAN))]
 
 
 def lobby_players(s: KoryoState) -> list[int]:
     """Players whose characters Lobbying can move now (no Spy protection, a character)."""
-    tables = s.tables
-    return [q for q in range(len(tables))
-            if any(tables[q][c] for c in CHARS) and not spy_protected(tables, q)]
+    return lobby_targets(s.tables)
+
+
+def lobby_targets(tables: list[list[int]]) -> list[int]:
+    """:func:`lobby_players` on the tables alone."""
+    return [q for q, t in enumerate(tables)
+            if sum(t) > t[BARBARIAN] + t[LOBBYING]  # a character
+            and not (t[SPY] and not t[GUARDIAN] and has_power(tables, q, SPY))]
 
 
 def spy_victims(s: KoryoState, p: int) -> list[int]:
@@ -608,38 +624,38 @@ def discard_options(s: KoryoState, p: int, stop_at: int = 0) -> tuple[int, list[
     if k == chars:
         return k, [tuple(counts)]
     no_check = size - k <= limit  # every discard of size k complies without the bonus
+    # Every way to take k cards from the ids present, in increasing (lexicographic) order:
+    # extend the partial choices one id at a time, never leaving more to take than remains.
+    present = [c for c in CHARS if counts[c]]
+    m = len(present)
+    caps = [counts[c] for c in present]
+    remain = [0] * (m + 1)
+    for i in range(m - 1, -1, -1):
+        remain[i] = remain[i + 1] + caps[i]
+    partial: list[tuple[tuple[int, ...], int]] = [((), k)]
+    for i in range(m):
+        cap, rest = caps[i], remain[i + 1]
+        grown = []
+        for pre, left in partial:
+            for x in range(left - rest if left > rest else 0, (cap if cap < left else left) + 1):
+                grown.append((pre + (x,), left - x))
+        partial = grown
     out: list[tuple[int, ...]] = []
     d = [0] * NCHARS
-    # suffix sums for pruning
-    suffix = [0] * (NCHARS + 1)
-    for c in range(NCHARS - 1, -1, -1):
-        suffix[c] = suffix[c + 1] + counts[c]
-
-    def rec(c: int, left: int) -> bool:
-        if c == NCHARS:
-            if left:
-                return False
-            if not no_check:
-                for i in range(NCHARS):
-                    t[i] -= d[i]
-                ok = _complies(tables, p, limit)
-                for i in range(NCHARS):
-                    t[i] += d[i]
-                if not ok:
-                    return False
-            out.append(tuple(d))
-            return bool(stop_at) and len(out) >= stop_at
-        lo = max(0, left - suffix[c + 1])
-        hi = min(counts[c], left)
-        for x in range(lo, hi + 1):
-            d[c] = x
-            if rec(c + 1, left - x):
-                d[c] = 0
-                return True
-        d[c] = 0
-        return False
-
-    rec(0, k)
+    for choice, _ in partial:
+        for i in range(m):
+            d[present[i]] = choice[i]
+        if not no_check:
+            for i in range(NCHARS):
+                t[i] -= d[i]
+            ok = _complies(tables, p, limit)
+            for i in range(NCHARS):
+                t[i] += d[i]
+            if not ok:
+                continue
+        out.append(tuple(d))
+        if stop_at and len(out) >= stop_at:
+            break
     return k, out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from koryo_pbm.engine.rng import Rng
 
 ORDERS, ACTIONS, END, OVER = "orders", "actions", "end", "over"
+_copy_list = list.copy
 PHASES = (ORDERS, ACTIONS, END, OVER)
 
 
@@ -61,6 +62,8 @@ class KoryoState:
     decision: object
 
     def copy(self) -> KoryoState:
+        """A copy whose piles and counters can be changed without touching ``self`` (the
+        generator is shared until something draws from it, see :func:`.rules.end_round`)."""
         t = KoryoState.__new__(KoryoState)
         t.players = self.players
         t.round = self.round
@@ -69,12 +72,14 @@ class KoryoState:
         t.turn = self.turn
         t.bank = self.bank
         t.tokens = self.tokens[:]
-        t.tables = [x[:] for x in self.tables]
-        t.hands = [x[:] for x in self.hands]
-        t.facedown = [x[:] for x in self.facedown]
+        t.tables = [*map(_copy_list, self.tables)]
+        t.hands = [*map(_copy_list, self.hands)]
+        t.facedown = [*map(_copy_list, self.facedown)]
         t.deck = self.deck[:]
         t.discard = self.discard[:]
-        t.rng = self.rng.copy() if self.rng is not None else None
+        # The generator is shared, not copied: the only draws after set-up are the round-end
+        # shuffles, and :func:`.rules.end_round` gives the state its own copy before drawing.
+        t.rng = self.rng
         t.hidden = self.hidden  # never mutated
         t.decision = None
         return t
