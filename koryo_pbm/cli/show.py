@@ -42,5 +42,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
-            click.echo(f"your move: koryo-pbm orders --as {as_name or me} -o orders.toml, edit it, "
-                       f"then koryo-pbm submit orders.toml --as {as_name or me}")
+            who = f"--as {as_name}" if as_name else f"--key {key_file}"
+            where = f" {target}" if target else ""
+            game_opt = f" --game {target}" if target else ""
+            click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
+                       f"then koryo-pbm submit orders.toml {who}{game_opt}")
