@@ -315,6 +315,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
 
     # First pass: what does not depend on the decision.
     live: list[tuple[Candidate, str]] = []  # (candidate, orders text)
+    found: set[str] = set()
     for c in result.candidates:
         env = c.envelope
         if env is None:
@@ -330,6 +331,10 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         if env.digest in seen:
             c.status, c.reason = "duplicate", "already counted"
             continue
+        if env.digest in found:  # the same envelope twice in this run (inbox and mail, say)
+            c.status, c.reason = "duplicate", "the same envelope was found twice"
+            continue
+        found.add(env.digest)
         try:
             text = env.open(mv.identity, player_key)
         except KoryoPbmError as exc:

@@ -204,3 +204,19 @@ def test_several_players_submitting_at_the_same_moment_lose_nothing(cli):
     r = cli.ok("resolve", folder, "--as", "mod", "--json").json
     assert [a["decision"] for a in r["applied"]][0] == status["decision"]
     assert sorted(e["player"] for e in r["envelopes"] if e["status"] == "accepted") == sorted(PLAYERS)
+
+
+def test_the_same_envelope_in_the_inbox_and_in_the_mail_counts_once(cli, tmp_path):
+    lines = make_keys(cli, ["alice", "bob"])
+    folder = new_game(cli, lines, names=["alice", "bob"], seed="twice")
+    orders = cli.cwd / "a.toml"
+    cli.ok("orders", folder, "--as", "alice", "-o", orders)
+    armored = cli.ok("submit", orders, "--as", "alice", "--game", folder, "--out", "-").out
+    (folder / "inbox" / "copy.envelope").write_text(armored)
+    mail = tmp_path / "one.eml"
+    mail.write_text("From: alice@example.org\nSubject: orders\n\n" + armored)
+    r = cli("resolve", folder, "--as", "mod", "--mail", mail, "--json")
+    assert r.code == 0, r.err
+    statuses = sorted(e["status"] for e in r.json["envelopes"])
+    assert statuses == ["duplicate", "held"]
+    assert r.json["received"] == ["alice"]
