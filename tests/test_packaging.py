@@ -1,0 +1,25 @@
+"""What `pip install .` puts into site-packages."""
+
+from __future__ import annotations
+
+from importlib.metadata import distribution, entry_points
+
+
+def test_no_top_level_package_called_games_is_installed():
+    files = [str(f) for f in distribution("koryo-pbm").files or []]
+    assert files, "koryo-pbm is not installed"
+    assert not [f for f in files if f.startswith("games/")]
+
+
+def test_games_ship_as_koryo_pbm_games_and_register_through_entry_points():
+    import koryo_pbm_games.korsar
+    import koryo_pbm_games.koryo  # noqa: F401
+
+    eps = {ep.name: ep.value for ep in entry_points(group="koryo_pbm.games")}
+    assert eps["koryo"] == "koryo_pbm_games.koryo:KoryoGame"
+    assert eps["korsar"] == "koryo_pbm_games.korsar:KorsarGame"
+
+
+def test_the_console_script_is_installed():
+    eps = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    assert eps["koryo-pbm"] == "koryo_pbm.cli.main:entry"
