@@ -94,6 +94,8 @@ class KoryoGame(Game):
 
     def pending(self, state: KoryoState) -> Decision | None:
         d = getattr(state, "decision", None)
+        if d:
+            return d
         if d is None:
             d = state.decision = _decision(state)
         return d or None
@@ -126,7 +128,7 @@ class KoryoGame(Game):
         d = self.pending(state)
         if d is None:
             raise IllegalOrder("illegal order: the game is over")
-        if not isinstance(orders, Mapping):
+        if type(orders) is not dict and not isinstance(orders, Mapping):
             raise OrderError("orders must be a table of player = order")
         asked = d.players
         if len(orders) != len(asked) or not all(name in orders for name in asked):
@@ -172,7 +174,11 @@ class KoryoGame(Game):
     # -- players -------------------------------------------------------------------------
 
     def random_order(self, state: KoryoState, player: str, rng: random.Random) -> dict[str, Any]:
-        p, d = self._who(state, player)
+        d = self.pending(state)
+        if d is not None and player in d.players:  # the usual case, quickly
+            p = state.players.index(player)
+        else:
+            p, d = self._who(state, player)
         if d.kind == "orders":
             return O.random_play(state, p, rng)
         if d.kind == "action":

@@ -65,6 +65,13 @@ def _card_list(x: Any, key: str) -> list[int]:
 
 
 def parse_play(order: Any) -> list[int]:
+    if type(order) is dict and len(order) == 1:  # the usual case, quickly
+        x = order.get("play")
+        if type(x) is list:
+            try:
+                return [INDEX[c] for c in x]
+            except (KeyError, TypeError):
+                pass
     return _card_list(_mapping(order, "play"), "play")
 
 

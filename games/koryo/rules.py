@@ -202,7 +202,8 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
         s.turn = 0
         if events is not None:
             sc = scores(s)
-            win = winners(s)
+            top = max(sc)
+            win = [p for p, x in enumerate(sc) if x == top]  # as winners(s)
             names = ", ".join(s.players[p] for p in win)
             detail = ", ".join(f"{s.players[p]} {sc[p]}" for p in range(len(s.players)))
             verb = "wins" if len(win) == 1 else "share the win"
