@@ -6,7 +6,8 @@ Design
 ------
 The state (:class:`~.state.KoryoState`) is a small mutable object of count arrays (11 card
 ids per pile, see :mod:`.cards`); ``apply`` copies it once (short lists, no ``deepcopy``) and
-changes the copy, so the input is never mutated. The only randomness is the seeded
+changes the copy, so the input is never mutated. The copy shares the generator until the
+round-end shuffle, which gives the new state its own copy first. The only randomness is the seeded
 :class:`~koryo_pbm.engine.rng.Rng` stored in the state: the first player (when not given) is
 drawn first, then the 55 cards are shuffled; at each round end the discard pile is added to
 what is left of the deck and the whole deck is shuffled. After round 8 nothing is reshuffled.
@@ -15,7 +16,7 @@ Shuffles are exact Fisher–Yates shuffles that read several swaps from one gene
 
 Decisions
 ---------
-``r{r}-orders`` (kind ``orders``, every player whose hand is non-empty, at once),
+``r{r}-orders`` (kind ``orders``, every player whose hand holds two cards or more, at once),
 ``r{r}-action-{player}`` (``action``), ``r{r}-discard-{player}`` (``discard``).
 
 What "only one possible outcome" means here (spec, last section), read literally:
@@ -31,10 +32,13 @@ What "only one possible outcome" means here (spec, last section), read literally
 * **End-phase discard** — automatic when the player is not over the limit, or when exactly
   one multiset of characters is a minimal legal discard (e.g. all characters must go, or
   only one character id is on the table). The Senator bonus is judged on the table left.
-* **Order phase** — the spec names no automatic case, and the brief fixes the decision's
-  players as everyone with a non-empty hand, so a player holding a single card is still
-  asked. The whole phase is taken by the engine only when it has one outcome for everybody:
-  no hand holds more than one card (each such card is played; empty hands play nothing).
+* **Order phase** — a hand of exactly one card has one outcome (at least one card is played
+  from a non-empty hand), so that card is played by the engine and its owner is not asked;
+  the decision waits only for the players holding two cards or more, and their orders are
+  resolved together with the forced plays (the events read alike: "carol plays 1 card face
+  down", in seat order). Empty hands play nothing. When no hand holds two cards or more, the
+  whole phase is taken by the engine. (This replaces an earlier reading that still asked a
+  player holding a single card.)
 
 Orders
 ------

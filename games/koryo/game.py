@@ -24,8 +24,11 @@ def _decision(s: KoryoState) -> Decision | bool:
     """The pending decision (``False`` when the game is over, so it can be cached)."""
     ph = s.phase
     r = s.round
-    if ph == ORDERS:
-        names = tuple(s.players[p] for p in range(len(s.players)) if s.hand_size(p))
+    if ph == ORDERS:  # only the players with a choice: a hand of one card is played by itself
+        if s.hidden is None:
+            names = tuple([name for name, h in zip(s.players, s.hands) if sum(h) > 1])
+        else:
+            names = tuple([s.players[p] for p in range(len(s.players)) if s.hand_size(p) > 1])
     elif ph == ACTIONS or ph == END:
         names = (s.players[s.current()],)
     else:
@@ -148,6 +151,7 @@ class KoryoGame(Game):
                 cards = O.parse_play(orders[name])
                 rules.check_play(s, p, cards)
                 plays[p] = cards
+            rules.forced_plays(s, plays)
             rules.resolve_orders(s, plays, events)
         elif d.kind == "action":
             p = s.current()

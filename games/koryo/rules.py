@@ -320,6 +320,14 @@ def orders_automatic(s: KoryoState) -> bool:
     return True
 
 
+def forced_plays(s: KoryoState, plays: dict[int, list[int]]) -> None:
+    """Add to ``plays`` the play of every seat not in it whose hand holds exactly one card: that
+    card must be played (spec, "What a player is asked"); such a seat is never asked."""
+    for p, h in enumerate(s.hands):
+        if p not in plays and sum(h) == 1:
+            plays[p] = [h.index(1)]
+
+
 # -- Actions ---------------------------------------------------------------------------------
 
 
@@ -712,11 +720,8 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
         elif ph == ORDERS:
             if not orders_automatic(s):
                 return
-            plays = {}
-            for p in range(n):
-                h = s.hands[p]
-                if sum(h):
-                    plays[p] = [c for c in range(NCARDS) if h[c]]
+            plays: dict[int, list[int]] = {}
+            forced_plays(s, plays)
             resolve_orders(s, plays, events)
         else:
             return

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from koryo_testkit import GAME, apply1, load, pending_id, table, texts
+
+from koryo_pbm.errors import IllegalOrder, OrderError
 
 
 def test_decision_ids_and_kinds():
-    s = load(hands={"alice": ["merchant", "spy"], "bob": ["spy"], "carol": []})
+    s = load(hands={"alice": ["merchant", "spy"], "bob": ["priest", "priest"], "carol": []})
     d = GAME.pending(s)
     assert d.to_dict() == {"id": "r3-orders", "kind": "orders", "players": ["alice", "bob"]}
     s = load(phase="actions", facedown={"bob": ["barbarian"]}, tables={"carol": ["merchant"]})
@@ -77,3 +80,25 @@ def test_setup_returns_a_real_decision():
         s = GAME.setup(["a", "b"], f"d{i}")
         assert GAME.pending(s).kind == "orders"
         assert all(n > 1 for n in GAME.public(s)["hand_sizes"].values())
+
+
+def test_what_a_player_is_asked_a_hand_of_one_card_is_played_by_itself():
+    # Spec "What a player is asked, and what happens by itself": a decision with one possible
+    # outcome is taken by the engine. A hand of one card must be played whole (at least one
+    # card is played from a non-empty hand), so only alice (two cards) is asked.
+    s = load(hands={"alice": ["merchant", "spy"], "bob": ["senator"], "carol": []},
+             tables={"carol": ["merchant"]})
+    assert GAME.pending(s).to_dict() == {"id": "r3-orders", "kind": "orders", "players": ["alice"]}
+    with pytest.raises(IllegalOrder, match="bob is not asked now"):
+        GAME.check(s, "bob", {"play": ["senator"]})
+    with pytest.raises(OrderError, match="orders from players not asked"):
+        GAME.apply(s, {"alice": {"play": ["spy"]}, "bob": {"play": ["senator"]}})
+    s2, ev = apply1(s, "alice", {"play": ["spy"]})
+    assert texts(ev)[:5] == ["alice plays 1 card face down", "alice discards 1 card left in hand",
+                             "bob plays 1 card face down", "alice reveals spy", "bob reveals senator"]
+    assert table(s2, "bob") == {"senator": 1}
+    # the order phase as a whole is taken by itself when nobody holds two cards or more
+    s = load(hands={"alice": ["merchant"], "bob": ["senator"], "carol": []},
+             tables={"carol": ["merchant"]})
+    assert pending_id(s) == "r4-orders"
+    assert table(s, "alice") == {"merchant": 1} and table(s, "bob") == {"senator": 1}

@@ -101,9 +101,13 @@ def test_whole_order_phase_automatic_when_no_hand_has_two_cards():
     assert GAME.private(s, "carol")["facedown"] == ["barbarian"]
 
 
-def test_single_card_player_is_asked_when_others_choose():
+def test_single_card_player_is_not_asked_when_others_choose():
+    # one card has one outcome: it is played by itself (spec, "What a player is asked")
     s = load(hands={"alice": ["spy"], "bob": ["merchant", "merchant"], "carol": []})
-    assert GAME.pending(s).players == ("alice", "bob")
+    assert GAME.pending(s).players == ("bob",)
+    s2, ev = GAME.apply(s, {"bob": {"play": ["merchant"]}})
+    assert texts(ev)[:3] == ["alice plays 1 card face down", "bob plays 1 card face down",
+                             "bob discards 1 card left in hand"]
 
 
 # -- Distribution ----------------------------------------------------------------------------
