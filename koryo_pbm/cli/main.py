@@ -96,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     except KoryoPbmError as exc:
         click.echo(f"koryo-pbm: error: {_one_line(str(exc))}", err=True)
         return exc.exit_code
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            click.echo("koryo-pbm: interrupted", err=True)
+            return 130
         click.echo("koryo-pbm: aborted", err=True)
         return 1
     except click.ClickException as exc:
