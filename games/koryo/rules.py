@@ -281,7 +281,6 @@ def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
 
 def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None) -> None:
     """Place every play face down, discard what is left in hands, start the actions."""
-    disc = s.discard
     players = s.players
     hands = s.hands
     facedown = s.facedown
@@ -297,17 +296,16 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
                 name = players[p]
                 events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down",
                                     {"player": name, "cards": k}))
-        left = sum(hand)
-        if left:
-            for c, k in enumerate(hand):
-                if k:
-                    disc[c] += k
-            hands[p] = [0] * NCARDS
-            if events is not None:
+        if events is not None:
+            left = sum(hand)
+            if left:
                 name = players[p]
                 events.append(event("discard-hand",
                                     f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
                                     {"player": name, "cards": left}))
+    # every card left in a hand goes to the discard pile (one pass over the card ids)
+    s.discard = [*map(sum, zip(s.discard, *hands))]
+    s.hands = [[0] * NCARDS for _ in hands]
     s.phase = ACTIONS
     s.turn = 0
 
