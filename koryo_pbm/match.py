@@ -274,6 +274,7 @@ class Candidate:
     envelope: Any  # Envelope | None (None when it could not be parsed)
     error: KoryoPbmError | None = None
     path: Path | None = None  # set for inbox files: they are archived
+    sha256: str | None = None  # of the inbox file's bytes as read (archived only if unchanged)
     status: str = "pending"  # accepted | held | rejected | duplicate | superseded
     reason: str = ""
     conflict: bool = False

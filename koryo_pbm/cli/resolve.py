@@ -27,7 +27,8 @@ def gather(folder: Path, mail: tuple[Path, ...]):
         for item in inbox.list_inbox(folder):
             env, err = (item.envelope, None) if not isinstance(item.envelope, Exception) else (None, item.envelope)
             candidates.append(Candidate(source=str(item.path), envelope=env, error=err, path=item.path,
-                                        conflict=getattr(item, "conflict", False)))
+                                        conflict=getattr(item, "conflict", False),
+                                        sha256=getattr(item, "sha256", None)))
     for source in mail:
         for label, found in envelopes_from_mail(source):
             if isinstance(found, Exception):
@@ -60,7 +61,8 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
                 seen(result.doc)
         for c in result.candidates:
             if c.path is not None:
-                inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted")
+                inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted",
+                              expect=c.sha256)
     return result
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from koryo_pbm.crypto.envelope import MAX_ARMORED, Envelope, parse_one
+from koryo_pbm.crypto.keys import sha256_hex
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
 from koryo_pbm.store.atomic import is_temp_name, read_limited, write_atomic
 
@@ -43,13 +44,17 @@ class _Item(NamedTuple):
 
 
 class InboxItem(_Item):
-    """``(path, envelope or FormatError)``, with ``conflict`` set for sync-conflict copies."""
+    """``(path, envelope or FormatError)``, with ``conflict`` set for sync-conflict copies and
+    ``sha256`` the hash of the bytes read (``None`` when the file could not be read)."""
 
     conflict: bool
+    sha256: str | None
 
-    def __new__(cls, path: Path, envelope: Envelope | FormatError, conflict: bool = False) -> InboxItem:
+    def __new__(cls, path: Path, envelope: Envelope | FormatError, conflict: bool = False,
+                sha256: str | None = None) -> InboxItem:
         self = super().__new__(cls, path, envelope)
         self.conflict = conflict
+        self.sha256 = sha256
         return self
 
     def __repr__(self) -> str:
@@ -90,7 +95,10 @@ def drop(game_dir: Path, envelope: Envelope) -> Path:
 
 def read_envelope_file(path: Path) -> Envelope:
     """The one envelope in the file ``path`` (``FormatError`` / ``StorageError`` otherwise)."""
-    data = read_limited(path, MAX_ENVELOPE_FILE, "envelope file")
+    return _parse_envelope_file(read_limited(path, MAX_ENVELOPE_FILE, "envelope file"), path)
+
+
+def _parse_envelope_file(data: bytes, path: Path) -> Envelope:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -120,8 +128,11 @@ def list_inbox(game_dir: Path) -> list[InboxItem]:
         if not path.is_file():
             continue
         found: Envelope | FormatError
+        digest = None
         try:
-            found = read_envelope_file(path)
+            data = read_limited(path, MAX_ENVELOPE_FILE, "envelope file")
+            digest = sha256_hex(data)
+            found = _parse_envelope_file(data, path)
         except FormatError as exc:
             found = exc
         except StorageError as exc:
@@ -130,8 +141,15 @@ def list_inbox(game_dir: Path) -> list[InboxItem]:
             found = FormatError(str(exc))
         except KoryoPbmError as exc:  # pragma: no cover - defensive
             found = FormatError(str(exc))
-        items.append(InboxItem(path, found, is_conflict_name(name)))
+        items.append(InboxItem(path, found, is_conflict_name(name), digest))
     return items
+
+
+def _same_content(path: Path, sha256: str) -> bool:
+    try:
+        return sha256_hex(read_limited(path, MAX_ENVELOPE_FILE, "envelope file")) == sha256
+    except KoryoPbmError:
+        return False
 
 
 def _candidates(name: str) -> Iterator[str]:
@@ -143,9 +161,13 @@ def _candidates(name: str) -> Iterator[str]:
         n += 1
 
 
-def archive(game_dir: Path, path: Path, *, status: str) -> Path:
+def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = None) -> Path | None:
     """Move ``path`` into ``archive/<status>/`` under a name no archived file has; never
-    deletes or overwrites anything. Returns the new path."""
+    deletes or overwrites anything. Returns the new path.
+
+    ``expect``: the SHA-256 of the bytes that were read. If the file no longer holds them (the
+    player submitted again meanwhile, replacing it), it is left in the inbox, unread, for the
+    next resolve, and ``None`` is returned."""
     if not _STATUS.fullmatch(status):
         raise StorageError(f"invalid archive status {status!r}")
     path = Path(path)
@@ -173,7 +195,21 @@ def archive(game_dir: Path, path: Path, *, status: str) -> Path:
                 os.replace(path, target)
             except OSError as exc2:
                 raise StorageError(f"cannot archive {path}: {exc2.strerror or exc2}") from None
+            if expect is not None and not _same_content(target, expect):
+                if not path.exists():  # give the newer file back to the inbox
+                    try:
+                        os.replace(target, path)
+                    except OSError as exc2:
+                        raise StorageError(f"cannot put {target} back as {path}: {exc2.strerror or exc2}") from None
+                return None
             return target
+        if expect is not None and not _same_content(target, expect):
+            # replaced since it was read: the link holds the newer file, which stays in the inbox
+            try:
+                os.unlink(target)
+            except OSError as exc:
+                raise StorageError(f"cannot remove {target}: {exc.strerror or exc}") from None
+            return None
         try:
             os.unlink(path)
         except OSError as exc:
