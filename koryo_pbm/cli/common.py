@@ -57,6 +57,19 @@ def warn(message: str) -> None:
     click.echo(f"koryo-pbm: warning: {message}", err=True)
 
 
+def warn_conflict_copies(folder: Path, path: Path) -> list[Path]:
+    """Warn about each sync-conflict copy of the game file ``path`` in ``folder``; return them."""
+    from koryo_pbm.store import inbox
+
+    if path.name != inbox.GAME_FILE:
+        return []
+    copies = inbox.conflict_copies(folder)
+    for copy in copies:
+        warn(f"{copy} is a sync-conflict copy of the game file: it is ignored; {path} is the game "
+             "(compare and delete the copy)")
+    return copies
+
+
 # -- games seen: moderator key pinning and rollback detection ---------------------------------
 
 

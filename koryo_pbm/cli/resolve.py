@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember, warn
+from koryo_pbm.cli.common import (
+    echo_json,
+    identity_options,
+    load_identity,
+    remember,
+    warn,
+    warn_conflict_copies,
+)
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -66,6 +73,40 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
     return result
 
 
+def refuse_later_copies(copies: list[Path], path: Path) -> None:
+    """Refuse to resolve when a conflict copy holds a later state of the same game than ``path``
+    (the sync tool kept the older file), or another state of the same version (two resolves on
+    two machines): resolving would fork the game."""
+    from koryo_pbm.errors import StaleError
+    from koryo_pbm.store import gamefile
+
+    if not copies:
+        return
+    try:
+        doc, data = gamefile.read_game(path), path.read_bytes()
+    except (KoryoPbmError, OSError):
+        return  # the resolve itself reports what is wrong with the game file
+    for copy in copies:
+        try:
+            other = gamefile.read_game(copy)
+        except KoryoPbmError:
+            continue  # not a valid game file: only ignored
+        if other.game_id != doc.game_id or other.moderator != doc.moderator or other.version < doc.version:
+            continue
+        if other.version > doc.version:
+            raise StaleError(
+                f"the sync-conflict copy {copy} holds version {other.version} of game {doc.game_id}, but "
+                f"{path} holds version {doc.version}: the sync tool kept the older file; put the later one "
+                f"in place as {path.name} (keep the other aside), then resolve again"
+            )
+        if copy.read_bytes() != data:
+            raise StaleError(
+                f"the sync-conflict copy {copy} and {path} both hold version {doc.version} of game "
+                f"{doc.game_id}, with different contents: two resolves ran on two machines; keep one as "
+                f"{path.name} (move the other aside; its envelopes are in archive/), then resolve again"
+            )
+
+
 @click.command("resolve")
 @click.argument("target", required=False, metavar="[DIR]")
 @identity_options(role="moderator")
@@ -85,9 +126,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
 
     folder, path = match.game_paths(target)
     identity = load_identity(as_name, key_file)
-    for copy in inbox.conflict_copies(folder):
-        warn(f"{copy} is a sync-conflict copy of the game file: it is ignored; {path} is the game "
-             "(compare and delete the copy)")
+    refuse_later_copies(warn_conflict_copies(folder, path), path)
     result = run_resolve(folder, path, identity, mail, seen=lambda doc: remember(doc, strict=True))
     doc = result.doc
     decision = doc.decision

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember
+from koryo_pbm.cli.common import (
+    echo_json,
+    identity_options,
+    load_identity,
+    remember,
+    warn_conflict_copies,
+)
 
 
 @click.command("show")
@@ -18,9 +24,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     public state; with --as NAME, also your hand and face-down cards."""
     from koryo_pbm import match
 
-    _, path = match.game_paths(target)
+    folder, path = match.game_paths(target)
     doc = match.load_doc(path)
     remember(doc)
+    warn_conflict_copies(folder, path)
     game = match.game_of(doc)
     identity = load_identity(as_name, key_file, required=False)
     private = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from koryo_pbm.cli.common import echo_json
+from koryo_pbm.cli.common import echo_json, warn_conflict_copies
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -23,6 +23,7 @@ def command(target: str | None, as_json: bool) -> None:
 
     folder, path = game_paths(target)
     doc = read_game(path)
+    warn_conflict_copies(folder, path)
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
     received = set(decision.get("received", []))
