@@ -122,34 +122,8 @@ def shuffle(rng, items: list) -> None:
 # -- events ----------------------------------------------------------------------------------
 
 
-def _event_factory():
-    """A constructor of :class:`Event` values that skips the frozen dataclass ``__init__`` (three
-    ``object.__setattr__`` calls): it fills the instance dictionary directly, which gives the very
-    same object (equal, same ``repr``/``to_dict``). Used only if that holds for the contract's
-    ``Event`` as it is now (a plain frozen dataclass with a ``__dict__``); else ``Event`` itself."""
-    new = object.__new__
-
-    def make(kind: str, text: str, data: dict) -> Event:
-        e = new(Event)
-        d = e.__dict__
-        d["kind"] = kind
-        d["text"] = text
-        d["data"] = data
-        return e
-
-    try:
-        probe, real = make("k", "t", {"x": 1}), Event("k", "t", {"x": 1})
-        if probe == real and vars(probe) == vars(real) and repr(probe) == repr(real) \
-                and probe.to_dict() == real.to_dict():
-            return make
-    except Exception:  # pragma: no cover - a future Event without __dict__
-        pass
-    return Event  # pragma: no cover
-
-
-#: ``event(kind, text, data)``: an :class:`Event`, built quickly (events are built by the hundred
-#: in every game).
-event = _event_factory()
+#: ``event(kind, text, data)``: an :class:`Event` (events are built by the hundred in every game).
+event = Event
 
 
 def _ev(events: list[Event] | None, kind: str, text: str, **data) -> None:

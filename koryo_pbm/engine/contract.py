@@ -35,8 +35,9 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple
 
 # An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
 # ``{"play": ["merchant", "merchant"]}``. It is TOML-safe data.
@@ -62,14 +63,16 @@ class Decision:
         return {"id": self.id, "kind": self.kind, "players": list(self.players)}
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """One public thing that happened, for the log: ``kind`` and TOML-safe ``data``, plus a
-    sentence for people (``"alice destroys bob's guardian (barbarian)"``)."""
+    sentence for people (``"alice destroys bob's guardian (barbarian)"``).
+
+    A named tuple rather than a dataclass: games build hundreds per match, and a tuple is the
+    cheapest immutable value Python has."""
 
     kind: str
     text: str
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = MappingProxyType({})
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, **({"data": dict(self.data)} if self.data else {})}
