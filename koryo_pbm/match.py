@@ -38,7 +38,6 @@ from koryo_pbm.errors import (
     OrderError,
     SetupError,
     StaleError,
-    StorageError,
 )
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.folder import GAME_FILE, game_paths  # noqa: F401 - re-exported
@@ -71,14 +70,14 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
 
 
 def read_orders_file(path: Path) -> str:
+    """The text of an orders file (a pipe works too), never reading more than the limit."""
+    from koryo_pbm.store.atomic import read_limited
+
+    data = read_limited(path, ORDERS_LIMIT, "orders file", regular_only=False)
     try:
-        if path.stat().st_size > ORDERS_LIMIT:
-            raise FormatError(f"orders file {path} is larger than {ORDERS_LIMIT} bytes")
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise FormatError(f"orders file {path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise StorageError(f"cannot read orders file {path}: {exc.strerror or exc}") from None
 
 
 # -- creating ------------------------------------------------------------------------------

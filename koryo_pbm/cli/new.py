@@ -24,12 +24,11 @@ def _parse_player(spec: str):
 
 
 def _read_position(path: Path) -> dict:
+    from koryo_pbm.store.atomic import read_limited
+
+    data = read_limited(path, POSITION_LIMIT, "position file", regular_only=False)
     try:
-        if path.stat().st_size > POSITION_LIMIT:
-            raise FormatError(f"position file {path} is larger than {POSITION_LIMIT} bytes")
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise StorageError(f"cannot read position file {path}: {exc.strerror or exc}") from None
+        return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise FormatError(f"position file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

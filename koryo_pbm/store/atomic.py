@@ -93,17 +93,19 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
     _fsync_dir(directory)
 
 
-def read_limited(path: Path, limit: int, what: str) -> bytes:
+def read_limited(path: Path, limit: int, what: str, *, regular_only: bool = True) -> bytes:
     """Read ``path`` whole, refusing (``FormatError``) a file over ``limit`` bytes before reading.
 
     ``what`` names the file in messages ("game file" -> "no game file at PATH").
+    ``regular_only=False`` also reads pipes and devices (``<(command)``), never more than
+    ``limit + 1`` bytes of them (``/dev/zero`` is refused as too large, not read forever).
     """
     path = Path(path)
     try:
         st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):
             raise StorageError(f"{what} {path} is a folder, not a file")
-        if not stat.S_ISREG(st.st_mode):
+        if regular_only and not stat.S_ISREG(st.st_mode):
             raise StorageError(f"{what} {path} is not a regular file")
         if st.st_size > limit:
             raise FormatError(f"{what} {path} is larger than {limit} bytes")
