@@ -112,3 +112,17 @@ def test_same_seed_replays_the_same_match(name, n, options):
 def test_any_seed_plays_a_valid_match(seed, case):
     name, n, options = case
     checked_play(find_game(name), seat_names(n), seed, options)
+
+
+@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
+def test_apply_without_a_log_reaches_the_same_states(name, n, options):
+    game = find_game(name)
+    bots = random.Random("quiet")
+    loud = quiet = game.setup(seat_names(n), "quiet", options=options)
+    while (decision := game.pending(loud)) is not None:
+        assert game.pending(quiet) == decision
+        orders = {p: game.random_order(loud, p, bots) for p in decision.players}
+        loud, events = game.apply(loud, orders)
+        quiet, _ = game.apply(quiet, orders, log=False)
+        assert game.dump_state(quiet) == game.dump_state(loud)
+    assert game.outcome(quiet) == game.outcome(loud)

@@ -58,7 +58,8 @@ class KorsarGame(Game):
     def check(self, state: KorsarState, player: str, order: Order) -> None:
         R.check_order(_state(state), player, order)
 
-    def apply(self, state: KorsarState, orders: Mapping[str, Order]) -> tuple[KorsarState, list[Event]]:
+    def apply(self, state: KorsarState, orders: Mapping[str, Order], *, log: bool = True
+              ) -> tuple[KorsarState, list[Event]]:
         s = _state(state)
         decision = self.pending(s)
         if decision is None:

@@ -125,7 +125,8 @@ class KoryoGame(Game):
         else:
             O.check_discard(s, p, O.parse_discard(order))
 
-    def apply(self, state: KoryoState, orders: Mapping[str, Order]) -> tuple[KoryoState, list[Event]]:
+    def apply(self, state: KoryoState, orders: Mapping[str, Order], *, log: bool = True
+              ) -> tuple[KoryoState, list[Event]]:
         if state.hidden is not None:
             raise GameError("cannot apply orders to a state rebuilt from one player's view")
         d = self.pending(state)
@@ -142,7 +143,7 @@ class KoryoGame(Game):
             if missing:
                 raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
         s = state.copy()
-        events: list[Event] = []
+        events: list[Event] | None = [] if log else None  # None: the rules build no event
         players = s.players
         if d.kind == "orders":
             plays = {}
@@ -164,7 +165,7 @@ class KoryoGame(Game):
             rules.do_discard(s, p, dc, events, False)
             s.turn += 1
         rules.advance(s, events)
-        return s, events
+        return s, events if events is not None else []
 
     def outcome(self, state: KoryoState) -> Outcome | None:
         if state.phase != OVER:

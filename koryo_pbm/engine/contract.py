@@ -132,10 +132,15 @@ class Game(abc.ABC):
         full state and on a :meth:`from_view` state alike."""
 
     @abc.abstractmethod
-    def apply(self, state: State, orders: Mapping[str, Order]) -> tuple[State, list[Event]]:
+    def apply(
+        self, state: State, orders: Mapping[str, Order], *, log: bool = True
+    ) -> tuple[State, list[Event]]:
         """Apply one order per player of the pending decision; return the new state and the
         public events, after taking every following one-outcome decision. Pure: ``state`` is
-        not modified. Checks each order first (raises like :meth:`check`)."""
+        not modified. Checks each order first (raises like :meth:`check`).
+
+        With ``log=False`` nobody will read the events (simulation): the game may skip
+        building them and return an empty list. The new state must be the same either way."""
 
     @abc.abstractmethod
     def outcome(self, state: State) -> Outcome | None:

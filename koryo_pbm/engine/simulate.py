@@ -40,7 +40,7 @@ def play_random(
         if decision is None:
             break
         orders = {p: game.random_order(state, p, bots) for p in decision.players}
-        state, events = game.apply(state, orders)
+        state, events = game.apply(state, orders, log=after is not None)
         if after is not None:
             after(state, events)
     else:  # pragma: no cover - a game that never ends is a bug in the game
