@@ -220,3 +220,25 @@ def test_the_same_envelope_in_the_inbox_and_in_the_mail_counts_once(cli, tmp_pat
     statuses = sorted(e["status"] for e in r.json["envelopes"])
     assert statuses == ["duplicate", "held"]
     assert r.json["received"] == ["alice"]
+
+
+def test_the_json_contract_that_scripts_rely_on(cli):
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    folder = new_game(cli, lines, names=["alice", "bob", "carol"], seed="contract")
+    status = cli.ok("status", folder, "--json").json
+    assert {"id", "game", "decision", "waiting_for", "round", "phase"} <= set(status)
+    public = cli.ok("show", folder, "--json").json
+    keys = {"id", "game", "round", "phase", "decision", "waiting_for", "players", "first", "bank", "tokens",
+            "tables", "facedown_sizes", "hand_sizes", "deck", "powers", "scores", "winners"}
+    assert keys <= set(public)
+    assert public["phase"] in ("orders", "actions", "end", "over")
+    assert public["players"] == ["alice", "bob", "carol"]
+    assert set(public["tokens"]) == set(public["hand_sizes"]) == set(public["tables"]) == {"alice", "bob", "carol"}
+    characters = {"merchant", "broadcaster", "guardian", "banker", "shipowner", "priest", "senator", "spy", "omniscient"}
+    assert set(public["powers"]) == characters
+    assert public["winners"] == [] and isinstance(public["deck"], int)
+    mine = cli.ok("show", folder, "--as", "bob", "--json").json
+    assert isinstance(mine["hand"], list) and mine["facedown"] == []
+    # Errors are one line on stderr with a non-zero exit.
+    r = cli.fails("show", cli.cwd / "nowhere")
+    assert r.err.count("\n") == 1
