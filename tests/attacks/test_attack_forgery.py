@@ -46,7 +46,7 @@ def test_every_byte_of_a_game_file_flipped_is_refused(arena, world):
         assert_refused(r)
         assert path.read_bytes() == flipped, f"{cmd[0]} rewrote a tampered game file (byte {i})"
         refused[cmd[0]] += 1
-    assert sum(refused.values()) == len(data) > 5000
+    assert sum(refused.values()) == len(data) > 4000
     assert min(refused.values()) >= len(data) // 3
     assert not (folder / "archive" / "accepted").exists()
     # the untouched file is accepted by all three
