@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import StaleError, TamperedError, UsageError
+from koryo_pbm.errors import StorageError, StaleError, TamperedError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -121,5 +121,5 @@ def remember(doc: Any, *, strict: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         body = f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {max(doc.version, last or 0)}\n'
         write_atomic(path, body.encode("utf-8"))
-    except OSError as exc:
-        warn(f"cannot record game {doc.game_id} as seen ({exc.strerror or exc})")
+    except (OSError, StorageError) as exc:  # remembering is a help, not a condition
+        warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")

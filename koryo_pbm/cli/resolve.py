@@ -154,7 +154,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
         for e in events:
             click.echo(f"  {e.text}")
     if not result.candidates:
-        click.echo("no envelopes in the inbox")
+        click.echo("no envelopes found (inbox empty" + (", none in the mail given)" if mail else ")"))
     if decision is None:
         click.echo(f"game {doc.game_id} is over")
     else:
