@@ -23,7 +23,7 @@ optional, never both), and
 the ``decision``, ``log`` entries and ``sealed`` parts exactly theirs; anything else is refused.
 A later format gets a new first line.
 
-Sealed parts hold TOML; their HPKE ``info`` is ``b"koryo-pbm game part v1\\0" + game_id + b"\\0"
+Sealed parts hold compact JSON (only their recipient reads it); their HPKE ``info`` is ``b"koryo-pbm game part v1\\0" + game_id + b"\\0"
 + version + b"\\0" + name + b"\\0" + recipient fingerprint``, so a part cannot be moved to another
 game, version, seat or key and still open.
 """
@@ -210,16 +210,18 @@ def part_info(game_id: str, version: int, name: str, recipient: str) -> bytes:
 
 
 def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any]) -> dict[str, str]:
-    """Seal ``data`` (as TOML) to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``."""
-    import tomli_w
+    """Seal ``data`` to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``.
 
+    Inside the seal the data is compact JSON: only its recipient ever reads it, and JSON is read
+    many times faster than TOML (the moderator's part holds the whole game state)."""
     from koryo_pbm.crypto.seal import seal
 
     plain = _plain(data, f"part {name!r}")
     try:
-        text = tomli_w.dumps(plain)
-    except (TypeError, ValueError) as exc:
-        raise FormatError(f"part {name!r} cannot be written as TOML: {exc}") from None
+        text = json.dumps(plain, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                          default=_json_default)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"part {name!r} cannot be written: {exc}") from None
     fpr = recipient.fingerprint()
     blob = seal(recipient, text.encode("utf-8"), part_info(doc.game_id, doc.version, name, fpr))
     return {"recipient": fpr, "data": base64.b64encode(blob).decode("ascii")}
@@ -227,7 +229,7 @@ def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[
 
 def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     """Open part ``name`` with ``identity``: ``NotForYou`` if sealed to another key,
-    ``TamperedError`` if it does not open, ``FormatError`` if what is inside is not TOML."""
+    ``TamperedError`` if it does not open, ``FormatError`` if what is inside is not a table."""
     from koryo_pbm.crypto.seal import open_sealed
 
     part = doc.sealed.get(name)
@@ -242,9 +244,12 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
     plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
     try:
-        return tomllib.loads(plain.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        raise FormatError(f"{what} does not hold valid TOML") from None
+        data = json.loads(plain.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise FormatError(f"{what} does not hold valid data") from None
+    if not isinstance(data, dict):
+        raise FormatError(f"{what} does not hold a table")
+    return data
 
 
 def _b64(value: Any, where: str) -> bytes:

@@ -305,14 +305,16 @@ def test_part_cannot_be_moved(keys):
         open_part(doc, "bob", keys["bob"])
 
 
-def test_part_with_bad_toml_inside(keys):
+@pytest.mark.parametrize("inside,match", [(b"= not json", "valid data"), (b"[1, 2]", "a table"),
+                                          (b"\xff\xfe", "valid data")])
+def test_part_with_bad_data_inside(keys, inside, match):
     from koryo_pbm.crypto.seal import seal
 
     doc = make_doc(keys)
     fpr = keys["alice"].public.fingerprint()
-    blob = seal(keys["alice"].public, b"= not toml", gamefile.part_info(doc.game_id, doc.version, "alice", fpr))
+    blob = seal(keys["alice"].public, inside, gamefile.part_info(doc.game_id, doc.version, "alice", fpr))
     doc.sealed["alice"] = {"recipient": fpr, "data": base64.b64encode(blob).decode()}
-    with pytest.raises(FormatError, match="valid TOML"):
+    with pytest.raises(FormatError, match=match):
         open_part(doc, "alice", keys["alice"])
 
 
