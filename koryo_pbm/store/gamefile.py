@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import dataclasses
 import json
 import re
@@ -487,8 +486,8 @@ def read_game(path: Path, **kw: Any) -> GameDoc:
 
     The same bytes always decode to the same document, so the last few decoded files are
     remembered by the SHA-256 of their bytes (a process that reads one file several times,
-    like ``demo`` or a resolve after a show, parses it once). Each call gets its own copy of
-    the document's tables.
+    like ``demo`` or a resolve after a show, parses it once). Each call gets its own top-level
+    tables; the values inside them are shared, and read-only.
     """
     from koryo_pbm.store.atomic import read_limited
 
@@ -501,13 +500,15 @@ def read_game(path: Path, **kw: Any) -> GameDoc:
         if len(_recent) >= 4:
             _recent.pop(next(iter(_recent)))
         _recent[key] = doc
+    # Fresh top-level containers; what is nested inside is shared and must not be changed in
+    # place (nothing does: a new version gets new public and decision tables).
     return dataclasses.replace(
         doc,
         players=dict(doc.players),
-        decision=copy.deepcopy(doc.decision),
-        public=copy.deepcopy(doc.public),
+        decision=dict(doc.decision) if doc.decision is not None else None,
+        public=dict(doc.public),
         log=list(doc.log),
-        sealed={name: dict(part) for name, part in doc.sealed.items()},
+        sealed=dict(doc.sealed),
     )
 
 
