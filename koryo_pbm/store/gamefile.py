@@ -478,28 +478,17 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
     )
 
 
-_recent: dict[tuple[bytes, str, PublicIdentity | None], GameDoc] = {}
+_recent: dict[str, GameDoc] = {}  # SHA-256 of a game file's bytes -> its document
+_RECENT = 4
 
 
-def read_game(path: Path, **kw: Any) -> GameDoc:
-    """Read and check ``path`` (see :func:`decode`; ``expected_moderator`` pins the key).
+def _keep(data: bytes, doc: GameDoc) -> None:
+    if len(_recent) >= _RECENT:
+        _recent.pop(next(iter(_recent)))
+    _recent[sha256_hex(data)] = doc
 
-    The same bytes always decode to the same document, so the last few decoded files are
-    remembered by the SHA-256 of their bytes (a process that reads one file several times,
-    like ``demo`` or a resolve after a show, parses it once). Each call gets its own top-level
-    tables; the values inside them are shared, and read-only.
-    """
-    from koryo_pbm.store.atomic import read_limited
 
-    data = read_limited(Path(path), MAX_GAME_FILE, "game file")
-    kw.setdefault("source", f"game file {path}")
-    key = (sha256_hex(data).encode(), kw["source"], kw.get("expected_moderator"))
-    doc = _recent.get(key)
-    if doc is None:
-        doc = decode(data, **kw)
-        if len(_recent) >= 4:
-            _recent.pop(next(iter(_recent)))
-        _recent[key] = doc
+def _fresh(doc: GameDoc) -> GameDoc:
     # Fresh top-level containers; what is nested inside is shared and must not be changed in
     # place (nothing does: a new version gets new public and decision tables).
     return dataclasses.replace(
@@ -512,8 +501,36 @@ def read_game(path: Path, **kw: Any) -> GameDoc:
     )
 
 
+def read_game(path: Path, *, expected_moderator: PublicIdentity | None = None, source: str | None = None) -> GameDoc:
+    """Read and check ``path`` (see :func:`decode`; ``expected_moderator`` pins the key).
+
+    The same bytes always decode to the same document, so the last few game files this process
+    read or wrote are remembered by the SHA-256 of their bytes: a process that reads one file
+    several times, or reads what it has just written (``demo``), parses it once. Each call gets
+    its own top-level tables; the values inside them are shared, and read-only.
+    """
+    from koryo_pbm.store.atomic import read_limited
+
+    data = read_limited(Path(path), MAX_GAME_FILE, "game file")
+    source = source or f"game file {path}"
+    doc = _recent.get(sha256_hex(data))
+    if doc is None:
+        doc = decode(data, expected_moderator=expected_moderator, source=source)
+        _keep(data, doc)
+    elif expected_moderator is not None and doc.moderator != expected_moderator:
+        raise TamperedError(
+            f"{source} is signed by a different moderator key ({doc.moderator.fingerprint()}, "
+            f"expected {expected_moderator.fingerprint()})"
+        )
+    return _fresh(doc)
+
+
 def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
     """Sign and write ``doc`` to ``path`` atomically."""
     from koryo_pbm.store.atomic import write_atomic
 
-    write_atomic(Path(path), encode(doc, moderator))
+    data = encode(doc, moderator)
+    write_atomic(Path(path), data)
+    # What decode(data) would give, without parsing back what was just written: the TOML
+    # tables that were written, read as decode reads them.
+    _keep(data, _from_toml(_to_toml(doc), doc.moderator))

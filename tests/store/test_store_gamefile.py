@@ -389,3 +389,24 @@ def test_deeply_nested_toml_refused(keys):
     sig = base64.b64encode(b"\0" * 64).decode().encode()
     with pytest.raises(FormatError, match="nested too deeply"):
         decode(deep + b'signature = "' + sig + b'"\n')
+
+
+def test_a_written_file_reads_back_as_decode_would_give_it(keys, tmp_path):
+    doc = make_doc(keys)
+    path = tmp_path / "game.toml"
+    write_game(path, doc, keys["mod"])
+    remembered = read_game(path)  # served from what was written, not parsed
+    gamefile._recent.clear()
+    parsed = read_game(path)  # parsed from the bytes on disk
+    assert remembered == parsed == decode(path.read_bytes())
+    # The bytes decide: a file changed on disk is parsed (and refused) whatever was remembered.
+    write_game(path, doc, keys["mod"])
+    data = bytearray(path.read_bytes())
+    data[data.index(b"round = 2")] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(TamperedError):
+        read_game(path)
+    # A pinned moderator key is checked on remembered documents too.
+    write_game(path, doc, keys["mod"])
+    with pytest.raises(TamperedError, match="different moderator"):
+        read_game(path, expected_moderator=keys["alice"].public)
