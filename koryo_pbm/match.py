@@ -46,6 +46,7 @@ from koryo_pbm.store.gamefile import GameDoc
 
 MODERATOR_PART = "moderator"
 ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
+POSITION_LIMIT = 256 * 1024  # bytes of a position file
 RESERVED_NAMES = frozenset({MODERATOR_PART})
 
 
@@ -56,12 +57,7 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
     """``(game_id, decision_id, body)`` from the text of an orders file."""
     if len(text.encode("utf-8", "surrogatepass")) > ORDERS_LIMIT:
         raise FormatError(f"{source} is larger than {ORDERS_LIMIT} bytes")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"{source} is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise FormatError(f"{source} is nested too deeply") from None
+    doc = loads_toml(text, source)
     game_id, decision = doc.pop("game", None), doc.pop("decision", None)
     if not isinstance(game_id, str) or not game_id:
         raise OrderError(f"{source} has no 'game' (the game id, as `koryo-pbm status` shows it)")
@@ -70,15 +66,35 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
     return game_id, decision, doc
 
 
-def read_orders_file(path: Path) -> str:
-    """The text of an orders file (a pipe works too), never reading more than the limit."""
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """A TOML document a user wrote; ``FormatError`` naming ``source`` if it is not one."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FormatError(f"{source} is nested too deeply") from None
+
+
+def _read_text(path: Path, limit: int, what: str) -> str:
+    """A user's text file (a pipe works too), never reading more than ``limit`` bytes."""
     from koryo_pbm.store.atomic import read_limited
 
-    data = read_limited(path, ORDERS_LIMIT, "orders file", regular_only=False)
+    data = read_limited(path, limit, what, regular_only=False)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise FormatError(f"orders file {path} is not UTF-8 text") from None
+        raise FormatError(f"{what} {path} is not UTF-8 text") from None
+
+
+def read_orders_file(path: Path) -> str:
+    """The text of an orders file."""
+    return _read_text(path, ORDERS_LIMIT, "orders file")
+
+
+def read_position(path: Path) -> dict[str, Any]:
+    """A position file, parsed (the game checks what it says)."""
+    return loads_toml(_read_text(path, POSITION_LIMIT, "position file"), f"position file {path}")
 
 
 # -- creating ------------------------------------------------------------------------------

@@ -15,7 +15,10 @@ def test_no_top_level_package_called_games_is_installed():
 
 def test_games_ship_as_koryo_pbm_games_and_register_through_entry_points():
     import koryo_pbm_games.korsar
-    import koryo_pbm_games.koryo  # noqa: F401
+    import koryo_pbm_games.koryo
+
+    assert koryo_pbm_games.koryo.KoryoGame.name == "koryo"
+    assert koryo_pbm_games.korsar.KorsarGame.name == "korsar"
 
     eps = {ep.name: ep.value for ep in entry_points(group="koryo_pbm.games")}
     assert eps["koryo"] == "koryo_pbm_games.koryo:KoryoGame"

@@ -19,7 +19,7 @@ from koryo_pbm.errors import FormatError
 
 from . import cards as C
 from . import rules as R
-from .state import Galleon, KorsarState
+from .state import KorsarState
 from .storage import Reader, _dump_galleon
 
 

@@ -11,7 +11,7 @@ from . import rules
 from .cards import (CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, TOKENS, VALUES, base_limit, counts_to_ids,
                     deal_size)
 from .positions import check_players
-from .state import ACTIONS, END, ORDERS, OVER, PHASES, Hidden, KoryoState
+from .state import ACTIONS, END, OVER, PHASES, Hidden, KoryoState
 
 
 def public(s: KoryoState) -> dict[str, Any]:

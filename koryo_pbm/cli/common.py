@@ -53,6 +53,22 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, sort_keys=True, ensure_ascii=False))
 
 
+def write_output(output: Path | None, text: str) -> bool:
+    """Print ``text`` (no ``output``, or ``-``) or write it to a new file ``output``, never over
+    an existing one. True when a file was written."""
+    if output is None or str(output) == "-":
+        click.echo(text, nl=False)
+        return False
+    if output.exists():
+        raise StorageError(f"{output} exists already (nothing was written); choose another name")
+    try:
+        with open(output, "x", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise StorageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    return True
+
+
 def warn(message: str) -> None:
     click.echo(f"koryo-pbm: warning: {message}", err=True)
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import click
 
 from koryo_pbm.cli.common import echo_json, identity_options, load_identity
-from koryo_pbm.errors import FormatError, SetupError, StorageError, UsageError
-
-POSITION_LIMIT = 256 * 1024
-
+from koryo_pbm.errors import SetupError, StorageError, UsageError
 
 def _parse_player(spec: str):
     from koryo_pbm.crypto.keys import load_public
@@ -21,20 +17,6 @@ def _parse_player(spec: str):
     if not sep or not name or not key:
         raise UsageError(f"--player takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
     return name, load_public(key)
-
-
-def _read_position(path: Path) -> dict:
-    from koryo_pbm.store.atomic import read_limited
-
-    data = read_limited(path, POSITION_LIMIT, "position file", regular_only=False)
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise FormatError(f"position file {path} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"position file {path} is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise FormatError(f"position file {path} is nested too deeply") from None
 
 
 @click.command("new")
@@ -76,7 +58,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if "teams" not in game.options:
             raise SetupError(f"{game.title} has no teams")
         options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
-    position = _read_position(position_file) if position_file else None
+    position = match.read_position(position_file) if position_file else None
     if position is not None and position.get("game", game.name) != game.name:
         raise SetupError(f"the position is for {position.get('game')!r}, not {game.name!r}")
     path = directory / match.GAME_FILE

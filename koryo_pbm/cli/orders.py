@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember
-from koryo_pbm.errors import StaleError, StorageError
+from koryo_pbm.cli.common import identity_options, load_identity, remember, write_output
+from koryo_pbm.errors import StaleError
 
 
 def orders_text(doc, game, name: str, private) -> str:
@@ -54,13 +54,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)
     text = orders_text(doc, game, name, private)
-    if output is None or str(output) == "-":
-        click.echo(text, nl=False)
-        return
-    if output.exists():
-        raise StorageError(f"{output} exists already (nothing was written); choose another name")
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise StorageError(f"cannot write {output}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {output}: edit it, then koryo-pbm submit {output} --as {as_name or name}", err=True)
+    if write_output(output, text):
+        who = f"--as {as_name}" if as_name else f"--key {key_file}"
+        click.echo(f"wrote {output}: edit it, then koryo-pbm submit {output} {who}", err=True)

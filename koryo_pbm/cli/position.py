@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity
-from koryo_pbm.errors import PositionError, StorageError, UsageError
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, write_output
+from koryo_pbm.errors import PositionError, UsageError
 
 
 @click.command("position")
@@ -32,7 +32,6 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
     import tomli_w
 
     from koryo_pbm import match
-    from koryo_pbm.cli.new import _read_position
     from koryo_pbm.engine.registry import find_game
 
     if (position_file is None) == (source is None):
@@ -42,18 +41,10 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
         _, path = match.game_paths(source)
         mv = match.load_for_resolve(path, identity)
         text = tomli_w.dumps(mv.game.dump_position(mv.state))
-        if output is None or str(output) == "-":
-            click.echo(text, nl=False)
-            return
-        if output.exists():
-            raise StorageError(f"{output} exists already (nothing was written)")
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise StorageError(f"cannot write {output}: {exc.strerror or exc}") from None
-        click.echo(f"wrote {output}", err=True)
+        if write_output(output, text):
+            click.echo(f"wrote {output}", err=True)
         return
-    doc = _read_position(position_file)
+    doc = match.read_position(position_file)
     name = doc.get("game")
     if not isinstance(name, str):
         raise PositionError(f"{position_file} does not say which game it is for (game = \"koryo\")")

@@ -122,7 +122,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     archive/, never deleted.
     """
     from koryo_pbm import match
-    from koryo_pbm.store import inbox
 
     folder, path = match.game_paths(target)
     identity = load_identity(as_name, key_file)

@@ -12,10 +12,13 @@ import html
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from koryo_pbm.crypto.envelope import BEGIN, Envelope, scan_armored
+from koryo_pbm.crypto.envelope import BEGIN, scan_armored
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
+
+if TYPE_CHECKING:
+    from koryo_pbm.crypto.envelope import Envelope
 
 MAX_MESSAGE = 32 * 1024 * 1024  # one message (an .eml file, a Maildir file, one mbox message)
 MAX_MBOX = 512 * 1024 * 1024  # a whole mbox file

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from attack_kit import PLAYERS4, Arena, assert_refused, run
+from attack_kit import PLAYERS4, assert_refused, run
 
 from koryo_pbm.store import gamefile
 

@@ -52,7 +52,7 @@ def test_documented_limits():
     assert MAX_ARMORED == 256 * 1024 and MAX_ENVELOPE_FILE == 272 * 1024
     assert KEY_FILE_LIMIT == 64 * 1024 and MAX_GAME_FILE == 16 * 1024 * 1024
     assert MAX_MESSAGE == 32 * 1024 * 1024 and MAX_MBOX == 512 * 1024 * 1024
-    from koryo_pbm.cli.new import POSITION_LIMIT as P
+    from koryo_pbm.match import POSITION_LIMIT as P
 
     assert P == POSITION_LIMIT
 

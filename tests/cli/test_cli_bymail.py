@@ -6,9 +6,6 @@ import mailbox
 import shutil
 import threading
 from email.message import EmailMessage
-from pathlib import Path
-
-import pytest
 
 PLAYERS = ["alice", "bob", "carol", "dave"]
 

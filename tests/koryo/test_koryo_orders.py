@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from koryo_testkit import GAME, apply1, load, pending_id, texts
+from koryo_testkit import GAME, load, pending_id, texts
 
 from koryo_pbm.errors import IllegalOrder, OrderError
 from koryo_pbm_games.koryo import rules
