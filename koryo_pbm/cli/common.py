@@ -15,7 +15,7 @@ from koryo_pbm.errors import StorageError, StaleError, TamperedError, UsageError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def identity_options(required: bool = True, role: str = "player") -> Callable[[F], F]:
+def identity_options(role: str = "player") -> Callable[[F], F]:
     """``--as NAME`` (a key in the keyring) and ``--key FILE`` (a key file)."""
 
     def decorate(f: F) -> F:
