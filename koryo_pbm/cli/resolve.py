@@ -27,7 +27,6 @@ def gather(folder: Path, mail: tuple[Path, ...]):
     """Every envelope in the inbox and in the mail files, as resolve candidates."""
     from koryo_pbm.match import Candidate
     from koryo_pbm.store import inbox
-    from koryo_pbm.transport.mail import envelopes_from_mail
 
     candidates = []
     if inbox.inbox_dir(folder).is_dir():
@@ -36,6 +35,8 @@ def gather(folder: Path, mail: tuple[Path, ...]):
             candidates.append(Candidate(source=str(item.path), envelope=env, error=err, path=item.path,
                                         conflict=getattr(item, "conflict", False),
                                         sha256=getattr(item, "sha256", None)))
+    if mail:
+        from koryo_pbm.transport.mail import envelopes_from_mail  # the email package is costly
     for source in mail:
         for label, found in envelopes_from_mail(source):
             if isinstance(found, Exception):
