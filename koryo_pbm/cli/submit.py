@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
 from koryo_pbm.cli.common import identity_options, load_identity, remember
-from koryo_pbm.errors import StorageError, UsageError
+from koryo_pbm.errors import FormatError, StorageError, UsageError
 
 
 def utc_now() -> str:
@@ -25,6 +26,21 @@ def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submi
     match.check_own_order(doc, game, name, private, text, source=source)
     return make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
                          player=name, orders_text=text, submitted=submitted or utc_now())
+
+
+def _read_stdin(limit: int) -> str:
+    """Orders from standard input, never more than ``limit`` bytes."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        raw = stream.read(limit + 1)
+    else:  # a text stream without bytes underneath (tests)
+        raw = sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+    if len(raw) > limit:
+        raise FormatError(f"the orders on standard input are larger than {limit} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("the orders on standard input are not UTF-8 text") from None
 
 
 @click.command("submit")
@@ -51,7 +67,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     identity = load_identity(as_name, key_file)
     game = match.game_of(doc)
     if str(orders_file) == "-":
-        text = click.get_text_stream("stdin").read(match.ORDERS_LIMIT + 1)
+        text = _read_stdin(match.ORDERS_LIMIT)
     else:
         text = match.read_orders_file(orders_file)
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))

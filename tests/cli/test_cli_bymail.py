@@ -239,3 +239,13 @@ def test_the_json_contract_that_scripts_rely_on(cli):
     # Errors are one line on stderr with a non-zero exit.
     r = cli.fails("show", cli.cwd / "nowhere")
     assert r.err.count("\n") == 1
+
+
+def test_orders_from_standard_input(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    folder = new_game(cli, lines, names=["alice", "bob"], seed="stdin")
+    text = cli.ok("orders", folder, "--as", "alice").out
+    cli.ok("submit", "-", "--as", "alice", "--game", folder, stdin=text)
+    assert cli.ok("status", folder, "--json").json["in_inbox"] == ["alice"]
+    r = cli.fails("submit", "-", "--as", "bob", "--game", folder, stdin="x" * (64 * 1024 + 1))
+    assert "larger than" in r.err
