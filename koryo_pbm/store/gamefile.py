@@ -388,7 +388,12 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
 
 def encode(doc: GameDoc, moderator: Identity) -> bytes:
     """The signed bytes of ``doc``. Refuses (``NotForYou``) a key other than ``doc.moderator``."""
-    import tomli_w
+    return _encode(doc, moderator)[0]
+
+
+def _encode(doc: GameDoc, moderator: Identity) -> tuple[bytes, dict[str, Any]]:
+    """The signed bytes of ``doc``, and the TOML tables they hold."""
+    from koryo_pbm.store import tomlw
 
     if moderator.public != doc.moderator:
         raise NotForYou(
@@ -397,13 +402,14 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
         )
     _validate(doc)
     verify_log(doc)
+    top = _to_toml(doc)
     try:
-        body = tomli_w.dumps(_to_toml(doc)).encode("utf-8")
+        body = tomlw.dumps(top).encode("utf-8")
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
     assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
-    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
+    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii"), top
 
 
 def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
@@ -529,8 +535,8 @@ def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
     """Sign and write ``doc`` to ``path`` atomically."""
     from koryo_pbm.store.atomic import write_atomic
 
-    data = encode(doc, moderator)
+    data, top = _encode(doc, moderator)
     write_atomic(Path(path), data)
     # What decode(data) would give, without parsing back what was just written: the TOML
     # tables that were written, read as decode reads them.
-    _keep(data, _from_toml(_to_toml(doc), doc.moderator))
+    _keep(data, _from_toml(top, doc.moderator))
