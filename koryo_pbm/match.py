@@ -418,24 +418,14 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
     if changed:
         new = next_version(doc)
         for entry in new_log:
-            events = entry["events"]
             if entry is new_log[-1] and pending is None:
-                outcome = game.outcome(state)
-                if outcome is not None:
-                    events = [*events, _outcome_text(outcome)]
                 new.seed = mv.seed  # published with the end: anyone can check the commitment
-            gamefile.append_log(new, entry["decision"], events, entry["accepted"])
+            gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
         _fill(new, game, state, {"seed": mv.seed, "orders": held})
         result.doc, result.written = new, True
     else:
         result.doc = doc
     return result
-
-
-def _outcome_text(outcome: Any) -> str:
-    scores = ", ".join(f"{p} {s}" for p, s in outcome.scores.items())
-    won = " and ".join(outcome.winners)
-    return f"final scores: {scores}; {'winners' if len(outcome.winners) > 1 else 'winner'}: {won}"
 
 
 def load_for_resolve(path: Path, identity: Identity) -> ModeratorView:

@@ -139,8 +139,10 @@ class Game(abc.ABC):
         public events, after taking every following one-outcome decision. Pure: ``state`` is
         not modified. Checks each order first (raises like :meth:`check`).
 
-        With ``log=False`` nobody will read the events (simulation): the game may skip
-        building them and return an empty list. The new state must be the same either way."""
+        The events of the decision that ends the match announce its result (the log has no
+        other record of it). With ``log=False`` nobody will read the events (simulation): the
+        game may skip building them and return an empty list. The new state must be the same
+        either way."""
 
     @abc.abstractmethod
     def outcome(self, state: State) -> Outcome | None:
