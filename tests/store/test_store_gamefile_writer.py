@@ -93,3 +93,26 @@ def test_fingerprint_is_computed_once_and_stays_right():
     assert pub.fingerprint() == sha256_hex(pub.raw)[:16] == pub.fingerprint()
     again = PublicIdentity.parse(pub.line())
     assert again.fingerprint() == pub.fingerprint() and again == pub
+
+
+odd_values = st.recursive(
+    names | st.integers() | st.booleans() | st.floats() | st.dates() | st.none()
+    | st.sampled_from(["\ud800", "ok\udfff", "é"]),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner) | st.dictionaries(names, inner, max_size=3)
+    | st.dictionaries(st.integers(0, 3), inner, max_size=2),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(odd_values)
+def test_plain_fast_path_gives_the_same_copy_or_error(value):
+    from koryo_pbm.errors import FormatError
+
+    def run(f):
+        try:
+            return "ok", f(value, "where")
+        except FormatError as exc:
+            return "error", str(exc)
+
+    assert run(gamefile._plain) == run(gamefile._plain_any)
