@@ -109,8 +109,13 @@ def read_limited(path: Path, limit: int, what: str, *, regular_only: bool = True
             raise StorageError(f"{what} {path} is not a regular file")
         if st.st_size > limit:
             raise FormatError(f"{what} {path} is larger than {limit} bytes")
+        # A regular file: read the size stat gave (and one byte more, to see it grow), not into
+        # a buffer of ``limit`` bytes, which costs more to allocate than a small file to read.
+        want = st.st_size + 1 if stat.S_ISREG(st.st_mode) else limit + 1
         with open(path, "rb") as f:
-            data = f.read(limit + 1)
+            data = f.read(want)
+            if len(data) == want and want <= limit:  # it grew: read on, up to the limit
+                data += f.read(limit + 1 - want)
     except FileNotFoundError:
         raise StorageError(f"no {what} at {path}") from None
     except OSError as exc:
