@@ -12,18 +12,9 @@ algorithms for ``shuffle`` and ``randrange`` are not promised to stay the same).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
-
-# CPython's own SHA-256: the same digests as hashlib's, a little faster on short inputs, and
-# without hashlib's start-up cost (it loads a second copy of OpenSSL's libcrypto).
-try:
-    from _sha2 import sha256  # Python 3.12 and later
-except ImportError:
-    try:
-        from _sha256 import sha256  # Python 3.11
-    except ImportError:  # pragma: no cover - a Python built without them
-        from hashlib import sha256
 
 T = TypeVar("T")
 
@@ -37,7 +28,7 @@ def seed_bytes(seed: str | bytes) -> bytes:
     """The 32-byte key derived from a user's seed text (any text, e.g. ``"friday-game"``)."""
     if isinstance(seed, str):
         seed = seed.encode("utf-8")
-    return sha256(b"koryo-pbm rng seed v1\x00" + seed).digest()
+    return hashlib.sha256(b"koryo-pbm rng seed v1\x00" + seed).digest()
 
 
 class Rng:
@@ -100,7 +91,7 @@ class Rng:
     # -- drawing ------------------------------------------------------------------------
 
     def _refill(self, block: int) -> None:
-        digest = sha256(self._key + block.to_bytes(8, "big")).digest()
+        digest = hashlib.sha256(self._key + block.to_bytes(8, "big")).digest()
         self._words = [
             int.from_bytes(digest[i : i + _WORD_BYTES], "big") for i in range(0, _BLOCK_BYTES, _WORD_BYTES)
         ]
