@@ -192,10 +192,6 @@ class Envelope:
         """Verify, open with the moderator's key, verify the inner signature; the orders text."""
         from koryo_pbm.crypto.seal import open_sealed
 
-        if self.sender == player_public.fingerprint():
-            made = _made_here.get(self.canonical_bytes())
-            if made is not None and made[0] == player_public.raw and made[1] == moderator.public.raw:
-                return made[2]
         self.verify(player_public)
         mine = moderator.public.fingerprint()
         if self.moderator != mine:
@@ -251,20 +247,7 @@ def make_envelope(
     inner = sign(identity, INNER_CONTEXT, hb + orders)
     ciphertext = seal(moderator, inner + orders, SEAL_INFO_PREFIX + hb)
     outer = sign(identity, OUTER_CONTEXT, hb + ciphertext)
-    envelope = Envelope(header, ciphertext, outer)
-    if len(_made_here) >= _MADE_HERE:
-        _made_here.pop(next(iter(_made_here)))
-    _made_here[envelope.canonical_bytes()] = (identity.public.raw, moderator.raw, orders_text)
-    return envelope
-
-
-# Envelopes this process made, by their canonical bytes: the signer's and the moderator's
-# public keys, and the orders. Every signature and the seal of these exact bytes were made
-# here, with those keys, over those orders: opening such an envelope with those keys can only
-# give those orders, so ``open`` returns them without verifying and decrypting again (``demo``
-# resolves the envelopes its bots just made). Every other envelope is fully checked.
-_made_here: dict[bytes, tuple[bytes, bytes, str]] = {}
-_MADE_HERE = 256
+    return Envelope(header, ciphertext, outer)
 
 
 # --- reading armour --------------------------------------------------------------------------

@@ -285,22 +285,8 @@ def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[
     except (TypeError, ValueError, RecursionError) as exc:
         raise FormatError(f"part {name!r} cannot be written: {exc}") from None
     fpr = recipient.fingerprint()
-    plain_bytes = text.encode("utf-8")
-    info = part_info(doc.game_id, doc.version, name, fpr)
-    blob = seal(recipient, plain_bytes, info)
-    data = base64.b64encode(blob).decode("ascii")
-    if len(_sealed_here) >= _SEALED_HERE:
-        _sealed_here.pop(next(iter(_sealed_here)))
-    _sealed_here[data] = (info, recipient.raw, plain_bytes)
-    return {"recipient": fpr, "data": data}
-
-
-# Parts this process sealed, by their exact base64 text: the HPKE info, the recipient's public
-# key and the plaintext. Opening one of these exact bytes with that recipient's key and info
-# can only give that plaintext, so open_part takes it from here instead of decrypting again
-# (``demo``, and a resolve reading back the parts it just wrote). Anything else is decrypted.
-_sealed_here: dict[str, tuple[bytes, bytes, bytes]] = {}
-_SEALED_HERE = 256
+    blob = seal(recipient, text.encode("utf-8"), part_info(doc.game_id, doc.version, name, fpr))
+    return {"recipient": fpr, "data": base64.b64encode(blob).decode("ascii")}
 
 
 def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
@@ -316,14 +302,9 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
         raise NotForYou(
             f"the part {name!r} is sealed to another key (fingerprint {part.get('recipient')}); you are {mine}"
         )
+    blob = _b64(part.get("data"), f"sealed part {name!r}")
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
-    info = part_info(doc.game_id, doc.version, name, mine)
-    here = _sealed_here.get(part.get("data"))  # type: ignore[arg-type]
-    if here is not None and here[0] == info and here[1] == identity.public.raw:
-        plain = here[2]
-    else:
-        blob = _b64(part.get("data"), f"sealed part {name!r}")
-        plain = open_sealed(identity, blob, info, what=what)
+    plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
     try:
         data = json.loads(plain.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):

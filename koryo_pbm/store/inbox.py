@@ -89,23 +89,8 @@ def drop(game_dir: Path, envelope: Envelope) -> Path:
     except OSError as exc:
         raise StorageError(f"cannot create the inbox {folder}: {exc.strerror or exc}") from None
     path = folder / envelope_name(envelope)
-    data = envelope.armor().encode("ascii")
-    write_atomic(path, data)
-    _keep(data, envelope)
+    write_atomic(path, envelope.armor().encode("ascii"))
     return path
-
-
-# Envelope files this process wrote, by the SHA-256 of their bytes: the same bytes always parse
-# to the same envelope, so list_inbox need not parse them again (``demo``). What the envelope
-# says is still checked when it is opened.
-_written: dict[str, Envelope] = {}
-_WRITTEN = 64
-
-
-def _keep(data: bytes, envelope: Envelope) -> None:
-    if len(_written) >= _WRITTEN:
-        _written.pop(next(iter(_written)))
-    _written[sha256_hex(data)] = Envelope(envelope.header, envelope.ciphertext, envelope.signature)
 
 
 def read_envelope_file(path: Path) -> Envelope:
@@ -147,7 +132,7 @@ def list_inbox(game_dir: Path) -> list[InboxItem]:
         try:
             data = read_limited(path, MAX_ENVELOPE_FILE, "envelope file")
             digest = sha256_hex(data)
-            found = _written.get(digest) or _parse_envelope_file(data, path)
+            found = _parse_envelope_file(data, path)
         except FormatError as exc:
             found = exc
         except StorageError as exc:
