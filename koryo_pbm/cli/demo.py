@@ -19,25 +19,22 @@ from koryo_pbm.errors import SetupError, StorageError
 
 def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: bool = False,
              echo=click.echo) -> dict:
+    import tomli_w
+
     from koryo_pbm import match
     from koryo_pbm.cli.resolve import run_resolve
     from koryo_pbm.cli.submit import seal_orders
     from koryo_pbm.crypto.keys import Identity, save_identity
     from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.engine.simulate import seat_names
     from koryo_pbm.store import gamefile, inbox
-    from koryo_pbm.store import tomlw  # tomli_w's text, faster
 
     game = find_game(game_name)
     if (folder / match.GAME_FILE).exists():
         raise StorageError(f"{folder} already holds a game; choose another --dir")
     keys = folder / "keys"
     names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
-    if n_players <= len(names):
-        names = names[:n_players]
-    else:
-        from koryo_pbm.engine.simulate import seat_names
-
-        names = seat_names(n_players)
+    names = names[:n_players] if n_players <= len(names) else seat_names(n_players)
     options = {"teams": True} if teams else {}
     if teams and "teams" not in game.options:
         raise SetupError(f"{game.title} has no teams")
@@ -67,7 +64,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
             _, private = match.open_private(doc, me)  # a bot sees only its own part
             state = match.player_state(doc, game, name, private)
             order = game.random_order(state, name, bots)
-            text = tomlw.dumps({"game": doc.game_id, "decision": doc.decision["id"], **order})
+            text = tomli_w.dumps({"game": doc.game_id, "decision": doc.decision["id"], **order})
             orders_file = folder / "orders" / f"{doc.decision['id']}--{name}.toml"
             orders_file.write_text(text, encoding="utf-8")
             inbox.drop(folder, seal_orders(doc, game, me, text, source=str(orders_file)))

@@ -98,41 +98,8 @@ def check_seed(commitment: str, seed: str) -> bool:
 # --- TOML-safe values and canonical JSON -------------------------------------------------------
 
 
-class _NotSimple(Exception):
-    pass
-
-
-def _simple(value: Any) -> Any:
-    """``_plain`` for the usual case (exact dict, list, tuple, str, int, float, bool); raises
-    ``_NotSimple`` (or the error of a bad string) for anything else."""
-    t = type(value)
-    if t is str:
-        if not value.isascii():
-            value.encode("utf-8")  # UnicodeEncodeError for a lone surrogate
-        return value
-    if t is int or t is bool or t is float:
-        return value
-    if t is dict:
-        out = {}
-        for k, v in value.items():
-            if type(k) is not str:
-                raise _NotSimple
-            out[k] = _simple(v)
-        return out
-    if t is list or t is tuple:
-        return [_simple(v) for v in value]
-    raise _NotSimple
-
-
 def _plain(value: Any, where: str) -> Any:
     """A deep copy of ``value`` as plain TOML-safe data (dict/list/str/int/float/bool/datetime)."""
-    try:
-        return _simple(value)
-    except (_NotSimple, UnicodeEncodeError, RecursionError):
-        return _plain_any(value, where)  # the same copy, or the error that names the place
-
-
-def _plain_any(value: Any, where: str) -> Any:
     if isinstance(value, (str, bool, int, float, datetime, date, time)):
         if isinstance(value, str):
             try:
@@ -145,10 +112,10 @@ def _plain_any(value: Any, where: str) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise FormatError(f"{where} has a non-text key {k!r}")
-            out[k] = _plain_any(v, f"{where}.{k}")
+            out[k] = _plain(v, f"{where}.{k}")
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain_any(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise FormatError(f"{where} holds a value TOML cannot store ({type(value).__name__})")
 
 

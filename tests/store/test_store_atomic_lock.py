@@ -165,3 +165,30 @@ def test_lock_missing_folder(tmp_path):
 
 def test_atomic_module_exports():
     assert atomic.TEMP_MARK == ".tmp-"
+
+
+def test_read_limited_reads_a_growing_file_up_to_its_limit(tmp_path, monkeypatch):
+    import os as _os
+
+    import pytest
+
+    from koryo_pbm.errors import FormatError
+    from koryo_pbm.store import atomic
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    assert atomic.read_limited(path, 10, "file") == b"x" * 10
+    assert atomic.read_limited(path, 100, "file") == b"x" * 10
+    real_stat = _os.stat
+
+    class Small:  # stat says 4 bytes; the file holds 10 (it grew after stat)
+        def __init__(self, st):
+            self.st_mode, self.st_size = st.st_mode, 4
+
+    monkeypatch.setattr(atomic.os, "stat", lambda p: Small(real_stat(p)))
+    assert atomic.read_limited(path, 100, "file") == b"x" * 10
+    assert atomic.read_limited(path, 10, "file") == b"x" * 10
+    with pytest.raises(FormatError):
+        atomic.read_limited(path, 9, "file")
+    with pytest.raises(FormatError):
+        atomic.read_limited(path, 4, "file")
