@@ -78,7 +78,7 @@ class PublicIdentity:
     commands that only verify signatures (``status``) do not need.
     """
 
-    __slots__ = ("verify_key", "_seal_key", "_raw", "_fpr")
+    __slots__ = ("verify_key", "_seal_key", "_raw")
 
     verify_key: Ed25519PublicKey
 
@@ -87,7 +87,6 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", seal_key)
         object.__setattr__(self, "_raw", raw)
-        object.__setattr__(self, "_fpr", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"PublicIdentity is immutable (cannot set {name!r})")
@@ -120,7 +119,6 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", None)  # any 32 bytes are an X25519 key: built on use
         object.__setattr__(self, "_raw", bytes(raw))
-        object.__setattr__(self, "_fpr", None)
         return self
 
     def __reduce__(self) -> tuple[object, tuple[bytes]]:
@@ -132,11 +130,7 @@ class PublicIdentity:
 
     def fingerprint(self) -> str:
         """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes."""
-        fpr = self._fpr
-        if fpr is None:  # computed once: the raw bytes never change
-            fpr = sha256_hex(self._raw)[:16]
-            object.__setattr__(self, "_fpr", fpr)
-        return fpr
+        return sha256_hex(self._raw)[:16]
 
     @classmethod
     def parse(cls, text: str) -> PublicIdentity:

@@ -152,33 +152,8 @@ def append_log(doc: GameDoc, decision_id: str, events: list[str], accepted: list
     _check_entry_fields(entry, len(doc.log), with_hash=False)
     entry["hash"] = _entry_hash(entry)
     entry = {k: entry[k] for k in LOG_KEYS}
-    _remember_entry(entry)
     doc.log.append(entry)
     return entry
-
-
-# Log entries known to match their hash (made by append_log, or read from a file whose whole
-# chain was verified), by hash: a copy of the entry and its TOML text once written. An entry
-# equal to a known one (same fields, same values: their types were checked) has the same hash,
-# so encode need not compute it again, nor write its text again.
-_known_entries: dict[str, list[Any]] = {}
-_KNOWN_ENTRIES = 4096
-
-
-def _remember_entry(entry: Mapping[str, Any]) -> list[Any]:
-    if len(_known_entries) >= _KNOWN_ENTRIES:
-        _known_entries.clear()
-    snapshot = {k: list(v) if type(v) is list else v for k, v in entry.items()}
-    record = _known_entries[entry["hash"]] = [snapshot, None]
-    return record
-
-
-def _known_entry(entry: Mapping[str, Any]) -> list[Any] | None:
-    """The record of ``entry`` if it is known to match its hash (its fields already checked)."""
-    record = _known_entries.get(entry["hash"])
-    if record is not None and record[0] == entry:
-        return record
-    return None
 
 
 def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> None:
@@ -205,22 +180,17 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
-def verify_log(doc: GameDoc, *, _trust_known: bool = False) -> None:
-    """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks.
-
-    (``_trust_known``, for ``encode`` only, after ``_validate`` checked every entry's fields: an
-    entry equal to one known to match its hash is not hashed again.)"""
+def verify_log(doc: GameDoc) -> None:
+    """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks."""
     prev = ZERO_HASH
     last_version = 0
     for i, entry in enumerate(doc.log):
-        known = _trust_known and _known_entry(entry) is not None
-        if not _trust_known:
-            _check_entry_fields(entry, i)
+        _check_entry_fields(entry, i)
         if entry["seq"] != i + 1:
             raise TamperedError(f"log entry {i + 1} has sequence number {entry['seq']}: the log was changed")
         if entry["prev"] != prev:
             raise TamperedError(f"log entry {i + 1} does not follow entry {i}: the log chain is broken")
-        if not known and entry["hash"] != _entry_hash(entry):
+        if entry["hash"] != _entry_hash(entry):
             raise TamperedError(f"log entry {i + 1} does not match its hash: the log was changed")
         if entry["version"] < last_version or entry["version"] > doc.version:
             raise TamperedError(f"log entry {i + 1} has an impossible version {entry['version']}")
@@ -423,58 +393,23 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 
 def _encode(doc: GameDoc, moderator: Identity) -> tuple[bytes, dict[str, Any]]:
     """The signed bytes of ``doc``, and the TOML tables they hold."""
+    from koryo_pbm.store import tomlw
+
     if moderator.public != doc.moderator:
         raise NotForYou(
             f"key {moderator.name!r} ({moderator.public.fingerprint()}) is not the moderator of game "
             f"{doc.game_id} (moderator key {doc.moderator.fingerprint()})"
         )
     _validate(doc)
-    verify_log(doc, _trust_known=True)
-    for entry in doc.log:  # the whole chain is verified now
-        if _known_entry(entry) is None:
-            _remember_entry(entry)
+    verify_log(doc)
     top = _to_toml(doc)
     try:
-        body = _dumps(top).encode("utf-8")
+        body = tomlw.dumps(top).encode("utf-8")
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
     assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii"), top
-
-
-def _dumps(top: dict[str, Any]) -> str:
-    """``tomli_w.dumps(top)`` for the tables of a valid game document (see ``_to_toml``), with the
-    text of log entries already written reused: the log only grows."""
-    from koryo_pbm.store import tomlw
-
-    out: list[str] = []
-    tables = ("players", "decision", "public", "log", "sealed")
-    for k, v in top.items():
-        if k not in tables:
-            out.append(f"{k} = {tomlw.literal(v)}\n")
-    log = top["log"]
-    if not log:
-        out.append("log = []\n")
-    for k in ("players", "decision", "public"):
-        if k in top:
-            out.append("\n")
-            tomlw.table_chunks(out, top[k], k)
-    # Each entry has 'prev' and 'hash' (71 characters each): too long for an inline table, so
-    # the log is always an array of tables.
-    for entry in log:
-        record = _known_entry(entry)
-        text = record[1] if record is not None else None
-        if text is None:
-            chunks = ["\n"]
-            tomlw.table_chunks(chunks, entry, "log", True)
-            text = "".join(chunks)
-            if record is not None:
-                record[1] = text
-        out.append(text)
-    out.append("\n")
-    tomlw.table_chunks(out, top["sealed"], "sealed")
-    return "".join(out)
 
 
 def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
@@ -518,9 +453,6 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
         doc = _from_toml(top, moderator)
         _validate(doc)
         verify_log(doc)
-        for entry in doc.log:  # every entry matches its hash
-            if _known_entry(entry) is None:
-                _remember_entry(entry)
     except KoryoPbmError as exc:
         raise type(exc)(f"{source}: {exc}") from None
     except RecursionError:  # only a signed file can get here: the moderator's program is broken
