@@ -388,12 +388,7 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
 
 def encode(doc: GameDoc, moderator: Identity) -> bytes:
     """The signed bytes of ``doc``. Refuses (``NotForYou``) a key other than ``doc.moderator``."""
-    return _encode(doc, moderator)[0]
-
-
-def _encode(doc: GameDoc, moderator: Identity) -> tuple[bytes, dict[str, Any]]:
-    """The signed bytes of ``doc``, and the TOML tables they hold."""
-    from koryo_pbm.store import tomlw
+    import tomli_w
 
     if moderator.public != doc.moderator:
         raise NotForYou(
@@ -402,14 +397,13 @@ def _encode(doc: GameDoc, moderator: Identity) -> tuple[bytes, dict[str, Any]]:
         )
     _validate(doc)
     verify_log(doc)
-    top = _to_toml(doc)
     try:
-        body = tomlw.dumps(top).encode("utf-8")
+        body = tomli_w.dumps(_to_toml(doc)).encode("utf-8")
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
     assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
-    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii"), top
+    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
 
 
 def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
@@ -511,9 +505,10 @@ def read_game(path: Path, *, expected_moderator: PublicIdentity | None = None, s
     """Read and check ``path`` (see :func:`decode`; ``expected_moderator`` pins the key).
 
     The same bytes always decode to the same document, so the last few game files this process
-    read or wrote are remembered by the SHA-256 of their bytes: a process that reads one file
-    several times, or reads what it has just written (``demo``), parses it once. Each call gets
-    its own top-level tables; the values inside them are shared, and read-only.
+    read are remembered by the SHA-256 of their bytes: a process that reads one file several
+    times (``resolve`` checks conflict copies against it first; ``demo``'s players share one
+    copy of each version) parses and verifies it once. Each call gets its own top-level tables;
+    the values inside them are shared, and read-only.
     """
     from koryo_pbm.store.atomic import read_limited
 
@@ -535,8 +530,4 @@ def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
     """Sign and write ``doc`` to ``path`` atomically."""
     from koryo_pbm.store.atomic import write_atomic
 
-    data, top = _encode(doc, moderator)
-    write_atomic(Path(path), data)
-    # What decode(data) would give, without parsing back what was just written: the TOML
-    # tables that were written, read as decode reads them.
-    _keep(data, _from_toml(top, doc.moderator))
+    write_atomic(Path(path), encode(doc, moderator))

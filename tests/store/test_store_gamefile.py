@@ -391,16 +391,19 @@ def test_deeply_nested_toml_refused(keys):
         decode(deep + b'signature = "' + sig + b'"\n')
 
 
-def test_a_written_file_reads_back_as_decode_would_give_it(keys, tmp_path):
+def test_a_file_read_twice_is_parsed_once_and_changed_bytes_are_checked_again(keys, tmp_path, monkeypatch):
     doc = make_doc(keys)
     path = tmp_path / "game.toml"
     write_game(path, doc, keys["mod"])
-    remembered = read_game(path)  # served from what was written, not parsed
     gamefile._recent.clear()
-    parsed = read_game(path)  # parsed from the bytes on disk
-    assert remembered == parsed == decode(path.read_bytes())
+    calls = []
+    real = gamefile.decode
+    monkeypatch.setattr(gamefile, "decode", lambda data, **kw: calls.append(1) or real(data, **kw))
+    first, second = read_game(path), read_game(path)
+    assert first == second == real(path.read_bytes()) and len(calls) == 1
+    first.public["round"] = 99  # each reader gets its own tables
+    assert read_game(path).public["round"] == 2
     # The bytes decide: a file changed on disk is parsed (and refused) whatever was remembered.
-    write_game(path, doc, keys["mod"])
     data = bytearray(path.read_bytes())
     data[data.index(b"round = 2")] ^= 1
     path.write_bytes(bytes(data))
@@ -408,5 +411,6 @@ def test_a_written_file_reads_back_as_decode_would_give_it(keys, tmp_path):
         read_game(path)
     # A pinned moderator key is checked on remembered documents too.
     write_game(path, doc, keys["mod"])
+    read_game(path)
     with pytest.raises(TamperedError, match="different moderator"):
         read_game(path, expected_moderator=keys["alice"].public)
