@@ -158,12 +158,13 @@ def start_round(s: KoryoState, events: list[Event] | None) -> None:
             del deck[-take:]
         if events is not None:
             name = players[p]
+            cards = "card" if take == 1 else "cards"
             if want == base and take == want:
-                text = f"{name} is dealt {take} cards"
+                text = f"{name} is dealt {take} {cards}"
             else:
                 extra = " (broadcaster)" if want > base else ""
                 short = f", the deck ran out ({want} due)" if take < want else ""
-                text = f"{name} is dealt {take} cards{extra}{short}"
+                text = f"{name} is dealt {take} {cards}{extra}{short}"
             events.append(event("deal", text, {"player": name, "cards": take}))
     s.phase = ORDERS
     s.turn = 0
