@@ -41,7 +41,6 @@ from koryo_pbm.errors import (
     StaleError,
 )
 from koryo_pbm.store import gamefile
-from koryo_pbm.store.folder import GAME_FILE, game_paths  # noqa: F401 - re-exported
 from koryo_pbm.store.gamefile import GameDoc
 
 MODERATOR_PART = "moderator"

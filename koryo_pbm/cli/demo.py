@@ -15,6 +15,7 @@ import click
 
 from koryo_pbm.cli.common import echo_json
 from koryo_pbm.errors import SetupError, StorageError
+from koryo_pbm.store.folder import GAME_FILE
 
 
 def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: bool = False,
@@ -30,7 +31,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     from koryo_pbm.store import gamefile, inbox
 
     game = find_game(game_name)
-    if (folder / match.GAME_FILE).exists():
+    if (folder / GAME_FILE).exists():
         raise StorageError(f"{folder} already holds a game; choose another --dir")
     keys = folder / "keys"
     names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
@@ -47,7 +48,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
                           options=options)
     for sub in (inbox.inbox_dir(folder), inbox.archive_dir(folder), folder / "orders"):
         sub.mkdir(parents=True, exist_ok=True)
-    path = folder / match.GAME_FILE
+    path = folder / GAME_FILE
     gamefile.write_game(path, doc, moderator)
     echo(f"{game.title}: game {doc.game_id} in {folder}, players {', '.join(names)}")
 

@@ -8,6 +8,7 @@ import click
 
 from koryo_pbm.cli.common import echo_json, identity_options, load_identity
 from koryo_pbm.errors import SetupError, StorageError, UsageError
+from koryo_pbm.store.folder import GAME_FILE
 
 def _parse_player(spec: str):
     from koryo_pbm.crypto.keys import load_public
@@ -61,7 +62,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     position = match.read_position(position_file) if position_file else None
     if position is not None and position.get("game", game.name) != game.name:
         raise SetupError(f"the position is for {position.get('game')!r}, not {game.name!r}")
-    path = directory / match.GAME_FILE
+    path = directory / GAME_FILE
     if path.exists():
         raise StorageError(f"{path} exists already: choose a new folder (nothing was changed)")
     doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position)

@@ -8,6 +8,7 @@ import click
 
 from koryo_pbm.cli.common import identity_options, load_identity, remember, write_output
 from koryo_pbm.errors import StaleError
+from koryo_pbm.store.folder import game_paths
 
 
 def orders_text(doc, game, name: str, private) -> str:
@@ -47,7 +48,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
     example legal order and the legal choices as comments."""
     from koryo_pbm import match
 
-    _, path = match.game_paths(target)
+    _, path = game_paths(target)
     doc = match.load_doc(path)
     remember(doc)
     identity = load_identity(as_name, key_file)

@@ -8,6 +8,7 @@ import click
 
 from koryo_pbm.cli.common import echo_json, identity_options, load_identity, write_output
 from koryo_pbm.errors import PositionError, UsageError
+from koryo_pbm.store.folder import game_paths
 
 
 @click.command("position")
@@ -38,7 +39,7 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
         raise UsageError("give a position file to check, or --from DIR to write a game's position")
     if source is not None:
         identity = load_identity(as_name, key_file)
-        _, path = match.game_paths(source)
+        _, path = game_paths(source)
         mv = match.load_for_resolve(path, identity)
         text = tomli_w.dumps(mv.game.dump_position(mv.state))
         if write_output(output, text):

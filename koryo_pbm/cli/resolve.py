@@ -15,6 +15,7 @@ from koryo_pbm.cli.common import (
     warn_conflict_copies,
 )
 from koryo_pbm.errors import KoryoPbmError
+from koryo_pbm.store.folder import game_paths
 
 
 class RejectedEnvelopes(KoryoPbmError):
@@ -124,7 +125,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     """
     from koryo_pbm import match
 
-    folder, path = match.game_paths(target)
+    folder, path = game_paths(target)
     identity = load_identity(as_name, key_file)
     refuse_later_copies(warn_conflict_copies(folder, path), path)
     result = run_resolve(folder, path, identity, mail, seen=lambda doc: remember(doc, strict=True))

@@ -13,6 +13,7 @@ from koryo_pbm.cli.common import (
     remember,
     warn_conflict_copies,
 )
+from koryo_pbm.store.folder import game_paths
 
 
 @click.command("show")
@@ -24,7 +25,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     public state; with --as NAME, also your hand and face-down cards."""
     from koryo_pbm import match
 
-    folder, path = match.game_paths(target)
+    folder, path = game_paths(target)
     doc = match.load_doc(path)
     remember(doc)
     warn_conflict_copies(folder, path)

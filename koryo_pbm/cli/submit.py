@@ -10,6 +10,7 @@ import click
 
 from koryo_pbm.cli.common import identity_options, load_identity, remember
 from koryo_pbm.errors import FormatError, StorageError, UsageError
+from koryo_pbm.store.folder import game_paths
 
 
 def utc_now() -> str:
@@ -61,7 +62,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
 
-    folder, path = match.game_paths(target)
+    folder, path = game_paths(target)
     doc = match.load_doc(path)
     remember(doc)
     identity = load_identity(as_name, key_file)
