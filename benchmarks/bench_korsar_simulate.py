@@ -13,8 +13,9 @@ import argparse
 import statistics
 import time
 
-from koryo_pbm.engine.simulate import play_random, seat_names
 from koryo_pbm_games.korsar import KorsarGame
+
+from koryo_pbm.engine.simulate import play_random, seat_names
 
 TABLES = [(2, None), (3, None), (4, None), (4, {"teams": True}), (5, None), (6, {"teams": True}), (8, {"teams": True})]
 

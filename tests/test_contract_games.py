@@ -122,7 +122,7 @@ def test_apply_without_a_log_reaches_the_same_states(name, n, options):
     while (decision := game.pending(loud)) is not None:
         assert game.pending(quiet) == decision
         orders = {p: game.random_order(loud, p, bots) for p in decision.players}
-        loud, events = game.apply(loud, orders)
+        loud, _events = game.apply(loud, orders)
         quiet, _ = game.apply(quiet, orders, log=False)
         assert game.dump_state(quiet) == game.dump_state(loud)
     assert game.outcome(quiet) == game.outcome(loud)

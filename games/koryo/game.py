@@ -15,7 +15,6 @@ from . import positions, rules, views
 from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
-
 #: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
 _DECISIONS: dict[tuple, Decision] = {}
 
@@ -26,10 +25,10 @@ def _decision(s: KoryoState) -> Decision | bool:
     r = s.round
     if ph == ORDERS:  # only the players with a choice: a hand of one card is played by itself
         if s.hidden is None:
-            names = tuple([name for name, h in zip(s.players, s.hands) if sum(h) > 1])
+            names = tuple([name for name, h in zip(s.players, s.hands, strict=False) if sum(h) > 1])
         else:
             names = tuple([s.players[p] for p in range(len(s.players)) if s.hand_size(p) > 1])
-    elif ph == ACTIONS or ph == END:
+    elif ph in (ACTIONS, END):
         names = (s.players[s.current()],)
     else:
         return False
@@ -52,7 +51,6 @@ class KoryoGame(Game):
     name = "koryo"
     title = "Koryo"
     player_counts = (2, 3, 4)
-    options: Mapping[str, str] = {}
 
     # -- a match -------------------------------------------------------------------------
 
@@ -101,7 +99,7 @@ class KoryoGame(Game):
             return d
         if d is None:
             d = state.decision = _decision(state)
-        return d or None
+        return d if isinstance(d, Decision) else None
 
     def _who(self, s: KoryoState, player: str) -> tuple[int, Decision]:
         d = self.pending(s)

@@ -9,9 +9,22 @@ from typing import Any
 
 from koryo_pbm.errors import IllegalOrder, OrderError
 
-from .cards import (BANKER, BARBARIAN, CARD_IDS, CHARS, INDEX, LOBBYING, NCARDS, NCHARS, PRIEST,
-                    SHIPOWNER, SPY, base_limit, describe_counts)
 from . import rules
+from .cards import (
+    BANKER,
+    BARBARIAN,
+    CARD_IDS,
+    CHARS,
+    INDEX,
+    LOBBYING,
+    NCARDS,
+    NCHARS,
+    PRIEST,
+    SHIPOWNER,
+    SPY,
+    base_limit,
+    describe_counts,
+)
 from .state import KoryoState
 
 STEP_KEYS = {
@@ -123,17 +136,16 @@ def parse_action(s: KoryoState, order: Any) -> list[tuple]:
                 if n == 3 and "player" in st and "card" in st:
                     out.append(("barbarian", _player_at(s, st["player"], i), _card_at(st["card"], i)))
                     continue
-            elif do == "lobbying":
-                if n == 1:
-                    out.append(("lobbying", None))
-                    continue
+            elif do == "lobbying" and n == 1:
+                out.append(("lobbying", None))
+                continue
         where = f"step {i}"
         if not isinstance(st, Mapping):
             raise OrderError(f"{where}: a step must be a table such as {{do = \"reveal\"}}")
         do = st.get("do")
         if not isinstance(do, str) or do not in STEP_KEYS:
             raise OrderError(f"{where}: 'do' must be one of {', '.join(STEP_KEYS)}")
-        allowed, decline = STEP_KEYS[do]
+        allowed, _decline = STEP_KEYS[do]
         extra = sorted(str(k) for k in st if k not in allowed)
         if extra:
             raise OrderError(f"{where}: unknown key(s) for {do}: {', '.join(extra)}")
@@ -286,11 +298,11 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
                 steps.append({"do": "banker"})
         elif it == "priest":
             t = tables[p]
-            evs = [c for c in (BARBARIAN, LOBBYING) if t[c]]
-            if evs and rules.has_power(tables, p, PRIEST) and rnd.random() < 0.9:
-                c = rnd.choice(evs)
-                t[c] -= 1
-                steps.append({"do": "priest", "card": CARD_IDS[c]})
+            targets = [e for e in (BARBARIAN, LOBBYING) if t[e]]
+            if targets and rules.has_power(tables, p, PRIEST) and rnd.random() < 0.9:
+                ev = rnd.choice(targets)
+                t[ev] -= 1
+                steps.append({"do": "priest", "card": CARD_IDS[ev]})
         else:
             victims = [q for q in range(n) if q != p and tokens[q] > 0]
             if victims and rules.has_power(tables, p, SPY) and rnd.random() < 0.9:
@@ -302,7 +314,7 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
 
 
 def random_discard(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
-    k, opts = rules.discard_options(s, p)
+    _k, opts = rules.discard_options(s, p)
     d = rnd.choice(opts) if opts else ()
     return {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}
 
@@ -394,7 +406,7 @@ def describe_discard(s: KoryoState, p: int) -> tuple[dict[str, Any], list[str]]:
         f"Discard exactly {k} character(s) (events are never discarded). Your choices:",
     ]
     for d in opts[:30]:
-        lines.append("  " + describe_counts(list(d) + [0, 0]))
+        lines.append("  " + describe_counts([*list(d), 0, 0]))
     if len(opts) > 30:
         lines.append(f"  ... and {len(opts) - 30} more")
     return example, lines

@@ -40,8 +40,21 @@ from typing import Any
 from koryo_pbm.engine.rng import Rng
 
 from . import rules
-from .cards import (BROADCASTER, CARD_IDS, COPIES, INDEX, MAX_PLAYERS, MIN_PLAYERS, NCARDS,
-                    ROUNDS, SHIPOWNER, TOKENS, base_limit, counts_to_ids, deal_size)
+from .cards import (
+    BROADCASTER,
+    CARD_IDS,
+    COPIES,
+    INDEX,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NCARDS,
+    ROUNDS,
+    SHIPOWNER,
+    TOKENS,
+    base_limit,
+    counts_to_ids,
+    deal_size,
+)
 from .state import ACTIONS, END, ORDERS, OVER, PHASES, KoryoState
 
 POSITION_KEYS = {"game", "round", "phase", "players", "first", "turn", "bank", "tokens", "tables",
@@ -256,6 +269,7 @@ def load_position(doc: Any, seed: str, err: type[Exception]) -> KoryoState:
 def dump_state(s: KoryoState) -> dict[str, Any]:
     doc = dump(s)
     doc["version"] = STATE_VERSION
+    assert s.rng is not None
     doc["rng"] = s.rng.state()
     return doc
 

@@ -8,9 +8,29 @@ from __future__ import annotations
 from koryo_pbm.engine.contract import Event
 from koryo_pbm.errors import IllegalOrder
 
-from .cards import (BANKER, BARBARIAN, BROADCASTER, CARD_IDS, CHARS, COPIES, EVENTS, GUARDIAN,
-                    LOBBYING, NCARDS, NCHARS, OMNISCIENT, PRIEST, ROUNDS, SENATOR, SHIPOWNER, SPY,
-                    VALUES, base_limit, deal_size, describe_counts)
+from .cards import (
+    BANKER,
+    BARBARIAN,
+    BROADCASTER,
+    CARD_IDS,
+    CHARS,
+    COPIES,
+    EVENTS,
+    GUARDIAN,
+    LOBBYING,
+    NCARDS,
+    NCHARS,
+    OMNISCIENT,
+    PRIEST,
+    ROUNDS,
+    SENATOR,
+    SHIPOWNER,
+    SPY,
+    VALUES,
+    base_limit,
+    deal_size,
+    describe_counts,
+)
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 # -- Majorities ------------------------------------------------------------------------------
@@ -37,10 +57,7 @@ def has_scoring(tables: list[list[int]], p: int, c: int) -> bool:
     mine = tp[c]
     if not mine:
         return False
-    for t in tables:  # the seats' tables are distinct lists
-        if t[c] >= mine and t is not tp:
-            return False
-    return True
+    return all(not (t[c] >= mine and t is not tp) for t in tables)
 
 
 def power_holder(tables: list[list[int]], c: int) -> int | None:
@@ -192,6 +209,7 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
         if discard[c]:
             deck += [c] * discard[c]
     s.discard = [0] * NCARDS
+    assert s.rng is not None
     s.rng = s.rng.copy()  # the generator may be shared with the state this one was copied from
     shuffle(s.rng, deck)
     s.first = (s.first + 1) % len(s.players)
@@ -279,7 +297,7 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
                                     f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
                                     {"player": name, "cards": left}))
     # every card left in a hand goes to the discard pile (one pass over the card ids)
-    s.discard = [*map(sum, zip(s.discard, *hands))]
+    s.discard = [*map(sum, zip(s.discard, *hands, strict=False))]
     s.hands = [[0] * NCARDS for _ in hands]
     s.phase = ACTIONS
     s.turn = 0
@@ -287,10 +305,7 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
 
 def orders_automatic(s: KoryoState) -> bool:
     """The order phase has one outcome when no hand holds more than one card."""
-    for h in s.hands:
-        if sum(h) > 1:
-            return False
-    return True
+    return all(sum(h) <= 1 for h in s.hands)
 
 
 def forced_plays(s: KoryoState, plays: dict[int, list[int]]) -> None:
@@ -427,11 +442,10 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
     owe_b = owe_l = 0  # revealed events still to answer
     for st in steps:
         kind = st[0]
-        if owe_b or owe_l:
-            if kind not in ("barbarian", "lobbying"):
-                raise IllegalOrder(
-                    f"illegal order: each revealed event takes effect at once: the reveal step must be "
-                    f"followed by {owe_b} barbarian and {owe_l} lobbying step(s) before any {kind} step")
+        if (owe_b or owe_l) and kind not in ("barbarian", "lobbying"):
+            raise IllegalOrder(
+                f"illegal order: each revealed event takes effect at once: the reveal step must be "
+                f"followed by {owe_b} barbarian and {owe_l} lobbying step(s) before any {kind} step")
         if kind == "reveal":
             if revealed:
                 raise IllegalOrder("illegal order: the face-down cards are revealed exactly once (one reveal step)")
@@ -620,7 +634,7 @@ def discard_options(s: KoryoState, p: int, stop_at: int = 0) -> tuple[int, list[
         grown = []
         for pre, left in partial:
             for x in range(left - rest if left > rest else 0, (cap if cap < left else left) + 1):
-                grown.append((pre + (x,), left - x))
+                grown.append(((*pre, x), left - x))
         partial = grown
     out: list[tuple[int, ...]] = []
     d = [0] * NCHARS
@@ -648,7 +662,7 @@ def do_discard(s: KoryoState, p: int, d, events: list[Event] | None, auto: bool)
             t[c] -= d[c]
             s.discard[c] += d[c]
     if events is not None:
-        what = describe_counts(list(d) + [0, 0])
+        what = describe_counts([*list(d), 0, 0])
         _ev(events, "discard", f"{s.players[p]} discards {what} (end of round {s.round})",
             player=s.players[p], cards=[CARD_IDS[c] for c in range(NCHARS) for _ in range(d[c])],
             round=s.round)
@@ -712,4 +726,4 @@ def card_census(s: KoryoState) -> list[int]:
     return total
 
 
-__all__ = ["has_power", "has_scoring", "scores", "winners", "COPIES", "EVENTS"]
+__all__ = ["COPIES", "EVENTS", "has_power", "has_scoring", "scores", "winners"]

@@ -17,7 +17,7 @@ class Hidden:
     """What a state built by ``from_view`` does not know: other players' hand and face-down
     sizes, the deck size and the discard size (their contents are unknown)."""
 
-    __slots__ = ("hands", "facedown", "deck", "discard")
+    __slots__ = ("deck", "discard", "facedown", "hands")
 
     def __init__(self, hands: list[int], facedown: list[int], deck: int, discard: int) -> None:
         self.hands = hands
@@ -41,8 +41,23 @@ class KoryoState:
       sizes of what that player cannot see (see :class:`Hidden`).
     """
 
-    __slots__ = ("players", "round", "phase", "first", "turn", "bank", "tokens", "tables",
-                 "hands", "facedown", "deck", "discard", "rng", "hidden", "decision")
+    __slots__ = (
+        "bank",
+        "decision",
+        "deck",
+        "discard",
+        "facedown",
+        "first",
+        "hands",
+        "hidden",
+        "phase",
+        "players",
+        "rng",
+        "round",
+        "tables",
+        "tokens",
+        "turn",
+    )
 
     players: tuple[str, ...]
     round: int

@@ -8,8 +8,7 @@ from typing import Any
 from koryo_pbm.errors import FormatError
 
 from . import rules
-from .cards import (CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, TOKENS, VALUES, base_limit, counts_to_ids,
-                    deal_size)
+from .cards import CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, TOKENS, VALUES, base_limit, counts_to_ids, deal_size
 from .positions import check_players
 from .state import ACTIONS, END, OVER, PHASES, Hidden, KoryoState
 
@@ -89,11 +88,11 @@ def view(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[s
         "first": _need(public, "first"),
         "turn": public.get("turn", "") or None,
         "bank": _need(public, "bank"),
-        "tokens": dict(zip(players, tokens)),
+        "tokens": dict(zip(players, tokens, strict=False)),
         "tables": {name: {CARD_IDS[c]: tables[p][c] for c in range(NCARDS) if tables[p][c]}
                    for p, name in enumerate(players)},
-        "facedown_sizes": dict(zip(players, _sizes(public, "facedown_sizes", players))),
-        "hand_sizes": dict(zip(players, _sizes(public, "hand_sizes", players))),
+        "facedown_sizes": dict(zip(players, _sizes(public, "facedown_sizes", players), strict=False)),
+        "hand_sizes": dict(zip(players, _sizes(public, "hand_sizes", players), strict=False)),
         "deck": _need(public, "deck"),
         "discard": public.get("discard", 0),
     }
@@ -109,7 +108,7 @@ def view(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[s
         for p in range(len(players)):
             if rules.has_scoring(tables, p, c):
                 sc[p] += VALUES[c]
-    out["scores"] = dict(zip(players, sc))
+    out["scores"] = dict(zip(players, sc, strict=False))
     top = max(sc)
     out["winners"] = [players[p] for p in range(len(players)) if sc[p] == top] if phase == OVER else []
     rnd = out["round"]

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import StorageError, StaleError, TamperedError, UsageError
+from koryo_pbm.errors import StaleError, StorageError, TamperedError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -73,7 +73,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
         result = run_resolve(folder, path, moderator)
         if result.rejected:  # pragma: no cover - would be a bug in the engine
             raise RuntimeError(f"demo envelope rejected: {result.rejected[0].reason}")
-        for decision, events in result.applied:
+        for _decision, events in result.applied:
             decisions += 1
             for event in events:
                 echo(f"  {event.text}" if not event.kind.startswith("round") else event.text)

@@ -10,6 +10,7 @@ from koryo_pbm.cli.common import echo_json, identity_options, load_identity
 from koryo_pbm.errors import SetupError, StorageError, UsageError
 from koryo_pbm.store.folder import GAME_FILE
 
+
 def _parse_player(spec: str):
     from koryo_pbm.crypto.keys import load_public
 

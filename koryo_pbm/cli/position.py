@@ -45,6 +45,7 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
         if write_output(output, text):
             click.echo(f"wrote {output}", err=True)
         return
+    assert position_file is not None
     doc = match.read_position(position_file)
     name = doc.get("game")
     if not isinstance(name, str):

@@ -64,7 +64,7 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
         if seen is not None:
             seen(mv.doc)
         result = match.resolve(mv, gather(folder, mail))
-        if result.written:
+        if result.written and result.doc is not None:
             gamefile.write_game(path, result.doc, identity)
             if seen is not None:
                 seen(result.doc)

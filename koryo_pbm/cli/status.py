@@ -31,13 +31,17 @@ def command(target: str | None, as_json: bool) -> None:
     if decision and inbox.inbox_dir(folder).is_dir():
         for item in inbox.list_inbox(folder):
             env = item.envelope
-            if getattr(env, "decision", None) == decision["id"] and env.player in doc.players:
+            if isinstance(env, KoryoPbmError):
+                continue
+            if env.decision == decision["id"] and env.player in doc.players:
                 try:
                     env.verify(doc.players[env.player])
                 except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
                     continue
                 in_inbox.add(env.player)
     missing = [p for p in waiting if p not in received and p not in in_inbox]
+    received_list = [p for p in waiting if p in received]
+    inbox_list = [p for p in waiting if p in in_inbox and p not in received]
     data = {
         "id": doc.game_id,
         "game": doc.game,
@@ -45,8 +49,8 @@ def command(target: str | None, as_json: bool) -> None:
         "decision": decision.get("id"),
         "kind": decision.get("kind"),
         "waiting_for": waiting,
-        "received": [p for p in waiting if p in received],
-        "in_inbox": [p for p in waiting if p in in_inbox and p not in received],
+        "received": received_list,
+        "in_inbox": inbox_list,
         "missing": missing,
         "round": doc.public.get("round"),
         "phase": doc.public.get("phase") if doc.decision else "over",
@@ -61,8 +65,8 @@ def command(target: str | None, as_json: bool) -> None:
         return
     where = f"round {data['round']}, " if data["round"] is not None else ""
     click.echo(f"{where}decision {data['decision']} ({data['kind']}), waiting for {', '.join(waiting)}")
-    if data["received"]:
-        click.echo(f"  received by the moderator: {', '.join(data['received'])}")
-    if data["in_inbox"]:
-        click.echo(f"  in the inbox, not yet resolved: {', '.join(data['in_inbox'])}")
+    if received_list:
+        click.echo(f"  received by the moderator: {', '.join(received_list)}")
+    if inbox_list:
+        click.echo(f"  in the inbox, not yet resolved: {', '.join(inbox_list)}")
     click.echo(f"  missing: {', '.join(missing) if missing else 'nobody — the moderator can resolve'}")

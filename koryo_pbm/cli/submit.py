@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -15,7 +15,7 @@ from koryo_pbm.store.folder import game_paths
 
 def utc_now() -> str:
     """Submission time: it orders a player's envelopes (the later replaces the earlier)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submitted: str | None = None):
@@ -67,10 +67,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     remember(doc)
     identity = load_identity(as_name, key_file)
     game = match.game_of(doc)
-    if str(orders_file) == "-":
-        text = _read_stdin(match.ORDERS_LIMIT)
-    else:
-        text = match.read_orders_file(orders_file)
+    text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
     if out is not None:
         armored = envelope.armor()

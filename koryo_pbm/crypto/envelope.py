@@ -36,7 +36,6 @@ import os
 import re
 from dataclasses import dataclass
 
-
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError

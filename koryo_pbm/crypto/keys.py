@@ -78,9 +78,11 @@ class PublicIdentity:
     commands that only verify signatures (``status``) do not need.
     """
 
-    __slots__ = ("verify_key", "_seal_key", "_raw")
+    __slots__ = ("_raw", "_seal_key", "verify_key")
 
     verify_key: Ed25519PublicKey
+    _seal_key: X25519PublicKey | None
+    _raw: bytes
 
     def __init__(self, verify_key: Ed25519PublicKey, seal_key: X25519PublicKey) -> None:
         raw = verify_key.public_bytes_raw() + seal_key.public_bytes_raw()
@@ -133,7 +135,7 @@ class PublicIdentity:
         return sha256_hex(self._raw)[:16]
 
     @classmethod
-    def parse(cls, text: str) -> PublicIdentity:
+    def parse(cls, text: str | bytes) -> PublicIdentity:
         """Read a public key line (surrounding whitespace and a trailing comment are ignored)."""
         if isinstance(text, bytes):
             try:
@@ -178,7 +180,7 @@ class PublicIdentity:
 class Identity:
     """A person's secret keys. ``repr`` never shows them."""
 
-    __slots__ = ("name", "sign_key", "open_key", "_public")
+    __slots__ = ("_public", "name", "open_key", "sign_key")
 
     def __init__(self, name: str, sign_key: Ed25519PrivateKey, open_key: X25519PrivateKey) -> None:
         self.name = validate_name(name)

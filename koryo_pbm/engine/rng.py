@@ -39,7 +39,7 @@ class Rng:
     True
     """
 
-    __slots__ = ("_key", "_counter", "_words")
+    __slots__ = ("_counter", "_key", "_words")
 
     def __init__(self, key: bytes, counter: int = 0) -> None:
         if len(key) != 32:

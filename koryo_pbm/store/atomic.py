@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from koryo_pbm.errors import FormatError, StorageError
@@ -83,10 +83,8 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
+        with suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise StorageError(f"cannot write {path}: {_reason(exc)}") from None
         raise

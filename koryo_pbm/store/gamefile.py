@@ -323,12 +323,12 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError("'decision.id' must be a decision id")
         if not isinstance(d["kind"], str) or not d["kind"]:
             raise FormatError("'decision.kind' must be text")
-        for key in ("waiting_for", "received"):
-            names = d[key]
-            if not isinstance(names, list) or not all(isinstance(n, str) and n in doc.players for n in names):
-                raise FormatError(f"'decision.{key}' must be a list of players of this game")
-            if len(set(names)) != len(names):
-                raise FormatError(f"'decision.{key}' names a player twice")
+        for field_name in ("waiting_for", "received"):
+            listed = d[field_name]
+            if not isinstance(listed, list) or not all(isinstance(n, str) and n in doc.players for n in listed):
+                raise FormatError(f"'decision.{field_name}' must be a list of players of this game")
+            if len(set(listed)) != len(listed):
+                raise FormatError(f"'decision.{field_name}' names a player twice")
         if not set(d["received"]) <= set(d["waiting_for"]):
             raise FormatError("'decision.received' names a player the decision does not wait for")
     if doc.seed is not None:

@@ -129,7 +129,7 @@ def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
             found.extend(_from_part(part, label, seen))
     except KoryoPbmError as exc:  # pragma: no cover - _from_part returns its errors as items
         found.append((label, FormatError(f"{label}: {exc}")))
-    except Exception as exc:  # noqa: BLE001 - a mail library error on hostile input is bad mail, not a bug of ours
+    except Exception as exc:
         found.append((label, FormatError(f"{label}: this message cannot be read ({exc.__class__.__name__})")))
     return found
 

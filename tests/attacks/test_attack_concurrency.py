@@ -143,7 +143,7 @@ def test_players_resubmitting_at_the_same_moment_from_threads(arena, world):
         try:
             barrier.wait()
             inbox.drop(folder, env)
-        except Exception as exc:  # noqa: BLE001 - reported below
+        except Exception as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=submit, args=(e,)) for e in envelopes.values()]

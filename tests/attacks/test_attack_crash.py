@@ -253,7 +253,7 @@ def test_resolve_killed_by_sigkill_at_evenly_spread_moments(world, tmp_path, ref
         trials.append((str(folder), str(home), duration * i / N_FORK_KILLS))
     results = _drive(trials)
     outcome = Counter()
-    for (folder, home, _), res in zip(trials, results):
+    for (folder, home, _), res in zip(trials, results, strict=False):
         left = check_after_stop(world, Path(folder), Path(home), reference)
         outcome[left, "finished" if res["finished"] else "killed"] += 1
     assert sum(outcome.values()) == N_FORK_KILLS

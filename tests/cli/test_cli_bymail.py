@@ -188,7 +188,7 @@ def test_several_players_submitting_at_the_same_moment_lose_nothing(cli):
             env = seal_orders(doc, game, identities[p], files[p].read_text())
             barrier.wait()
             inbox.drop(folder, env)
-        except Exception as exc:  # noqa: BLE001 - reported below
+        except Exception as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=submit, args=(p,)) for p in PLAYERS]
@@ -199,7 +199,7 @@ def test_several_players_submitting_at_the_same_moment_lose_nothing(cli):
     assert not errors
     assert len(list((folder / "inbox").iterdir())) == 4
     r = cli.ok("resolve", folder, "--as", "mod", "--json").json
-    assert [a["decision"] for a in r["applied"]][0] == status["decision"]
+    assert next(a["decision"] for a in r["applied"]) == status["decision"]
     assert sorted(e["player"] for e in r["envelopes"] if e["status"] == "accepted") == sorted(PLAYERS)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_cli_bymail import make_keys, play_template_orders
 
 FOUR = ["alice", "bob", "carol", "dave"]

@@ -6,7 +6,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from test_cli_bymail import make_keys
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples" / "positions").glob("*.toml"))

@@ -6,7 +6,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from koryo_pbm_games.korsar import KorsarGame
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "positions"

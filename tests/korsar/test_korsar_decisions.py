@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from koryo_pbm.engine.simulate import seat_names
@@ -22,7 +23,7 @@ def test_turns_go_clockwise_and_count_up(game):
         d = game.pending(s)
         seen.append((s.turn, s.current))
         s, _ = game.apply(s, {d.players[0]: game.random_order(s, d.players[0], bots)})
-    for (t1, c1), (t2, c2) in zip(seen, seen[1:]):
+    for (t1, c1), (t2, c2) in itertools.pairwise(seen):
         assert t2 > t1 and (c2 - c1) % 5 == (t2 - t1) % 5
 
 

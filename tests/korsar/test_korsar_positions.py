@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from pathlib import Path
 
 import pytest
 import tomli_w
-
-from pathlib import Path
 
 from koryo_pbm.errors import PositionError
 

@@ -11,11 +11,11 @@ import pytest
 import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from koryo_pbm_games.korsar import KorsarGame
+from koryo_pbm_games.korsar import cards as C
 
 from koryo_pbm.engine.simulate import play_random, seat_names
 from koryo_pbm.errors import OrderError
-from koryo_pbm_games.korsar import KorsarGame
-from koryo_pbm_games.korsar import cards as C
 
 GAME = KorsarGame()
 TABLES = [(2, None), (3, None), (4, None), (4, {"teams": True}), (5, None), (6, {"teams": True}), (8, {"teams": True})]
@@ -87,7 +87,7 @@ def test_same_seed_same_game(n, options):
 @pytest.mark.parametrize("n,options", TABLES, ids=IDS)
 def test_many_fast_games_end(n, options):
     for i in range(25):
-        state, out = play_random(GAME, seat_names(n), f"fast-{i}", options=options, after=lambda s, e: None)
+        state, _out = play_random(GAME, seat_names(n), f"fast-{i}", options=options, after=lambda s, e: None)
         assert state.over
 
 
@@ -115,7 +115,7 @@ ORDER_PARTS = st.fixed_dictionaries(
     {},
     optional={
         "action": st.sampled_from(["draw", "play", "discard", "pass", 1]),
-        "card": st.sampled_from(list(C.CARD_IDS) + ["black-2", 7]),
+        "card": st.sampled_from([*list(C.CARD_IDS), "black-2", 7]),
         "galleon": st.sampled_from(["g1", "g2", "g3", "g4", "g5", "g6", "gx", 3]),
     },
 )

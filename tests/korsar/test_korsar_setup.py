@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
-from koryo_pbm.engine.simulate import seat_names
 from koryo_pbm_games.korsar import cards as C
 from koryo_pbm_games.korsar.rules import new_match
+
+from koryo_pbm.engine.simulate import seat_names
 
 
 @pytest.mark.parametrize("n,teams", [(2, False), (3, False), (4, False), (4, True), (5, False), (6, True), (8, True)])

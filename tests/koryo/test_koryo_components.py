@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from koryo_pbm_games.koryo import cards
+from koryo_pbm_games.koryo.rules import card_census
 from koryo_testkit import GAME
 
 from koryo_pbm.errors import SetupError
-from koryo_pbm_games.koryo import cards
-from koryo_pbm_games.koryo.rules import card_census
 
 
 def test_55_cards_45_characters_10_events():
@@ -65,8 +65,9 @@ def test_setup_refuses(players, first, options, words):
 def test_shuffle_is_uniform_and_deterministic():
     from collections import Counter
 
-    from koryo_pbm.engine.rng import Rng
     from koryo_pbm_games.koryo.rules import shuffle
+
+    from koryo_pbm.engine.rng import Rng
 
     rng = Rng.from_seed("uniform")
     seen = Counter()

@@ -3,10 +3,9 @@ pile shuffled back into the deck, the first-player token passed clockwise)."""
 
 from __future__ import annotations
 
-from koryo_testkit import GAME, load, texts
-
 from koryo_pbm_games.koryo import rules
 from koryo_pbm_games.koryo.cards import INDEX
+from koryo_testkit import GAME, load, texts
 
 
 def _round_end_state(**kw):
@@ -57,6 +56,6 @@ def test_a_round_ends_with_the_discard_reshuffled_into_the_deck():
 
 def test_a_round_events_name_the_first_player():
     s = load(round=2, phase="actions", facedown={"alice": ["barbarian"]}, tables={"bob": ["spy"]})
-    s2, ev = GAME.apply(s, {"alice": {"steps": [{"do": "reveal"}, {"do": "barbarian"}]}})
+    _s2, ev = GAME.apply(s, {"alice": {"steps": [{"do": "reveal"}, {"do": "barbarian"}]}})
     assert "round 3: bob is first player" in texts(ev)
     assert any(t.startswith("bob is dealt 8 cards") for t in texts(ev))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from koryo_pbm_games.koryo import rules
 from koryo_testkit import GAME, apply1, load, pending_id, table, texts
 
 from koryo_pbm.errors import IllegalOrder
-from koryo_pbm_games.koryo import rules
 
 
 def end(tables, turn="alice", **kw):
@@ -45,7 +45,7 @@ def test_discarding_senators_can_cost_the_bonus():
             first="bob", turn="bob")
     assert pending_id(s) == "r3-discard-bob"
     assert rules.discard_need(s, 0) == 3
-    k, opts = rules.discard_options(s, 0)
+    _k, opts = rules.discard_options(s, 0)
     assert opts == [(3, 0, 0, 0, 0, 0, 0, 0, 0)]  # only merchants: unique, so automatic
     s = load(phase="end", turn="alice", tables={"alice": ["senator", "senator"] + ["merchant"] * 8,
                                                 "bob": ["senator"]}, facedown={})

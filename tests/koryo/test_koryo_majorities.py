@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from koryo_testkit import GAME, load
-
 from koryo_pbm_games.koryo import rules
 from koryo_pbm_games.koryo.cards import GUARDIAN, MERCHANT, SPY
+from koryo_testkit import GAME, load
 
 
 def tables_state(**tables):

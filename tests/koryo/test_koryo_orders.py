@@ -103,7 +103,7 @@ def test_single_card_player_is_not_asked_when_others_choose():
     # one card has one outcome: it is played by itself (spec, "What a player is asked")
     s = load(hands={"alice": ["spy"], "bob": ["merchant", "merchant"], "carol": []})
     assert GAME.pending(s).players == ("bob",)
-    s2, ev = GAME.apply(s, {"bob": {"play": ["merchant"]}})
+    _s2, ev = GAME.apply(s, {"bob": {"play": ["merchant"]}})
     assert texts(ev)[:3] == ["alice plays 1 card face down", "bob plays 1 card face down",
                              "bob discards 1 card left in hand"]
 

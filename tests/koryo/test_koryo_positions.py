@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -144,10 +145,8 @@ def test_load_state_rejects_malformed_data():
         for v in bad_values:
             data = dict(good)
             data[key] = v
-            try:
+            with contextlib.suppress(FormatError):
                 GAME.load_state(data)
-            except FormatError:
-                pass
     for key in list(good):
         data = dict(good)
         del data[key]

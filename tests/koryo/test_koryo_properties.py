@@ -6,10 +6,10 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from koryo_pbm_games.koryo import rules
 from koryo_testkit import GAME
 
 from koryo_pbm.engine.simulate import play_random
-from koryo_pbm_games.koryo import rules
 
 
 def _check_after(state, events):
@@ -35,7 +35,7 @@ def test_same_seed_replays_the_same_game():
     logs = []
     for _ in range(2):
         log = []
-        state, outcome = play_random(GAME, ["a", "b", "c", "d"], "replay",
+        _state, outcome = play_random(GAME, ["a", "b", "c", "d"], "replay",
                                      after=lambda s, ev: log.append((GAME.dump_state(s), [e.text for e in ev])))
         logs.append((log, dict(outcome.scores)))
     assert logs[0] == logs[1]

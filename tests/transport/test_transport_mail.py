@@ -142,7 +142,7 @@ def test_bad_mail(tmp_path, keys, monkeypatch):
     monkeypatch.setattr(mail, "MAX_MESSAGE", 100)
     big = tmp_path / "big.eml"
     big.write_bytes(message(env(keys).armor()).as_bytes())
-    [(label, err)] = envelopes_from_mail(big)
+    [(_label, err)] = envelopes_from_mail(big)
     assert isinstance(err, FormatError) and "larger than" in str(err)
 
 
