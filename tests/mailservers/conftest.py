@@ -90,8 +90,8 @@ class Mailer:
         muttrc.write_text("\n".join([
             f'set smtp_url="smtp://127.0.0.1:{self.servers.postfix.plain_port}/"',
             f'set from="{sender}"', "set realname=\"A Player\"", "set use_from=yes", "set envelope_from=yes",
-            "set ssl_starttls=no", "set copy=no", "set record=\"\"", f'set folder="{self.home}/Mail"',
-            "set charset=utf-8", "set send_charset=\"us-ascii:utf-8\"", *settings, "",
+            "set ssl_starttls=no", "set ssl_force_tls=no", "set copy=no", "set record=\"\"", f'set folder="{self.home}/Mail"',
+            "set charset=utf-8", "set user_agent=yes", "set send_charset=\"us-ascii:utf-8\"", *settings, "",
         ]))
         args = ["mutt", "-n", "-F", str(muttrc), "-s", subject]
         if attach is not None:
@@ -109,7 +109,7 @@ class Mailer:
                 "-s", subject]
         if attach is not None:
             args += ["-a", str(attach)]
-        args += ["--", to]
+        args += ["-.", to]
         done = subprocess.run(args, input=body.encode(), env=self._client_env(), capture_output=True, timeout=60)
         assert done.returncode == 0, done.stderr.decode(errors="replace")
 
