@@ -37,11 +37,12 @@ def test_action_turn_the_barbarian_destroys_the_card_that_gives_alice_the_majori
 
 
 def test_action_turn_the_heuristic_takes_the_bank_token_and_destroys_its_own_event():
-    # nobody else's characters can be swapped (bob has Spy protection, carol no character)
+    # every swap would cost alice (bob's omniscient against her banker or priest): she declines
     s = load(phase="actions", facedown={"alice": ["lobbying"], "bob": ["barbarian"]}, bank=3, tokens={"carol": 5},
-             tables={"alice": ["banker", "priest"], "bob": ["spy"], "carol": ["barbarian"]})
+             tables={"alice": ["banker", "priest"], "bob": ["omniscient"], "carol": ["barbarian"]})
+    assert GAME.pending(s).id == "r3-action-alice"
     order = heuristic(s, "alice")["steps"]
-    assert order[:1] == [{"do": "reveal"}] and {"do": "banker"} in order
+    assert order[:2] == [{"do": "reveal"}, {"do": "lobbying"}] and {"do": "banker"} in order
     assert {"do": "priest", "card": "lobbying"} in order
     s2, _ = GAME.apply(s, {"alice": {"steps": order}})
     assert GAME.public(s2)["tokens"]["alice"] == 1
