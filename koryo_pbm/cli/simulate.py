@@ -22,7 +22,10 @@ from koryo_pbm.errors import SetupError
 def command(game_name: str, n_players: int, n_games: int, seed: str, teams: bool, as_json: bool) -> None:
     """Play GAMES complete games between random legal players and print wins and mean
     score per seat."""
+    from koryo_pbm.cli.common import check_player_count
+
     game = find_game(game_name)
+    check_player_count(game, n_players)
     options = {}
     if teams:
         if "teams" not in game.options:
