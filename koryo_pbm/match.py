@@ -13,6 +13,7 @@ The moderator's sealed part holds::
     seed    the seed text (its SHA-256 is public in the file from the start)
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
             decision, held until everyone it waits for has answered
+    emails  {player: address} — the players' mail addresses, for the judge (absent: none)
 
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
@@ -113,8 +114,10 @@ def create(
     options: Mapping[str, Any] | None = None,
     position: Mapping[str, Any] | None = None,
     game_id: str | None = None,
+    emails: Mapping[str, str] | None = None,
 ) -> tuple[GameDoc, State]:
-    """A new match's first game document (version 1) and its state."""
+    """A new match's first game document (version 1) and its state. ``emails``: players' mail
+    addresses, kept in the moderator's sealed part."""
     names = list(players)
     for name in names:
         if name in RESERVED_NAMES:
@@ -132,6 +135,7 @@ def create(
     if moderator.public in owners:
         raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
                          "sees everything, so a player needs a key of their own")
+    emails = check_emails(emails or {}, names)
     # os.urandom is what the secrets module uses, without its import cost (hashlib, hmac).
     seed = seed if seed is not None else base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
     if position is not None:
@@ -157,8 +161,28 @@ def create(
         log=[],
         sealed={},
     )
-    _fill(doc, game, state, {"seed": seed, "orders": {}})
+    _fill(doc, game, state, _secret(seed, {}, emails))
     return doc, state
+
+
+def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:
+    """``emails`` checked: each a player of the game, each a plain mail address."""
+    from koryo_pbm.transport.address import check_address
+
+    seats = list(players)
+    for name, address in emails.items():
+        if name not in seats:
+            raise SetupError(f"{name!r} has an address but is not a player (the players are {', '.join(seats)})")
+        check_address(address, who=f"{name}'s address")
+    return dict(emails)
+
+
+def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str]) -> dict[str, Any]:
+    """The moderator's secret part (without the state, which _fill adds)."""
+    secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
+    if emails:
+        secret["emails"] = dict(emails)
+    return secret
 
 
 def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any]) -> None:
@@ -197,6 +221,7 @@ class ModeratorView:
     state: State
     seed: str
     orders: dict[str, dict[str, Any]]
+    emails: dict[str, str] = field(default_factory=dict)
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -223,12 +248,32 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
         seed = secret["seed"]
         orders = secret.get("orders", {})
         raw_state = secret["state"]
+        emails = secret.get("emails", {})
         if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
+            raise TypeError
+        if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
     except (KeyError, TypeError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders))
+    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails))
+
+
+def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
+    """The next version of the game with players' addresses set (``None``: removed); nothing
+    else changes. The caller writes it."""
+    emails = dict(mv.emails)
+    for name, address in changes.items():
+        if address is None:
+            if name not in mv.doc.players:
+                raise SetupError(f"{name!r} is not a player (the players are {', '.join(mv.doc.players)})")
+            emails.pop(name, None)
+        else:
+            emails[name] = address
+    emails = check_emails(emails, mv.doc.players)
+    new = next_version(mv.doc)
+    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails))
+    return new
 
 
 def player_name(doc: GameDoc, identity: Identity) -> str:
@@ -310,6 +355,7 @@ class Candidate:
     status: str = "pending"  # accepted | held | rejected | duplicate | superseded
     reason: str = ""
     conflict: bool = False
+    replaces: str | None = None  # digest of the same player's earlier orders this one replaced
 
 
 @dataclass
@@ -400,6 +446,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
                 c.status, c.reason = "superseded", "a later submission of the same player was already received"
                 continue
             if before is not None:
+                c.replaces = before["digest"]
                 for other in result.candidates:
                     if other.envelope is not None and other.envelope.digest == before["digest"]:
                         other.status, other.reason = "superseded", "replaced by a later submission"
@@ -436,7 +483,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             if entry is new_log[-1] and pending is None:
                 new.seed = mv.seed  # published with the end: anyone can check the commitment
             gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
-        _fill(new, game, state, {"seed": mv.seed, "orders": held})
+        _fill(new, game, state, _secret(mv.seed, held, mv.emails))
         result.doc, result.written = new, True
     else:
         result.doc = doc

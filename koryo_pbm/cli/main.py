@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "simulate",
     "position": "position",
     "games": "games",
+    "address": "address",
 }
 
 _HELP_LINES = {
@@ -46,6 +47,7 @@ _HELP_LINES = {
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
+    "address": "List or set the players' mail addresses (moderator).",
 }
 
 
@@ -84,7 +86,7 @@ def cli() -> None:
 
     \b
     Players:    keygen, show, status, orders, submit
-    Moderator:  new, resolve, status
+    Moderator:  new, address, resolve, status
     Try it:     demo, simulate
     """
 

@@ -21,12 +21,31 @@ def _parse_player(spec: str):
     return name, load_public(key)
 
 
+def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[str, str]:
+    """``{player: address}`` from ``NAME=ADDRESS`` items (each address checked)."""
+    from koryo_pbm.transport.address import check_address
+
+    emails: dict[str, str] = {}
+    for spec in specs:
+        name, sep, address = spec.partition("=")
+        name, address = name.strip(), address.strip()
+        if not sep or not name or not address:
+            raise UsageError(f"{option} takes NAME=ADDRESS (alice=alice@example.org), not {spec!r}")
+        if name in emails:
+            raise UsageError(f"{name} is given two addresses in {option}")
+        emails[name] = check_address(address, who=f"{name}'s address")
+    return emails
+
+
 @click.command("new")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
 @identity_options(role="moderator")
 @click.option("--player", "player_specs", multiple=True, metavar="NAME=PUB",
               help="A player and their public key (the line from keygen, or a .pub file); in seat order.")
+@click.option("--email", "email_specs", multiple=True, metavar="NAME=ADDRESS",
+              help="A player's mail address, for the judge (koryo-pbm serve); kept sealed to you. "
+                   "A player without one plays through the shared folder.")
 @click.option("--first", help="The first player (default: drawn by the seed).")
 @click.option("--seed", help="Seed text (default: random). Its hash is published; keep it secret.")
 @click.option("--position", "position_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -35,7 +54,7 @@ def _parse_player(spec: str):
               help="A team of two neighbouring players (games with teams, e.g. korsar).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
-            player_specs: tuple[str, ...], first: str | None, seed: str | None,
+            player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
     archive/.
@@ -43,6 +62,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     \b
     Example:
       koryo-pbm new friday --as mod --player alice=alice.pub --player bob=koryo-pbm-pub-v1:...
+          --email alice=alice@example.org --email bob=bob@example.net
     """
     from koryo_pbm import match
     from koryo_pbm.engine.registry import find_game
@@ -55,6 +75,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         raise UsageError("a player is named twice in --player")
     if not players:
         raise UsageError("name the players: --player NAME=PUBLIC_KEY, once per player, in seat order")
+    emails = parse_email_specs(email_specs)
     options = {}
     if teams:
         if "teams" not in game.options:
@@ -66,7 +87,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     path = directory / GAME_FILE
     if path.exists():
         raise StorageError(f"{path} exists already: choose a new folder (nothing was changed)")
-    doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position)
+    doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position,
+                          emails=emails)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         inbox.inbox_dir(directory).mkdir(exist_ok=True)
