@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.rng import Rng
@@ -18,6 +18,9 @@ from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 _ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-bob, r3-discard-bob
 _ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
+
+if TYPE_CHECKING:
+    from koryo_pbm.picture.model import Scene
 
 #: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
 _DECISIONS: dict[tuple, Decision] = {}
@@ -232,6 +235,14 @@ class KoryoGame(Game):
 
     def render(self, view: Mapping[str, Any]) -> str:
         return views.render(view)
+
+    def picture(self, view: Mapping[str, Any]) -> Scene:
+        from . import picture
+
+        try:
+            return picture.picture(view)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Koryo view: {exc}") from None
 
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> KoryoState:
         try:

@@ -125,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "unknown error"
+    from koryo_pbm.printable import printable
+
+    return printable(" ".join(text.split())) or "unknown error"
 
 
 def _usage_line(exc: click.UsageError, argv: list[str] | None) -> str:
