@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
@@ -99,6 +99,20 @@ class KorsarGame(Game):
         if not orders:
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return dict(rng.choice(orders))
+
+    def bot_levels(self) -> tuple[str, ...]:
+        return ("heuristic",)
+
+    def bot_order(self, state: KorsarState, player: str, level: str, rng: random.Random, budget: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        from . import bots
+
+        if level not in bots.LEVELS:
+            return super().bot_order(state, player, level, rng, budget, clock)
+        s = _state(state)
+        if not R.legal_orders(s, player):
+            raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
+        return bots.heuristic(s, player)
 
     def describe_choices(self, state: KorsarState, player: str) -> tuple[dict[str, Any], list[str]]:
         s = _state(state)
