@@ -144,6 +144,9 @@ class KorsarGame(Game):
             lines.append(f'discard instead of playing (the pile is empty): action = "discard", card = one of {", ".join(discards)}')
         if s.teams and s.is_second_teammate(player) and s.last_beside:
             lines.append(f"{s.partner(player)} put a card beside {s.last_beside} this round: you may not put one there too")
+        if s.teams and s.is_second_teammate(player) and s.last_launched:
+            lines.append(f"{s.partner(player)} has just put {s.last_launched} to sea: you may defend it at once, "
+                         "with a pirate or with the admiral")
         example = next((o for o in orders if o["action"] == "play"), orders[0])
         return dict(example), lines
 
