@@ -138,8 +138,3 @@ def browser(tmp_path) -> Browser:
     folder = tmp_path / "chromium"
     folder.mkdir()
     return Browser(exe, folder)
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

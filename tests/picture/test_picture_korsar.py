@@ -11,10 +11,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from koryo_pbm_games.korsar import KorsarGame
 from test_cli_bymail import make_keys
 
 from koryo_pbm.picture import Frame, page
-from koryo_pbm_games.korsar import KorsarGame
 
 ROOT = Path(__file__).resolve().parents[2]
 TEAMS = ROOT / "examples" / "positions" / "korsar-4-teams-endgame.toml"
