@@ -128,6 +128,17 @@ def create(
             raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
     if len(set(names)) != len(names):
         raise SetupError("a player is named twice")
+    owners: dict[PublicIdentity, str] = {}
+    for name, key in players.items():
+        if key in owners:
+            raise SetupError(
+                f"{owners[key]} and {name} have the same public key ({key.fingerprint()}): each player needs a key "
+                "of their own (koryo-pbm keygen NAME)"
+            )
+        owners[key] = name
+    if moderator.public in owners:
+        raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
+                         "sees everything, so a player needs a key of their own")
     emails = check_emails(emails or {}, names)
     # os.urandom is what the secrets module uses, without its import cost (hashlib, hmac).
     seed = seed if seed is not None else base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
@@ -274,10 +285,15 @@ def player_name(doc: GameDoc, identity: Identity) -> str:
     for name, key in doc.players.items():
         if key == identity.public:
             return name
-    raise NotForYou(
-        f"key {identity.name!r} ({identity.public.fingerprint()}) is not a player of game {doc.game_id}; "
-        f"its players are {', '.join(doc.players)}"
-    )
+    which = f"key {identity.name!r} ({identity.public.fingerprint()})"
+    seat = doc.players.get(identity.name)
+    if seat is not None:
+        raise NotForYou(
+            f"{which} is not the key game {doc.game_id} has for {identity.name} ({seat.fingerprint()}): "
+            f"use the key whose public line you gave the moderator (--key FILE)"
+        )
+    raise NotForYou(f"{which} is not the key of any player of game {doc.game_id} (the players are "
+                    f"{', '.join(doc.players)})")
 
 
 def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:

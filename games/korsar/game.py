@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -16,6 +17,8 @@ from .state import KorsarState
 
 if TYPE_CHECKING:
     from koryo_pbm.picture.model import Scene
+
+_TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
 
 
 def _state(state: object) -> KorsarState:
@@ -188,6 +191,17 @@ class KorsarGame(Game):
 
     def dump_position(self, state: KorsarState) -> dict[str, Any]:
         return storage.dump_position(_state(state))
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        m = _TURN.match(decision) if event is None else None
+        if m is None or not players:
+            return None
+        n, turn = len(players), int(m.group(1))
+        first = (turn - 1) // n * n + 1
+        return f"round {(turn - 1) // n + 1} (turns {first}–{first + n - 1})"
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        return views.score_breakdown(view)
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))
