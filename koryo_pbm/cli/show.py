@@ -31,7 +31,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
-    remember(doc)
+    first_seen = remember(doc)
     warn_conflict_copies(folder, path)
     game = match.game_of(doc)
     identity = load_identity(as_name, key_file, required=False, doc=doc)
@@ -44,6 +44,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         view["me"] = me
     if doc.seed is not None:
         view["seed"] = doc.seed
+    view["moderator"] = {"fingerprint": doc.moderator.fingerprint(), "first_seen": first_seen}
     if html is not None:
         from koryo_pbm.cli.pictures import write_pictures
 
@@ -70,7 +71,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     if news:
         click.echo("")
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
-               f"{doc.moderator.fingerprint()}")
+               f"{doc.moderator.fingerprint()}" + (f" (key first seen here {first_seen})" if first_seen else ""))
     click.echo(game.render(view))
     for line in ends:
         click.echo(line)
