@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
@@ -13,6 +14,8 @@ from . import cards as C
 from . import rules as R
 from . import storage, views
 from .state import KorsarState
+
+_TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
 
 
 def _state(state: object) -> KorsarState:
@@ -97,6 +100,20 @@ class KorsarGame(Game):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return dict(rng.choice(orders))
 
+    def bot_levels(self) -> tuple[str, ...]:
+        return ("heuristic",)
+
+    def bot_order(self, state: KorsarState, player: str, level: str, rng: random.Random, budget: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        from . import bots
+
+        if level not in bots.LEVELS:
+            return super().bot_order(state, player, level, rng, budget, clock)
+        s = _state(state)
+        if not R.legal_orders(s, player):
+            raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
+        return bots.heuristic(s, player)
+
     def describe_choices(self, state: KorsarState, player: str) -> tuple[dict[str, Any], list[str]]:
         s = _state(state)
         orders = R.legal_orders(s, player)
@@ -127,6 +144,9 @@ class KorsarGame(Game):
             lines.append(f'discard instead of playing (the pile is empty): action = "discard", card = one of {", ".join(discards)}')
         if s.teams and s.is_second_teammate(player) and s.last_beside:
             lines.append(f"{s.partner(player)} put a card beside {s.last_beside} this round: you may not put one there too")
+        if s.teams and s.is_second_teammate(player) and s.last_launched:
+            lines.append(f"{s.partner(player)} has just put {s.last_launched} to sea: you may defend it at once, "
+                         "with a pirate or with the admiral")
         example = next((o for o in orders if o["action"] == "play"), orders[0])
         return dict(example), lines
 
@@ -160,6 +180,17 @@ class KorsarGame(Game):
 
     def dump_position(self, state: KorsarState) -> dict[str, Any]:
         return storage.dump_position(_state(state))
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        m = _TURN.match(decision) if event is None else None
+        if m is None or not players:
+            return None
+        n, turn = len(players), int(m.group(1))
+        first = (turn - 1) // n * n + 1
+        return f"round {(turn - 1) // n + 1} (turns {first}–{first + n - 1})"
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        return views.score_breakdown(view)
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))

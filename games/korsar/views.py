@@ -38,6 +38,8 @@ def public(s: KorsarState) -> dict[str, Any]:
         "next_galleon": s.next_galleon,
         "last_beside": s.last_beside,
     }
+    if s.last_launched:  # only when set: public parts written before it read alike
+        pub["last_launched"] = s.last_launched
     if s.over:
         sc = R.scores(s)
         best = max(sc.values())
@@ -73,7 +75,7 @@ def _read_public(pub: object, r: Reader) -> dict[str, Any]:
         t,
         "public",
         ("players", "teams", "turn", "current", "over", "pile", "hand_sizes", "loot_sizes", "galleons", "removed", "next_galleon", "last_beside"),
-        ("scores", "winners", "hands", "loot"),
+        ("scores", "winners", "hands", "loot", "last_launched"),
     )
     names, teams = r.players_teams(t)
     over = r.bool_(t["over"], "over")
@@ -100,6 +102,7 @@ def _read_public(pub: object, r: Reader) -> dict[str, Any]:
         "removed": r.cards(t["removed"], "removed"),
         "next_galleon": r.int_(t["next_galleon"], "next_galleon", 1),
         "last_beside": r.str_(t["last_beside"], "last_beside"),
+        "last_launched": r.str_(t.get("last_launched", ""), "last_launched"),
         "hands": r.per_player(t["hands"], "hands", names, every=True) if "hands" in t else None,
         "loot": r.per_player(t["loot"], "loot", names, every=True) if "loot" in t else None,
         "scores": _scores(r, t.get("scores", {}), names),
@@ -134,6 +137,7 @@ def _shell(p: dict[str, Any], rng: Rng) -> KorsarState:
         last_beside=p["last_beside"],
         over=p["over"],
         rng=rng,
+        last_launched=p["last_launched"],
     )
 
 
@@ -297,3 +301,27 @@ def render(v: Mapping[str, Any]) -> str:
     elif v.get("scores"):
         lines.append("Score so far (loot minus galleons in hand): " + ", ".join(f"{q} {n}" for q, n in v["scores"].items()))
     return "\n".join(lines)
+
+
+def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The final scores, part by part: the galleons in each side's loot, minus the galleons
+    left in its hands (in teams, a side's parts count for both teammates)."""
+    if not v.get("over"):
+        return None
+    sides: dict[str, list[str]] = {q: [q] for q in v["players"]}
+    for pair in v.get("teams", []):
+        for q in pair:
+            sides[q] = list(pair)
+    rows: list[dict[str, Any]] = []
+    for q in v["players"]:
+        for m in sides[q]:
+            whose = "" if m == q else f"{m}'s "
+            loot = v.get("loot", {}).get(m, [])
+            if loot:
+                rows.append({"player": q, "what": f"{whose}loot: {' '.join(loot)}",
+                             "points": sum(C.value(c) for c in loot)})
+            held = [c for c in v.get("hands", {}).get(m, []) if C.is_galleon(c)]
+            if held:
+                rows.append({"player": q, "what": f"galleons left in {whose}hand: {' '.join(held)}",
+                             "points": -sum(C.value(c) for c in held)})
+    return rows

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "new": "new",
     "show": "show",
     "status": "status",
+    "log": "log",
     "orders": "orders",
     "submit": "submit",
     "resolve": "resolve",
@@ -33,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "completion": "completion",
 }
 
 _HELP_LINES = {
@@ -40,6 +42,7 @@ _HELP_LINES = {
     "new": "Create a game folder (moderator).",
     "show": "Show a game: the public state, and your own cards with --as.",
     "status": "The pending decision and who is still missing.",
+    "log": "The public history of a game, round by round.",
     "orders": "Write an orders file for the pending decision.",
     "submit": "Sign and seal orders to the moderator.",
     "resolve": "Verify envelopes and advance the game (moderator).",
@@ -47,6 +50,7 @@ _HELP_LINES = {
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
+    "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
 }
 
@@ -85,7 +89,7 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, status, orders, submit
+    Players:    keygen, show, log, status, orders, submit
     Moderator:  new, address, resolve, status
     Try it:     demo, simulate
     """
@@ -104,8 +108,15 @@ def main(argv: list[str] | None = None) -> int:
             return 130
         click.echo("koryo-pbm: aborted", err=True)
         return 1
+    except click.exceptions.NoArgsIsHelpError as exc:  # plain `koryo-pbm`: the help is the answer
+        if exc.ctx is not None:
+            click.echo(exc.ctx.get_help())
+        return 0
+    except click.UsageError as exc:
+        click.echo(f"koryo-pbm: error: {_usage_line(exc, argv)}", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"koryo-pbm: error: {_one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -121,6 +132,18 @@ def _one_line(text: str) -> str:
     from koryo_pbm.printable import printable
 
     return printable(" ".join(text.split())) or "unknown error"
+
+
+def _usage_line(exc: click.UsageError, argv: list[str] | None) -> str:
+    """click's usage error as one line that says where the help is (click prints three)."""
+    message = _one_line(exc.format_message())
+    message = message[:1].lower() + message[1:] if message[1:2].islower() else message
+    if exc.ctx is not None:
+        path = exc.ctx.command_path
+    else:  # some parser errors carry no context: the command is the first word
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        path = f"koryo-pbm {words[0]}" if words and words[0] in COMMANDS else "koryo-pbm"
+    return f"{message.rstrip('.')} (see: {path} --help)"
 
 
 def entry() -> None:  # pragma: no cover - the console script

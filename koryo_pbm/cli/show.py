@@ -34,7 +34,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     remember(doc)
     warn_conflict_copies(folder, path)
     game = match.game_of(doc)
-    identity = load_identity(as_name, key_file, required=False)
+    identity = load_identity(as_name, key_file, required=False, doc=doc)
     private = None
     me = None
     if identity is not None and identity.public != doc.moderator:
@@ -50,18 +50,39 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         write_pictures(doc, game, view, html, None)
         if not as_json:
             return
+    from koryo_pbm.cli import log
+
+    news: list[str] = []
+    if me is not None:  # what happened since this player last looked, remembered per game
+        last = log.last_shown(doc.game_id, me)
+        import shlex
+
+        log_command = "koryo-pbm log" + (f" {shlex.quote(target)}" if target else "")
+        news, view["happened"] = log.happened(doc, game, me, last, log_command)
+        view["last_seen"] = last
+        log.record_shown(doc.game_id, me, doc.version)
+    ends, view["breakdown"] = log.breakdown(game, view)
     if as_json:
         echo_json(view)
         return
+    for line in news:
+        click.echo(line)
+    if news:
+        click.echo("")
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
                f"{doc.moderator.fingerprint()}")
     click.echo(game.render(view))
+    for line in ends:
+        click.echo(line)
     if doc.decision:
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
-            who = f"--as {as_name}" if as_name else f"--key {key_file}"
-            where = f" {target}" if target else ""
-            game_opt = f" --game {target}" if target else ""
+            import shlex
+
+            from koryo_pbm.cli.orders import submit_command
+
+            who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
+            where = f" {shlex.quote(target)}" if target else ""
             click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
-                       f"then koryo-pbm submit orders.toml {who}{game_opt}")
+                       f"then {submit_command('orders.toml', as_name, key_file, target)}")

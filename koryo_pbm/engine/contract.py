@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from koryo_pbm.errors import GameError
 
 if TYPE_CHECKING:
     from koryo_pbm.picture.model import Scene
@@ -163,6 +165,23 @@ class Game(abc.ABC):
         """For an orders file: an example legal order, and comment lines explaining the legal
         choices (no ``#``; the writer adds it). Works on a :meth:`from_view` state."""
 
+    # -- bots ----------------------------------------------------------------------------
+
+    def bot_levels(self) -> tuple[str, ...]:
+        """The bot levels this game plays beyond ``random`` (which every game has, through
+        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``."""
+        return ()
+
+    def bot_order(self, state: State, player: str, level: str, rng: random.Random,
+                  budget: float, clock: Callable[[], float]) -> dict[str, Any]:
+        """The order a bot of ``level`` (one of :meth:`bot_levels`) chooses for ``player``.
+
+        ``state`` is always a :meth:`from_view` state of ``player`` (the engine's
+        :mod:`~koryo_pbm.engine.bots` sees to it): the bot cannot see what its player may not.
+        Pure and deterministic given ``rng`` (the bot's own generator); a bot that thinks for
+        a while reads ``clock`` and stops well within ``budget`` seconds of it."""
+        raise GameError(f"{self.title} has no bot level {level!r}")
+
     # -- storage and views ---------------------------------------------------------------
 
     @abc.abstractmethod
@@ -208,6 +227,22 @@ class Game(abc.ABC):
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> State:
         """A state built from what ``player`` knows, for :meth:`check`, :meth:`random_order`
         and :meth:`describe_choices` on the player's side."""
+
+    # -- what happened (the history and the end) -----------------------------------------
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        """For the history (``koryo-pbm log``, ``show``): the part of the match, such as
+        ``"round 3"``, that the decision ``decision`` belongs to (``event`` is ``None``), or that
+        one of the event texts logged for it begins (``None``: it begins none). The history
+        calls it for each decision, then for each of its events. The default: one part."""
+        return None
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        """Once the match is over, how each score is made up, from the public :meth:`view`:
+        rows ``{"player", "what", "points"}``, a player's points adding up to their score
+        (``player`` ``""`` for a note that scores nobody, such as a tie). ``None`` while the
+        match goes on, or when the game has nothing to break down (the default)."""
+        return None
 
     # -- positions -----------------------------------------------------------------------
 
