@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "completion": "completion",
 }
 
 _HELP_LINES = {
@@ -49,6 +50,7 @@ _HELP_LINES = {
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
+    "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
 }
 
