@@ -33,6 +33,9 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "serve": "serve",
+    "wait": "wait",
+    "receipt": "receipt",
 }
 
 _HELP_LINES = {
@@ -48,6 +51,9 @@ _HELP_LINES = {
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
     "address": "List or set the players' mail addresses (moderator).",
+    "serve": "Run the judge: serve games by mail and shared folder (moderator).",
+    "wait": "Wait until a player is waited for (for scripts).",
+    "receipt": "Check a receipt from the judge.",
 }
 
 
@@ -85,8 +91,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, status, orders, submit
-    Moderator:  new, address, resolve, status
+    Players:    keygen, show, status, orders, submit, wait, receipt
+    Moderator:  new, address, resolve, serve, status
     Try it:     demo, simulate
     """
 

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 MAX_MESSAGE = 32 * 1024 * 1024  # one message (an .eml file, a Maildir file, one mbox message)
 MAX_MBOX = 512 * 1024 * 1024  # a whole mbox file
 MAX_PART = 8 * 1024 * 1024  # one decoded part
+MAX_PARTS = 500  # parts of one message looked at
 _MARK = BEGIN.encode("ascii")
+_MARKS_UTF16 = (BEGIN.encode("utf-16-le"), BEGIN.encode("utf-16-be"))
 _TAG = re.compile(r"<[^>]*>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/pre|/blockquote|/li)\b[^>]*>[ \t]*\r?\n?", re.IGNORECASE)
 
@@ -115,6 +117,12 @@ def _from_mbox(path: Path, seen: set[str]) -> Found:
     return found
 
 
+def scan_message(data: bytes, label: str) -> Found:
+    """Every envelope of one raw message (``data``), each once; what looks like an envelope but
+    cannot be read is a ``FormatError`` item naming ``label``."""
+    return _from_message(data, label, set())
+
+
 def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
     """Every envelope of one raw message; a message that cannot be read is one error item."""
     import email
@@ -123,7 +131,11 @@ def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
     found: Found = []
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)
-        for part in message.walk():
+        for n, part in enumerate(message.walk()):
+            if n > MAX_PARTS:
+                found.append((label, FormatError(f"{label}: the message has more than {MAX_PARTS} parts; "
+                                                 "the rest were not read")))
+                break
             if part.is_multipart():
                 continue
             found.extend(_from_part(part, label, seen))
@@ -145,9 +157,14 @@ def _from_part(part: Any, label: str, seen: set[str]) -> Found:
             return [(label, FormatError(f"{label}: a part is larger than {MAX_PART} bytes"))]
         return []
     html_part = part.get_content_type() == "text/html"
-    if _MARK not in payload and not html_part:
-        return []
     charset = part.get_content_charset() or "utf-8"
+    wide = charset.replace("_", "-") in ("utf-16", "utf-16-le", "utf-16-be", "utf-32")
+    if _MARK not in payload and not html_part and not wide:
+        if any(mark in payload for mark in _MARKS_UTF16):
+            return [(label, FormatError(
+                f"{label}: an envelope in UTF-16 text (as some Windows editors save it) cannot be read: "
+                "save it as UTF-8 or plain ASCII text, or paste it into the mail itself"))]
+        return []
     try:
         text = payload.decode(charset, errors="replace")
     except LookupError:
