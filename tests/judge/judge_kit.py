@@ -92,6 +92,7 @@ class PostOffice:
         if in_reply_to:
             msg["In-Reply-To"] = in_reply_to
         for k, v in (headers or {}).items():
+            del msg[k]
             msg[k] = v
         msg.set_content(body)
         for name, data in attachments:
