@@ -21,14 +21,15 @@ Decisions
 
 What "only one possible outcome" means here (spec, last section), read literally:
 
-* **Action turn** — automatic exactly when no event is face down and there is no Spy theft
-  with two or more possible victims. Then the engine plays: reveal, Banker (if the power is
-  held and the bank is not empty), Priest (if held and an event is in front of the player;
-  it destroys a Barbarian before a Lobbying — both cost −1, so "any event"), Spy (if held, on
-  the only opponent with a token). Revealing only adds the player's own cards, so the Spy
-  power is held at some moment of the turn exactly when it is held after the reveal; the
-  victims (opponents with tokens) cannot change during such a turn. A turn that reveals an
-  event is always asked, even if the event has no target (the spec lists it as a choice).
+* **Action turn** — automatic exactly when no revealed event has a legal target and there is
+  no Spy theft with two or more possible victims. Then the engine plays: reveal (each event
+  without a legal target has no effect, logged "alice's barbarian has no effect (no legal
+  target)"), Banker (if the power is held and the bank is not empty), Priest (if held and an
+  event is in front of the player; it destroys a Barbarian before a Lobbying — both cost −1,
+  so "any event"), Spy (if held, on the only opponent with a token). Revealing only adds the
+  player's own cards and no power moves a character, so the targets of the events and the Spy
+  power are those of the tables right after the reveal, and the victims (opponents with
+  tokens) cannot change during such a turn.
 * **End-phase discard** — automatic when the player is not over the limit, or when exactly
   one multiset of characters is a minimal legal discard (e.g. all characters must go, or
   only one character id is on the table). The Senator bonus is judged on the table left.
@@ -43,6 +44,12 @@ What "only one possible outcome" means here (spec, last section), read literally
 Orders
 ------
 ``{"play": [...]}``; ``{"steps": [...]}`` (see :mod:`.orders`); ``{"discard": [...]}``.
+The steps run in the order written: the reveal, then one step per revealed event (its effect:
+a target, or declined) in any order, with the powers before, between or after them (the
+rulebook: "before, after or while revealing"). An event left without a step has no effect
+only if it has no legal target when the steps are done; else its step is required. A Priest
+destroying a revealed event before its step does not take its effect away: the effect belongs
+to the reveal (a reading; declining gives the same outcomes either way).
 A Banker step with an empty bank is refused (the steps are exactly what happens, and that
 step would do nothing). A Lobbying swap may name the same card id on both sides (legal, no
 effect). ``[[x, a], [y, b]]`` and ``[[y, b], [x, a]]`` are the same swap.

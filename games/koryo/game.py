@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.rng import Rng
@@ -14,6 +14,9 @@ from . import orders as O
 from . import positions, rules, views
 from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
+
+if TYPE_CHECKING:
+    from koryo_pbm.picture.model import Scene
 
 #: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
 _DECISIONS: dict[tuple, Decision] = {}
@@ -229,6 +232,14 @@ class KoryoGame(Game):
 
     def render(self, view: Mapping[str, Any]) -> str:
         return views.render(view)
+
+    def picture(self, view: Mapping[str, Any]) -> Scene:
+        from . import picture
+
+        try:
+            return picture.picture(view)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Koryo view: {exc}") from None
 
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> KoryoState:
         try:

@@ -252,45 +252,51 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
     tokens = s.tokens[:]
     names = s.players
     n = len(names)
+    fd = s.facedown[p]
+    nb, nl = fd[BARBARIAN], fd[LOBBYING]
     items = ["reveal", "banker", "priest", "spy"]
     rnd.shuffle(items)
+    if nb or nl:
+        # each revealed event takes effect once after the reveal, in any order, before,
+        # between or after the powers
+        at = items.index("reveal") + 1
+        for e in ["barbarian"] * nb + ["lobbying"] * nl:
+            items.insert(at + int(rnd.random() * (len(items) - at + 1)), e)
     steps: list[dict[str, Any]] = []
+    left_b = left_l = 0  # events with no legal target left without a step
     for it in items:
         if it == "reveal":
             steps.append({"do": "reveal"})
-            fd = s.facedown[p]
             t = tables[p]
             for c in range(NCARDS):
                 if fd[c]:
                     t[c] += fd[c]
-            nb, nl = fd[BARBARIAN], fd[LOBBYING]
-            if not (nb or nl):
-                continue
-            evs = ["barbarian"] * nb + ["lobbying"] * nl
-            rnd.shuffle(evs)
-            for e in evs:
-                if e == "barbarian":
-                    victims = rules.barbarian_targets(tables, p)
-                    if victims and rnd.random() < 0.85:
-                        q = rnd.choice(victims)
-                        c = rnd.choice(_chars_of(tables[q]))
-                        tables[q][c] -= 1
-                        steps.append({"do": "barbarian", "player": names[q], "card": CARD_IDS[c]})
-                    else:
-                        steps.append({"do": "barbarian"})
-                else:
-                    movable = rules.lobby_targets(tables)
-                    if len(movable) >= 2 and rnd.random() < 0.85:
-                        x, y = rnd.sample(movable, 2)
-                        cx = rnd.choice(_chars_of(tables[x]))
-                        cy = rnd.choice(_chars_of(tables[y]))
-                        tables[x][cx] -= 1
-                        tables[y][cy] -= 1
-                        tables[x][cy] += 1
-                        tables[y][cx] += 1
-                        steps.append({"do": "lobbying", "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]})
-                    else:
-                        steps.append({"do": "lobbying"})
+        elif it == "barbarian":
+            victims = rules.barbarian_targets(tables, p)
+            if victims and rnd.random() < 0.85:
+                q = rnd.choice(victims)
+                c = rnd.choice(_chars_of(tables[q]))
+                tables[q][c] -= 1
+                steps.append({"do": "barbarian", "player": names[q], "card": CARD_IDS[c]})
+            elif victims or rnd.random() < 0.5:
+                steps.append({"do": "barbarian"})
+            else:
+                left_b += 1
+        elif it == "lobbying":
+            movable = rules.lobby_targets(tables)
+            if len(movable) >= 2 and rnd.random() < 0.85:
+                x, y = rnd.sample(movable, 2)
+                cx = rnd.choice(_chars_of(tables[x]))
+                cy = rnd.choice(_chars_of(tables[y]))
+                tables[x][cx] -= 1
+                tables[y][cy] -= 1
+                tables[x][cy] += 1
+                tables[y][cx] += 1
+                steps.append({"do": "lobbying", "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]})
+            elif len(movable) >= 2 or rnd.random() < 0.5:
+                steps.append({"do": "lobbying"})
+            else:
+                left_l += 1
         elif it == "banker":
             if bank > 0 and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
                 bank -= 1
@@ -310,6 +316,12 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
                 tokens[q] -= 1
                 tokens[p] += 1
                 steps.append({"do": "spy", "player": names[q]})
+    # an event left without a step has no effect only if it has no legal target at the end of
+    # the turn (a later swap may have made one): else it is declined there
+    if left_b and rules.barbarian_targets(tables, p):
+        steps += [{"do": "barbarian"}] * left_b
+    if left_l and len(rules.lobby_targets(tables)) >= 2:
+        steps += [{"do": "lobbying"}] * left_l
     return {"steps": steps}
 
 
@@ -366,9 +378,10 @@ def describe_action(s: KoryoState, p: int) -> tuple[dict[str, Any], list[str]]:
         f"Your face-down cards: {describe_counts(fd)} (one reveal step, required).",
     ]
     if nb or nl:
-        lines.append(f"Right after the reveal step, answer each revealed event with one step: "
-                     f"{nb} barbarian and {nl} lobbying, in the order you choose; a step without a "
-                     f"target declines the effect.")
+        lines.append(f"After the reveal step, each revealed event takes effect with one step: "
+                     f"{nb} barbarian and {nl} lobbying, in the order you choose, with powers before, "
+                     f"between or after them; a step without a target declines the effect; an event "
+                     f"with no legal target has no effect and needs no step.")
     if nb:
         vic = rules.barbarian_victims(w, p)
         if vic:

@@ -27,9 +27,11 @@ its cards and only those, hands no bigger than the deal (11 − r, +1 with the B
 power majority; smaller hands are allowed: a puzzle need not be dealt in full), each face-down
 group a legal play (one id, or two different ids with the Ship Owner power — the power is
 checked only before the first action turn, as later turns may have moved it), nobody before
-``turn`` still holding face-down cards in the actions phase, and — from round 2 on, at the
-start of a round (phase "orders", or "actions" before any turn) — every table complying with
-the previous round's limit as the end phase leaves it. Phase "over" needs round 8.
+``turn`` still holding face-down cards in the actions phase, and every table the rules have
+already held to a limit complying with it: from round 2 on, at the start of a round (phase
+"orders", or "actions" before any turn), every table with the previous round's limit; in phase
+"end", the tables of the players before ``turn`` (their discard is done) with this round's; in
+phase "over", every table with round 8's. Phase "over" needs round 8.
 """
 
 from __future__ import annotations
@@ -233,6 +235,19 @@ def _plausible(s: KoryoState, err: type[Exception]) -> None:
             if not rules._complies(s.tables, p, limit):
                 raise err(f"{players[p]}'s table has {sum(s.tables[p])} cards, over the limit {limit} "
                           f"(+2 with the senator majority) the end of round {r - 1} leaves")
+    if s.phase == END:  # the players whose end-phase turn is past have complied
+        limit = base_limit(r)
+        for k in range(s.turn):
+            p = (s.first + k) % n
+            if not rules._complies(s.tables, p, limit):
+                raise err(f"{players[p]}'s table has {sum(s.tables[p])} cards, over the limit {limit} "
+                          f"(+2 with the senator majority) of round {r}, but their end-phase turn is past")
+    if s.phase == OVER:  # the last end phase is over: every table complies
+        limit = base_limit(r)
+        for p in range(n):
+            if not rules._complies(s.tables, p, limit):
+                raise err(f"{players[p]}'s table has {sum(s.tables[p])} cards, over the limit {limit} "
+                          f"(+2 with the senator majority) the end of round {r} leaves")
 
 
 def dump(s: KoryoState) -> dict[str, Any]:

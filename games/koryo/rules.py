@@ -379,31 +379,62 @@ def lobby_targets(tables: list[list[int]]) -> list[int]:
             and not (t[SPY] and not t[GUARDIAN] and has_power(tables, q, SPY))]
 
 
+def _barbarian_can_hit(tables: list[list[int]], p: int) -> bool:
+    """``barbarian_targets(tables, p)`` is not empty (quickly)."""
+    for q, t in enumerate(tables):
+        if q != p and sum(t) > t[BARBARIAN] + t[LOBBYING] and not (t[GUARDIAN] and has_power(tables, q, GUARDIAN)):
+            return True
+    return False
+
+
+def _lobbying_can_swap(tables: list[list[int]]) -> bool:
+    """``lobby_targets(tables)`` has two players or more (quickly)."""
+    k = 0
+    for q, t in enumerate(tables):
+        if sum(t) > t[BARBARIAN] + t[LOBBYING] and not (t[SPY] and not t[GUARDIAN] and has_power(tables, q, SPY)):
+            k += 1
+            if k == 2:
+                return True
+    return False
+
+
 def spy_victims(s: KoryoState, p: int) -> list[int]:
     return [q for q in range(len(s.players)) if q != p and s.tokens[q] > 0]
 
 
+def _no_target(s: KoryoState, p: int, nb: int, nl: int, events: list[Event] | None) -> None:
+    """Log that ``nb`` Barbarians and ``nl`` Lobbyings of seat ``p`` have no effect: no legal target."""
+    if events is not None:
+        name = s.players[p]
+        for word, k in (("barbarian", nb), ("lobbying", nl)):
+            for _ in range(k):
+                events.append(event(word, f"{name}'s {word} has no effect (no legal target)",
+                                    {"player": name, "effect": "no legal target"}))
+
+
 def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
     """Play seat ``p``'s action turn by itself when it has one outcome (spec, last section):
-    no event face down and no Spy theft with two or more victims. Returns whether it did."""
+    no revealed event with a legal target and no Spy theft with two or more victims. Returns
+    whether it did."""
     fd = s.facedown[p]
-    if fd[BARBARIAN] or fd[LOBBYING]:
-        return False
     tables = s.tables
     t = tables[p]
-    # Revealing only adds cards to p's own table, so p holds the Spy power at some moment of
-    # the turn exactly when p holds it after revealing; the victims do not change in the turn.
-    if fd[SPY] or t[SPY]:
-        # the Spy power after the reveal depends on p's spies and omniscient only
-        spies, omni = t[SPY], t[OMNISCIENT]
-        t[SPY] = spies + fd[SPY]
-        t[OMNISCIENT] = omni + fd[OMNISCIENT]
-        spy = has_power(tables, p, SPY)
-        t[SPY] = spies
-        t[OMNISCIENT] = omni
-        if spy and len(spy_victims(s, p)) >= 2:
+    nb, nl = fd[BARBARIAN], fd[LOBBYING]
+    # Revealing only adds cards to p's own table, and the powers move no character: so the
+    # targets of the events and p's Spy power are those of the tables right after the reveal,
+    # and the victims of a theft do not change in the turn.
+    if nb or nl or fd[SPY] or t[SPY]:
+        after = tables[:]
+        after[p] = [a + b for a, b in zip(t, fd, strict=True)]
+        if nb and _barbarian_can_hit(after, p):
+            return False
+        if nl and _lobbying_can_swap(after):
+            return False
+        if after[p][SPY] and has_power(after, p, SPY) and len(spy_victims(s, p)) >= 2:
             return False
     reveal(s, p, events)
+    if nb or nl:
+        _no_target(s, p, nb, nl, events)
     name = s.players[p]
     if t[BANKER] and s.bank > 0 and has_power(tables, p, BANKER):
         s.bank -= 1
@@ -439,13 +470,9 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
     name = players[p]
     revealed = False
     used: set[str] = set()
-    owe_b = owe_l = 0  # revealed events still to answer
+    owe_b = owe_l = 0  # revealed events whose effect is still to come
     for st in steps:
         kind = st[0]
-        if (owe_b or owe_l) and kind not in ("barbarian", "lobbying"):
-            raise IllegalOrder(
-                f"illegal order: each revealed event takes effect at once: the reveal step must be "
-                f"followed by {owe_b} barbarian and {owe_l} lobbying step(s) before any {kind} step")
         if kind == "reveal":
             if revealed:
                 raise IllegalOrder("illegal order: the face-down cards are revealed exactly once (one reveal step)")
@@ -454,12 +481,14 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
         elif kind == "barbarian":
             if not owe_b:
                 raise IllegalOrder(
-                    "illegal order: a barbarian step answers a Barbarian revealed in this turn, "
-                    "right after the reveal step")
+                    "illegal order: a barbarian step is the effect of a Barbarian revealed in this turn "
+                    "(after the reveal step, one step per Barbarian)")
             owe_b -= 1
             q, c = st[1], st[2]
             if q is None:
-                _ev(events, "barbarian", f"{name}'s barbarian has no effect (declined)", player=name)
+                if events is not None:
+                    why = "declined" if barbarian_targets(tables, p) else "no legal target"
+                    _ev(events, "barbarian", f"{name}'s barbarian has no effect ({why})", player=name, effect=why)
                 continue
             if q == p:
                 raise IllegalOrder("illegal order: Barbarian destroys a card of an opponent, not your own")
@@ -478,11 +507,13 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
         elif kind == "lobbying":
             if not owe_l:
                 raise IllegalOrder(
-                    "illegal order: a lobbying step answers a Lobbying revealed in this turn, "
-                    "right after the reveal step")
+                    "illegal order: a lobbying step is the effect of a Lobbying revealed in this turn "
+                    "(after the reveal step, one step per Lobbying)")
             owe_l -= 1
             if st[1] is None:
-                _ev(events, "lobbying", f"{name}'s lobbying has no effect (declined)", player=name)
+                if events is not None:
+                    why = "declined" if len(lobby_targets(tables)) >= 2 else "no legal target"
+                    _ev(events, "lobbying", f"{name}'s lobbying has no effect ({why})", player=name, effect=why)
                 continue
             x, cx, y, cy = st[1]
             if x == y:
@@ -542,10 +573,18 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     victim=players[q])
     if not revealed:
         raise IllegalOrder("illegal order: the face-down cards must be revealed during the action turn (one reveal step)")
-    if owe_b or owe_l:
+    # A revealed event left without a step has no effect if it has no legal target once the
+    # other steps are done; one that has a target needs the player's step (a target or decline).
+    if owe_b and _barbarian_can_hit(tables, p):
         raise IllegalOrder(
-            f"illegal order: every revealed event needs its step right after the reveal: "
-            f"{owe_b} barbarian and {owe_l} lobbying step(s) missing")
+            f"illegal order: every revealed event takes effect once: {owe_b} barbarian step(s) missing "
+            f"(a target, or {{do = \"barbarian\"}} to decline)")
+    if owe_l and _lobbying_can_swap(tables):
+        raise IllegalOrder(
+            f"illegal order: every revealed event takes effect once: {owe_l} lobbying step(s) missing "
+            f"(a swap, or {{do = \"lobbying\"}} to decline)")
+    if owe_b or owe_l:
+        _no_target(s, p, owe_b, owe_l, events)
 
 
 # -- End -------------------------------------------------------------------------------------

@@ -20,9 +20,13 @@ from koryo_pbm.store.folder import game_paths
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
+@click.option("--html", "html", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write a picture of the table to FILE (one self-contained HTML page).")
+def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool,
+            html: Path | None = None) -> None:
     """Verify the moderator's signature on the game in DIR or FILE (default: here) and show the
-    public state; with --as NAME, also your hand and face-down cards."""
+    public state; with --as NAME, also your hand and face-down cards. --html FILE writes a
+    picture of the table instead (with --as, one that shows your hidden cards: keep it local)."""
     from koryo_pbm import match
 
     folder, path = game_paths(target)
@@ -40,6 +44,12 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         view["me"] = me
     if doc.seed is not None:
         view["seed"] = doc.seed
+    if html is not None:
+        from koryo_pbm.cli.pictures import write_pictures
+
+        write_pictures(doc, game, view, html, None)
+        if not as_json:
+            return
     if as_json:
         echo_json(view)
         return

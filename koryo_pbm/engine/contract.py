@@ -37,7 +37,10 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+if TYPE_CHECKING:
+    from koryo_pbm.picture.model import Scene
 
 # An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
 # ``{"play": ["merchant", "merchant"]}``. It is TOML-safe data.
@@ -188,6 +191,18 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def render(self, view: Mapping[str, Any]) -> str:
         """The human text of :meth:`view` (several lines, no trailing newline)."""
+
+    def picture(self, view: Mapping[str, Any]) -> Scene:
+        """The picture of :meth:`view` (``show --html``/``--svg``): panels of card tiles, see
+        :mod:`koryo_pbm.picture`. Only what ``view`` holds may be drawn; hidden cards of the
+        player the view is for go in ``Scene.private``. The default draws the text of
+        :meth:`render` in one panel; games draw their table."""
+        from koryo_pbm.picture.model import Panel, Scene
+
+        mine = bool(view.get("player"))
+        text = tuple(self.render(view).splitlines())
+        return Scene(headline=text[0] if text else self.title,
+                     extra=(Panel(title=self.title, facts=text[1:], tone="secret" if mine else ""),))
 
     @abc.abstractmethod
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> State:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from koryo_testkit import GAME, apply1, load, pending_id, table, texts
 
@@ -13,8 +11,8 @@ R = {"do": "reveal"}
 
 
 def act(facedown, tables=None, players=("alice", "bob", "carol"), bob=("barbarian",), **kw):
-    """Round 3, actions phase, alice first: alice's turn (asked when an event is face down).
-    Bob has a Barbarian face down too, so the round stops at his turn."""
+    """Round 3, actions phase, alice first: alice's turn (asked when a revealed event has a legal
+    target). Bob has a Barbarian face down too, so the round stops at his turn when it has one."""
     return load(players=players, phase="actions", facedown={"alice": facedown, "bob": list(bob)},
                 tables=tables or {}, **kw)
 
@@ -63,20 +61,20 @@ def test_barbarian_can_destroy_the_omniscient_but_not_an_event_nor_own_card():
 
 
 def test_barbarian_may_be_declined():
-    s = act(["barbarian"], {"bob": ["merchant"]})
+    s = act(["barbarian"], {"bob": ["merchant"], "carol": ["merchant"]})
     s2, ev = apply1(s, "alice", steps(R, {"do": "barbarian"}))
     assert table(s2, "bob") == {"merchant": 1}
     assert "alice's barbarian has no effect (declined)" in texts(ev)
 
 
 def test_three_barbarians_resolve_three_effects():
-    s = act(["barbarian"] * 3, {"bob": ["merchant", "spy"], "carol": ["senator"]})
+    s = act(["barbarian"] * 3, {"alice": ["merchant"], "bob": ["merchant", "spy"], "carol": ["senator"]})
     s2, _ = apply1(s, "alice", steps(R, {"do": "barbarian", "player": "bob", "card": "merchant"},
                                      {"do": "barbarian"},
                                      {"do": "barbarian", "player": "carol", "card": "senator"}))
     assert table(s2, "bob") == {"spy": 1}
     assert table(s2, "carol") == {}
-    with pytest.raises(IllegalOrder, match="2 barbarian and 0 lobbying step"):
+    with pytest.raises(IllegalOrder, match="2 barbarian step.s. missing"):
         GAME.check(s, "alice", steps(R, {"do": "barbarian"}))
 
 
@@ -120,22 +118,36 @@ def test_lobbying_protected_player_must_pick_two_opponents():
 
 
 def test_two_player_lobbying_has_no_effect_for_a_spy_protected_player():
-    s = act(["lobbying"], {"alice": ["spy", "spy", "senator"], "bob": ["merchant"]}, players=("alice", "bob"))
+    # Spec, Actions: "in a two-player game their Lobbying has no effect". alice's swap could only
+    # move bob's cards (alice has Spy protection: spy 2 to 0, no guardian), so her Lobbying has
+    # no legal target and her turn (after bob's) runs by itself.
+    s = act(["lobbying"], {"alice": ["spy", "spy", "senator"], "bob": ["merchant"]}, players=("alice", "bob"),
+            first="bob")
+    assert pending_id(s) == "r3-action-bob"
+    s2, ev = apply1(s, "bob", steps(R, {"do": "barbarian"}))
+    assert texts(ev)[2:4] == ["alice reveals lobbying", "alice's lobbying has no effect (no legal target)"]
+    assert pending_id(s2) == "r4-orders"
+    assert table(s2, "alice") == {"spy": 2, "senator": 1, "lobbying": 1}
+    assert table(s2, "bob") == {"merchant": 1, "barbarian": 1}
+
+
+def test_a_declined_lobbying_and_a_refused_swap_in_a_two_player_game():
+    # With a guardian of her own alice loses her Spy protection: she is asked, and may swap
+    # with bob or decline; swapping bob with bob is refused.
+    s = act(["lobbying"], {"alice": ["spy", "spy", "guardian"], "bob": ["merchant"]}, players=("alice", "bob"))
     assert GAME.pending(s).id == "r3-action-alice"
-    with pytest.raises(IllegalOrder, match="Spy protection"):
-        GAME.check(s, "alice", steps(R, {"do": "lobbying", "swap": [["alice", "senator"], ["bob", "merchant"]]}))
     with pytest.raises(IllegalOrder, match="two different players"):
         GAME.check(s, "alice", steps(R, {"do": "lobbying", "swap": [["bob", "merchant"], ["bob", "merchant"]]}))
-    GAME.check(s, "alice", steps(R, {"do": "lobbying"}))
-    rnd = random.Random(3)
-    for _ in range(50):
-        assert GAME.random_order(s, "alice", rnd) == steps(R, {"do": "lobbying"})
+    s2, ev = apply1(s, "alice", steps(R, {"do": "lobbying"}))
+    assert "alice's lobbying has no effect (declined)" in texts(ev)
+    s2, ev = apply1(s, "alice", steps(R, {"do": "lobbying", "swap": [["alice", "guardian"], ["bob", "merchant"]]}))
+    assert table(s2, "alice") == {"spy": 2, "merchant": 1, "lobbying": 1}
 
 
 def test_lobbying_never_swaps_events():
-    s = act(["lobbying"], {"bob": ["barbarian", "merchant"], "carol": ["spy"]})
+    s = act(["lobbying"], {"bob": ["barbarian", "merchant"], "carol": ["senator"]})
     with pytest.raises(IllegalOrder, match="never events"):
-        GAME.check(s, "alice", steps(R, {"do": "lobbying", "swap": [["bob", "barbarian"], ["carol", "spy"]]}))
+        GAME.check(s, "alice", steps(R, {"do": "lobbying", "swap": [["bob", "barbarian"], ["carol", "senator"]]}))
 
 
 # -- Priest, Banker, Spy ---------------------------------------------------------------------
@@ -167,7 +179,7 @@ def test_power_majority_is_evaluated_when_used():
 
 
 def test_banker_takes_a_token():
-    s = act(["barbarian"], {"alice": ["banker"]})
+    s = act(["barbarian"], {"alice": ["banker"], "carol": ["merchant"]})
     s2, ev = apply1(s, "alice", steps({"do": "banker"}, R, {"do": "barbarian"}))
     pub = GAME.public(s2)
     assert pub["bank"] == 7 and pub["tokens"]["alice"] == 1
@@ -175,7 +187,7 @@ def test_banker_takes_a_token():
 
 
 def test_banker_with_an_empty_bank():
-    s = act(["barbarian"], {"alice": ["banker"]}, bank=0, tokens={"bob": 5, "carol": 3})
+    s = act(["barbarian"], {"alice": ["banker"], "carol": ["merchant"]}, bank=0, tokens={"bob": 5, "carol": 3})
     with pytest.raises(IllegalOrder, match="the bank has no token left"):
         GAME.check(s, "alice", steps(R, {"do": "barbarian"}, {"do": "banker"}))
     GAME.check(s, "alice", steps(R, {"do": "barbarian"}))
@@ -188,7 +200,7 @@ def test_banker_needs_the_power():
 
 
 def test_spy_steals_from_an_opponent_with_a_token():
-    s = act(["barbarian"], {"alice": ["spy"]}, tokens={"bob": 2, "carol": 0})
+    s = act(["barbarian"], {"alice": ["spy"], "carol": ["merchant"]}, tokens={"bob": 2, "carol": 0})
     s2, ev = apply1(s, "alice", steps(R, {"do": "barbarian"}, {"do": "spy", "player": "bob"}))
     assert GAME.public(s2)["tokens"] == {"alice": 1, "bob": 1, "carol": 0}
     assert "alice steals a token from bob (spy)" in texts(ev)
@@ -199,7 +211,7 @@ def test_spy_steals_from_an_opponent_with_a_token():
 
 
 def test_each_power_at_most_once_and_reveal_exactly_once():
-    s = act(["barbarian"], {"alice": ["banker"]})
+    s = act(["barbarian"], {"alice": ["banker"], "carol": ["merchant"]})
     with pytest.raises(IllegalOrder, match="at most once"):
         GAME.check(s, "alice", steps({"do": "banker"}, R, {"do": "barbarian"}, {"do": "banker"}))
     with pytest.raises(IllegalOrder, match="revealed exactly once"):
@@ -208,14 +220,82 @@ def test_each_power_at_most_once_and_reveal_exactly_once():
         GAME.check(s, "alice", steps({"do": "banker"}))
 
 
-def test_events_are_answered_right_after_the_reveal():
-    s = act(["barbarian"], {"alice": ["banker"]})
-    with pytest.raises(IllegalOrder, match="followed by 1 barbarian"):
-        GAME.check(s, "alice", steps(R, {"do": "banker"}, {"do": "barbarian"}))
-    with pytest.raises(IllegalOrder, match="answers a Barbarian revealed"):
+# -- Powers "before, after or while revealing": between the event effects ---------------------
+
+
+def test_actions_power_used_between_two_event_effects():
+    # The spec's example: a Lobbying swaps a Banker in, the Banker power is used, a second
+    # Lobbying swaps it away. Worked by hand: after the first swap alice holds banker 1 (bob 0,
+    # carol 0): the power majority; she takes a token (bank 8 -> 7); the second swap gives
+    # carol the banker for carol's priest.
+    s = act(["lobbying", "lobbying"], {"alice": ["merchant", "senator"], "bob": ["banker"], "carol": ["priest"]})
+    assert pending_id(s) == "r3-action-alice"
+    s2, ev = apply1(s, "alice", steps(
+        R,
+        {"do": "lobbying", "swap": [["alice", "merchant"], ["bob", "banker"]]},
+        {"do": "banker"},
+        {"do": "lobbying", "swap": [["alice", "banker"], ["carol", "priest"]]}))
+    assert texts(ev)[:4] == ["alice reveals lobbying ×2",
+                             "alice's lobbying swaps alice's merchant with bob's banker",
+                             "alice takes a token from the bank (banker)",
+                             "alice's lobbying swaps alice's banker with carol's priest"]
+    assert table(s2, "alice") == {"priest": 1, "senator": 1, "lobbying": 2}
+    assert table(s2, "bob") == {"merchant": 1}
+    assert table(s2, "carol") == {"banker": 1}
+    pub = GAME.public(s2)
+    assert (pub["bank"], pub["tokens"]["alice"]) == (7, 1)
+    assert pending_id(s2) == "r3-action-bob"  # bob's Barbarian can hit alice's priest or senator
+    # Before the first swap alice has no banker: the power is refused there.
+    with pytest.raises(IllegalOrder, match="Banker power needed"):
+        GAME.check(s, "alice", steps(R, {"do": "banker"},
+                                     {"do": "lobbying", "swap": [["alice", "merchant"], ["bob", "banker"]]},
+                                     {"do": "lobbying"}))
+
+
+def test_actions_a_barbarian_effect_gives_the_spy_power_used_before_the_second_barbarian():
+    # alice spy 1 vs bob spy 1: a tie, no Spy power after the reveal. Her first Barbarian
+    # destroys bob's spy (1 to 0): now she holds the majority, steals carol's token, and her
+    # second Barbarian destroys carol's merchant.
+    s = act(["barbarian", "barbarian"], {"alice": ["spy"], "bob": ["spy", "merchant"], "carol": ["merchant"]},
+            tokens={"bob": 1, "carol": 1})
+    with pytest.raises(IllegalOrder, match="Spy power needed"):
+        GAME.check(s, "alice", steps(R, {"do": "spy", "player": "carol"},
+                                     {"do": "barbarian", "player": "bob", "card": "spy"}, {"do": "barbarian"}))
+    s2, ev = apply1(s, "alice", steps(
+        R,
+        {"do": "barbarian", "player": "bob", "card": "spy"},
+        {"do": "spy", "player": "carol"},
+        {"do": "barbarian", "player": "carol", "card": "merchant"}))
+    assert texts(ev)[:4] == ["alice reveals barbarian ×2", "alice's barbarian destroys bob's spy",
+                             "alice steals a token from carol (spy)", "alice's barbarian destroys carol's merchant"]
+    assert GAME.public(s2)["tokens"] == {"alice": 1, "bob": 1, "carol": 0}
+    assert table(s2, "bob") == {"merchant": 1} and table(s2, "carol") == {}
+
+
+def test_actions_priest_destroys_a_revealed_event_before_its_effect():
+    # Reading of the spec: after the reveal "each revealed event takes effect once"; the Priest
+    # may destroy "one revealed earlier in this turn". Destroying the card first does not take
+    # its effect away (its effect belongs to the reveal); it may still be used or declined.
+    s = act(["barbarian"], {"alice": ["priest"], "bob": ["merchant"], "carol": ["senator"]})
+    s2, ev = apply1(s, "alice", steps(R, {"do": "priest", "card": "barbarian"},
+                                      {"do": "barbarian", "player": "bob", "card": "merchant"}))
+    assert texts(ev)[:3] == ["alice reveals barbarian", "alice destroys their own barbarian (priest)",
+                             "alice's barbarian destroys bob's merchant"]
+    assert table(s2, "alice") == {"priest": 1} and table(s2, "bob") == {}
+    assert GAME.public(s2)["discard"] == 2
+
+
+def test_actions_event_steps_come_after_the_reveal_one_per_event():
+    s = act(["barbarian"], {"alice": ["banker"], "carol": ["merchant"]})
+    GAME.check(s, "alice", steps(R, {"do": "banker"}, {"do": "barbarian"}))  # a power, then the effect
+    with pytest.raises(IllegalOrder, match="effect of a Barbarian revealed in this turn"):
         GAME.check(s, "alice", steps({"do": "barbarian"}, R))
-    with pytest.raises(IllegalOrder, match="answers a Lobbying"):
+    with pytest.raises(IllegalOrder, match="effect of a Barbarian revealed in this turn"):
+        GAME.check(s, "alice", steps(R, {"do": "barbarian"}, {"do": "barbarian"}))
+    with pytest.raises(IllegalOrder, match="effect of a Lobbying"):
         GAME.check(s, "alice", steps(R, {"do": "lobbying"}))
+    with pytest.raises(IllegalOrder, match="1 barbarian step.s. missing"):
+        GAME.check(s, "alice", steps(R, {"do": "banker"}))
 
 
 @pytest.mark.parametrize("order, words", [

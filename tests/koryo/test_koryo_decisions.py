@@ -61,9 +61,82 @@ def test_spy_power_without_victims_is_automatic():
     assert pending_id(s) == "r3-action-bob"
 
 
-def test_revealed_event_is_always_asked_even_without_target():
-    s = load(phase="actions", facedown={"alice": ["barbarian"]})  # nobody has a character
+def test_what_a_player_is_asked_an_event_with_no_legal_target_does_not_wait():
+    # alice's Barbarian: bob has Guardian protection (guardian 2 to 0), carol has no character.
+    # No legal target: the event has no effect and alice's turn runs by itself, up to bob's
+    # Barbarian, which can hit alice's senator.
+    s = load(phase="actions", facedown={"alice": ["barbarian"], "bob": ["barbarian"]},
+             tables={"alice": ["senator"], "bob": ["guardian", "guardian"]})
+    assert pending_id(s) == "r3-action-bob"
+    assert table(s, "alice") == {"senator": 1, "barbarian": 1}
+    # the same turn reached by an order, to read what it says: carol is first and declines
+    s = load(phase="actions", facedown={"carol": ["barbarian"], "alice": ["barbarian"], "bob": ["barbarian"]},
+             tables={"alice": ["senator"], "bob": ["guardian", "guardian"]}, first="carol")
+    assert pending_id(s) == "r3-action-carol"
+    s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
+    assert texts(ev) == ["carol reveals barbarian", "carol's barbarian has no effect (declined)",
+                         "alice reveals barbarian", "alice's barbarian has no effect (no legal target)"]
+    assert pending_id(s2) == "r3-action-bob"
+
+
+def test_what_a_player_is_asked_automatic_turn_order_with_targetless_events():
+    # "reveal (events with no legal target have no effect), then Banker, then Priest (a Barbarian
+    # first, then a Lobbying), then Spy (the only victim)". alice (Ship Owner power) reveals a
+    # Barbarian and a Lobbying: no Barbarian target (bob: Guardian protection, carol: no
+    # character), and only bob's cards can be swapped (alice has Spy protection), so neither
+    # has a legal target. Bank 7 -> 6, alice +1; Priest destroys the Barbarian; Spy: carol.
+    s = load(phase="actions", first="carol",
+             facedown={"carol": ["barbarian"], "alice": ["barbarian", "lobbying"], "bob": ["barbarian"]},
+             tables={"alice": ["shipowner", "banker", "priest", "spy"], "bob": ["guardian", "guardian"]},
+             tokens={"carol": 1}, bank=7)
+    s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
+    assert texts(ev)[2:] == ["alice reveals barbarian, lobbying",
+                             "alice's barbarian has no effect (no legal target)",
+                             "alice's lobbying has no effect (no legal target)",
+                             "alice takes a token from the bank (banker)",
+                             "alice destroys their own barbarian (priest)",
+                             "alice steals a token from carol (spy)"]
+    assert table(s2, "alice") == {"shipowner": 1, "banker": 1, "priest": 1, "spy": 1, "lobbying": 1}
+    pub = GAME.public(s2)
+    assert (pub["bank"], pub["tokens"]) == (6, {"alice": 2, "bob": 0, "carol": 0})
+    assert pending_id(s2) == "r3-action-bob"
+
+
+def test_what_a_player_is_asked_a_targetless_event_needs_no_step_in_an_asked_turn():
+    # alice is asked because her Spy theft has two victims; her Barbarian has no legal target
+    # (bob: Guardian protection, carol: no character), so it needs no step, and a step for it
+    # says why it had no effect.
+    s = load(phase="actions", facedown={"alice": ["barbarian"], "bob": ["barbarian"]},
+             tables={"alice": ["spy"], "bob": ["guardian", "guardian"]}, tokens={"bob": 1, "carol": 1})
     assert pending_id(s) == "r3-action-alice"
+    s2, ev = apply1(s, "alice", {"steps": [{"do": "reveal"}, {"do": "spy", "player": "carol"}]})
+    assert texts(ev)[:3] == ["alice reveals barbarian", "alice steals a token from carol (spy)",
+                             "alice's barbarian has no effect (no legal target)"]
+    assert GAME.public(s2)["tokens"] == {"alice": 1, "bob": 1, "carol": 0}
+    _, ev = apply1(s, "alice", {"steps": [{"do": "reveal"}, {"do": "barbarian"}, {"do": "spy", "player": "bob"}]})
+    assert texts(ev)[1] == "alice's barbarian has no effect (no legal target)"
+
+
+def test_what_a_player_is_asked_a_missing_event_step_is_judged_when_the_turn_ends():
+    # alice's Barbarian has no target at the reveal (bob: guardian 2 against her 1), but her
+    # Lobbying hands bob's guardian to her and her ship owner to bob: bob loses the protection
+    # (1 to 2), the Barbarian now has a target and needs its step.
+    s = load(phase="actions", facedown={"alice": ["barbarian", "lobbying"], "bob": ["barbarian"]},
+             tables={"alice": ["shipowner", "guardian"], "bob": ["guardian", "guardian", "merchant"]})
+    assert pending_id(s) == "r3-action-alice"
+    swap = {"do": "lobbying", "swap": [["alice", "shipowner"], ["bob", "guardian"]]}
+    with pytest.raises(IllegalOrder, match="1 barbarian step.s. missing"):
+        GAME.check(s, "alice", {"steps": [{"do": "reveal"}, swap]})
+    GAME.check(s, "alice", {"steps": [{"do": "reveal"}, {"do": "lobbying"}]})  # nothing changed: no target
+    s2, ev = apply1(s, "alice", {"steps": [{"do": "reveal"}, swap,
+                                           {"do": "barbarian", "player": "bob", "card": "merchant"}]})
+    # bob's own Barbarian then has no target (alice now has Guardian protection, carol nothing)
+    assert table(s2, "bob") == {"guardian": 1, "shipowner": 1, "barbarian": 1}
+    assert "bob's barbarian has no effect (no legal target)" in texts(ev)
+    assert pending_id(s2) == "r4-orders"
+    with pytest.raises(IllegalOrder, match="Guardian protection"):
+        GAME.check(s, "alice", {"steps": [{"do": "reveal"}, {"do": "barbarian", "player": "bob", "card": "merchant"},
+                                          swap]})
 
 
 def test_discard_with_one_outcome_is_automatic_and_logged():

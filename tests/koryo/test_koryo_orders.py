@@ -28,10 +28,10 @@ def test_empty_hand_plays_nothing_and_is_not_asked():
 
 
 def test_same_id_play_and_leftovers_discarded():
-    s = orders_state()
+    s = orders_state(tables={"carol": ["merchant"]})
     s2, ev = GAME.apply(s, {"alice": {"play": ["barbarian"]}, "bob": {"play": ["guardian", "guardian"]}})
     pub = GAME.public(s2)
-    assert pending_id(s2) == "r3-action-alice"  # a Barbarian is face down: alice is asked
+    assert pending_id(s2) == "r3-action-alice"  # a Barbarian with a target is face down: alice is asked
     assert pub["facedown_sizes"] == {"alice": 1, "bob": 2, "carol": 0}
     assert pub["hand_sizes"] == {"alice": 0, "bob": 0, "carol": 0}
     assert pub["discard"] == 4  # alice's merchant x2 and spy; bob's senator

@@ -214,3 +214,52 @@ def test_from_view_refuses_malformed():
         GAME.from_view(pub, {"hand": ["dragon"]}, "a")
     with pytest.raises(FormatError):
         GAME.from_view(pub, {}, "zed")
+
+
+# -- Decisions: "A position file describes a state the rules can reach" -----------------------
+
+
+def _end(turn, tables):
+    # round 3: limit 5 (+2 with the senator majority); turn order alice, bob, carol
+    doc = base(phase="end", turn=turn, tables=tables)
+    del doc["hands"]
+    return doc
+
+
+def test_decisions_position_in_phase_end_past_players_comply_with_the_limit():
+    seven = ["merchant", "guardian", "banker", "priest", "spy", "spy", "omniscient"]
+    # carol's turn: alice and bob have discarded, so a 7-card bob without the senator is impossible
+    doc = _end("carol", {"bob": seven, "carol": ["merchant"] * 7})
+    with pytest.raises(PositionError, match="bob's table has 7 cards, over the limit 5 .* of round 3, "
+                                             "but their end-phase turn is past"):
+        GAME.load_position(doc, "s")
+    # the same table on bob's own turn is his discard to make (he must discard 2 of 6 kinds)
+    doc = _end("bob", {"bob": seven})
+    s = GAME.load_position(doc, "s")
+    assert GAME.pending(s).id == "r3-discard-bob"
+    # with the senator majority, 7 cards comply (5 + 2): carol's turn is a legal position
+    doc = _end("carol", {"bob": ["senator", *seven[1:]], "carol": ["merchant"] * 4 + ["broadcaster"] * 3})
+    assert GAME.pending(GAME.load_position(doc, "s")).id == "r3-discard-carol"
+    # a table of events only complies whatever its size
+    doc = _end("carol", {"bob": ["barbarian"] * 6 + ["lobbying"], "carol": ["merchant"] * 4 + ["broadcaster"] * 3})
+    assert GAME.pending(GAME.load_position(doc, "s")).id == "r3-discard-carol"
+
+
+def test_decisions_position_in_phase_over_every_table_complies():
+    def over(tables):
+        doc = base(round=8, phase="over", tables=tables)
+        del doc["hands"]
+        return doc
+
+    eleven = ["merchant"] * 9 + ["spy", "spy"]
+    with pytest.raises(PositionError, match="alice's table has 11 cards, over the limit 10 .* the end of round 8 leaves"):
+        GAME.load_position(over({"alice": eleven}), "s")
+    s = GAME.load_position(over({"alice": [*eleven, "senator"]}), "s")  # 12 <= 10 + 2 with the senator majority
+    assert GAME.pending(s) is None
+    assert GAME.outcome(s).scores["alice"] == 9 + 2 + 3
+    events = ["barbarian"] * 6 + ["lobbying"] * 4
+    s = GAME.load_position(over({"alice": ["merchant"] * 9 + ["spy"], "bob": events}), "s")
+    assert GAME.outcome(s).scores == {"alice": 11, "bob": -10, "carol": 0}
+    # 11 cards with one character: the end phase would have discarded the spy
+    with pytest.raises(PositionError, match="bob's table has 11 cards, over the limit 10"):
+        GAME.load_position(over({"bob": [*events, "spy"]}), "s")

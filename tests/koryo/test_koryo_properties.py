@@ -79,3 +79,36 @@ def test_random_orders_cover_choices():
     for want in [("reveal", 1), ("barbarian", 1), ("barbarian", 3), ("lobbying", 1), ("lobbying", 2),
                  ("banker", 1), ("priest", 2), ("spy", 2), "two ids"]:
         assert want in seen, want
+
+
+def test_each_revealed_event_takes_effect_once_and_powers_come_between_effects():
+    """Spec, Actions: after the reveal each revealed event takes effect once (a target, declined,
+    or no legal target), in the order the player chooses, with powers before, between or after
+    the effects. Random play both uses powers between effects and leaves out the step of an
+    event with no legal target; the log accounts for every revealed event."""
+    rnd = random.Random(7)
+    between = omitted = no_target = 0
+    for i in range(80):
+        s = GAME.setup(["a", "b", "c", "d"][: 2 + i % 3], f"effects{i}")
+        while (d := GAME.pending(s)) is not None:
+            orders = {p: GAME.random_order(s, p, rnd) for p in d.players}
+            if d.kind == "action":
+                (p,) = d.players
+                kinds = [st["do"] for st in orders[p]["steps"]]
+                effects = [k in ("barbarian", "lobbying") for k in kinds]
+                powers = [k in ("banker", "priest", "spy") for k in kinds]
+                if any(powers[j] and any(effects[j + 1:]) for j in range(len(kinds))):
+                    between += 1  # a power used after the reveal, before an effect
+                fd = s.facedown[s.players.index(p)]
+                if sum(effects) < fd[rules.BARBARIAN] + fd[rules.LOBBYING]:
+                    omitted += 1
+            s, events = GAME.apply(s, orders)
+            owed: dict[str, int] = {}
+            for e in events:
+                if e.kind == "reveal":
+                    owed[e.data["player"]] = sum(c in ("barbarian", "lobbying") for c in e.data["cards"])
+                elif e.kind in ("barbarian", "lobbying"):
+                    owed[e.data["player"]] -= 1
+                    no_target += e.text.endswith("(no legal target)")
+            assert all(v == 0 for v in owed.values()), owed
+    assert between and omitted and no_target, (between, omitted, no_target)

@@ -1,0 +1,70 @@
+"""A picture of the table: one self-contained HTML page (or SVG image) of a game's view.
+
+The game draws its view as a :class:`Scene` (``Game.picture(view)``: panels of card tiles; the
+core knows no card); the engine adds the :class:`Frame` (game id, version, who must answer,
+the deadline, what happened last) and :func:`page` lays it out. All of it is
+pure: a function of the game file and, for a player, their own private part.
+
+Secrecy: a picture is made from one view. The public view (no private part) holds no hidden
+card, so :func:`public_picture` — the one a judge may attach to a mail — cannot show one. A
+picture made with a player's private part shows that player's hidden cards and is only ever
+written to a local file by ``show --as NAME --html FILE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .html import esc, page
+from .model import MARKS, Card, Frame, Panel, Row, Scene
+
+if TYPE_CHECKING:
+    from koryo_pbm.engine.contract import Game
+    from koryo_pbm.store.gamefile import GameDoc
+
+__all__ = ["MARKS", "Card", "Frame", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
+           "public_picture"]
+
+
+def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
+    """The engine's part of a picture, from the game file alone."""
+    decision = doc.decision or {}
+    last: tuple[str, ...] = ()
+    label = ""
+    if doc.log:
+        entry = doc.log[-1]
+        last = tuple(str(e) for e in entry.get("events", []))
+        label = f"(decision {entry.get('decision', '?')}, version {entry.get('version', '?')})"
+    deadline = decision.get("deadline", "")  # the hook for deadlines: shown when a decision has one
+    return Frame(
+        game_id=doc.game_id,
+        title=title,
+        version=doc.version,
+        decision=str(decision.get("id", "")),
+        waiting_for=tuple(decision.get("waiting_for", ())),
+        received=tuple(decision.get("received", ())),
+        deadline=deadline if isinstance(deadline, str) else "",
+        last_label=label,
+        last=last,
+        for_player=for_player,
+    )
+
+
+def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "html") -> str:
+    """The picture of ``view`` (a :func:`koryo_pbm.match.full_view`) as HTML or SVG text.
+    It is for the player named in the view (``view["player"]``) if it has a private part."""
+    scene = game.picture(view)
+    frame = frame_of(doc, game.title, str(view.get("player", "") or ""))
+    if fmt != "html":
+        raise ValueError(f"unknown picture format {fmt!r}")
+    return page(scene, frame)
+
+
+def public_picture(doc: GameDoc, *, fmt: str = "html") -> str:
+    """The picture everybody may see (what a judge attaches to a mail): made from the public
+    part of the game file alone, so no hidden card can be in it."""
+    from koryo_pbm import match
+
+    game = match.game_of(doc)
+    return picture(doc, game, match.full_view(doc, game, None), fmt=fmt)
