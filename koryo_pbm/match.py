@@ -336,9 +336,10 @@ class Candidate:
     error: KoryoPbmError | None = None
     path: Path | None = None  # set for inbox files: they are archived
     sha256: str | None = None  # of the inbox file's bytes as read (archived only if unchanged)
-    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late
+    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late | skipped
     reason: str = ""
     conflict: bool = False
+    link: bool = False  # an inbox entry that is a symbolic link: skipped, never read nor moved
     replaces: str | None = None  # digest of the same player's earlier orders this one replaced
 
 
@@ -354,6 +355,10 @@ class Resolution:
     @property
     def rejected(self) -> list[Candidate]:
         return [c for c in self.candidates if c.status == "rejected"]
+
+    @property
+    def skipped(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.status == "skipped"]
 
 
 def _seen_digests(doc: GameDoc) -> set[str]:
@@ -381,6 +386,9 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
     found: set[str] = set()
     for c in result.candidates:
         env = c.envelope
+        if c.link:
+            c.status, c.reason = "skipped", "a symbolic link: not followed, left in place"
+            continue
         if env is None:
             c.status, c.reason = "rejected", str(c.error) if c.error else "unreadable envelope"
             continue
@@ -490,9 +498,12 @@ def next_version(doc: GameDoc) -> GameDoc:
 
 
 def describe_candidates(cands: Iterable[Candidate]) -> list[str]:
+    """One line per candidate; what a player chose (file names, reasons) escaped for a terminal."""
+    from koryo_pbm.printable import printable
+
     lines = []
     for c in cands:
         who = f"{c.envelope.player} for {c.envelope.decision}" if c.envelope is not None else "?"
         extra = f" ({c.reason})" if c.reason else ""
-        lines.append(f"{c.status:<10} {who}: {c.source}{extra}")
+        lines.append(printable(f"{c.status:<10} {who}: {c.source}{extra}"))
     return lines

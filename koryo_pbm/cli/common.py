@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from koryo_pbm.errors import StaleError, StorageError, TamperedError, UsageError
+from koryo_pbm.printable import json_safe, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,7 +51,9 @@ def _prompt_passphrase() -> bytes:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, sort_keys=True, ensure_ascii=False))
+    """``data`` as one line of JSON; what a terminal would obey (C1 controls, bidi overrides) is
+    written as ``\\uXXXX`` escapes (JSON escapes C0 controls itself): the same value for a script."""
+    click.echo(json_safe(json.dumps(data, sort_keys=True, ensure_ascii=False)))
 
 
 def write_output(output: Path | None, text: str) -> bool:
@@ -70,7 +73,7 @@ def write_output(output: Path | None, text: str) -> bool:
 
 
 def warn(message: str) -> None:
-    click.echo(f"koryo-pbm: warning: {message}", err=True)
+    click.echo(f"koryo-pbm: warning: {printable(message)}", err=True)
 
 
 def warn_conflict_copies(folder: Path, path: Path) -> list[Path]:
@@ -79,10 +82,16 @@ def warn_conflict_copies(folder: Path, path: Path) -> list[Path]:
 
     if path.name != inbox.GAME_FILE:
         return []
+    from koryo_pbm.store.atomic import is_link
+
     copies = inbox.conflict_copies(folder)
     for copy in copies:
-        warn(f"{copy} is a sync-conflict copy of the game file: it is ignored; {path} is the game "
-             "(compare and delete the copy)")
+        if is_link(copy):
+            warn(f"{printable(copy)} is a symbolic link named like a sync-conflict copy of the game file: "
+                 "it is not followed (delete it)")
+            continue
+        warn(f"{printable(copy)} is a sync-conflict copy of the game file: it is ignored; {printable(path)} is the "
+             "game (compare and delete the copy)")
     return copies
 
 

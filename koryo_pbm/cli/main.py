@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "unknown error"
+    from koryo_pbm.printable import printable
+
+    return printable(" ".join(text.split())) or "unknown error"
 
 
 def entry() -> None:  # pragma: no cover - the console script

@@ -33,9 +33,10 @@ def gather(folder: Path, mail: tuple[Path, ...]):
     if inbox.inbox_dir(folder).is_dir():
         for item in inbox.list_inbox(folder):
             env, err = (item.envelope, None) if not isinstance(item.envelope, Exception) else (None, item.envelope)
-            candidates.append(Candidate(source=str(item.path), envelope=env, error=err, path=item.path,
+            candidates.append(Candidate(source=str(item.path), envelope=env, error=err,
+                                        path=None if item.link else item.path,
                                         conflict=getattr(item, "conflict", False),
-                                        sha256=getattr(item, "sha256", None)))
+                                        sha256=getattr(item, "sha256", None), link=item.link))
     if mail:
         from koryo_pbm.transport.mail import envelopes_from_mail  # the email package is costly
     for source in mail:
@@ -60,6 +61,7 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
     from koryo_pbm.store.lock import game_lock
 
     with game_lock(folder):
+        inbox.refuse_links(folder)  # before anything is read or written
         mv = match.load_for_resolve(path, identity)
         if seen is not None:
             seen(mv.doc)
@@ -75,35 +77,51 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
     return result
 
 
+MAX_CONFLICT_COPIES = 8  # sync-conflict copies of the game file resolve looks at
+
+
 def refuse_later_copies(copies: list[Path], path: Path) -> None:
     """Refuse to resolve when a conflict copy holds a later state of the same game than ``path``
     (the sync tool kept the older file), or another state of the same version (two resolves on
-    two machines): resolving would fork the game."""
-    from koryo_pbm.errors import StaleError
+    two machines): resolving would fork the game.
+
+    A copy costs one signature check of its header (``gamefile.decode_header``), never a parse;
+    a copy that is a link is not followed; more than ``MAX_CONFLICT_COPIES`` copies are refused
+    (no sync tool makes that many; a player can)."""
+    from koryo_pbm.errors import StaleError, StorageError
+    from koryo_pbm.printable import printable
     from koryo_pbm.store import gamefile
 
     if not copies:
         return
+    if len(copies) > MAX_CONFLICT_COPIES:
+        raise StorageError(
+            f"{len(copies)} sync-conflict copies of the game file in {printable(path.parent)} (resolve looks at "
+            f"{MAX_CONFLICT_COPIES} at most): move them aside, then resolve again"
+        )
     try:
-        doc, data = gamefile.read_game(path), path.read_bytes()
-    except (KoryoPbmError, OSError):
+        data = gamefile.read_game_bytes(path)
+        doc = gamefile.decode_header(data)
+    except KoryoPbmError:
         return  # the resolve itself reports what is wrong with the game file
     for copy in copies:
         try:
-            other = gamefile.read_game(copy)
+            other_data = gamefile.read_game_bytes(copy)
+            other = gamefile.decode_header(other_data, expected_moderator=doc.moderator)
         except KoryoPbmError:
-            continue  # not a valid game file: only ignored
-        if other.game_id != doc.game_id or other.moderator != doc.moderator or other.version < doc.version:
+            continue  # not a valid game file of this moderator (or a link): only ignored
+        if other.game_id != doc.game_id or other.version < doc.version:
             continue
+        shown = printable(copy)
         if other.version > doc.version:
             raise StaleError(
-                f"the sync-conflict copy {copy} holds version {other.version} of game {doc.game_id}, but "
-                f"{path} holds version {doc.version}: the sync tool kept the older file; put the later one "
-                f"in place as {path.name} (keep the other aside), then resolve again"
+                f"the sync-conflict copy {shown} holds version {other.version} of game {doc.game_id}, but "
+                f"{printable(path)} holds version {doc.version}: the sync tool kept the older file; put the later "
+                f"one in place as {path.name} (keep the other aside), then resolve again"
             )
-        if copy.read_bytes() != data:
+        if other_data != data:
             raise StaleError(
-                f"the sync-conflict copy {copy} and {path} both hold version {doc.version} of game "
+                f"the sync-conflict copy {shown} and {printable(path)} both hold version {doc.version} of game "
                 f"{doc.game_id}, with different contents: two resolves ran on two machines; keep one as "
                 f"{path.name} (move the other aside; its envelopes are in archive/), then resolve again"
             )
@@ -166,9 +184,14 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
 
 
 def _fail_on_rejects(result) -> None:
-    """Valid work is done and written; bad envelopes still make the exit status non-zero."""
-    rejected = result.rejected
-    if rejected:
-        raise RejectedEnvelopes(
-            f"{len(rejected)} envelope(s) rejected (archived under archive/rejected); the valid ones were counted"
-        )
+    """Valid work is done and written; bad envelopes (and links in the inbox) still make the
+    exit status non-zero."""
+    rejected, skipped = result.rejected, result.skipped
+    if rejected or skipped:
+        parts = []
+        if rejected:
+            parts.append(f"{len(rejected)} envelope(s) rejected (archived under archive/rejected)")
+        if skipped:
+            parts.append(f"{len(skipped)} inbox entr{'y' if len(skipped) == 1 else 'ies'} skipped "
+                         "(symbolic links: not followed, left in place; delete them)")
+        raise RejectedEnvelopes(f"{'; '.join(parts)}; the valid ones were counted")

@@ -354,10 +354,10 @@ class Judge:
     def _owed(self, ref: GameRef) -> None:
         """Queue the state mails and write the reports this game owes for its current version."""
         from koryo_pbm.store import gamefile
-        from koryo_pbm.store.atomic import read_limited, write_atomic
+        from koryo_pbm.store.atomic import write_atomic
 
         self._refresh(ref)
-        data = read_limited(ref.path, gamefile.MAX_GAME_FILE, "game file")
+        data = gamefile.read_game_bytes(ref.path)
         doc = gamefile.decode(data, expected_moderator=self.identity.public, source=f"game file {ref.path}")
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
@@ -401,29 +401,24 @@ class Judge:
     # -- inbox and outbox -------------------------------------------------------------------------
 
     def _serve_inbox(self, ref: GameRef) -> None:
-        from koryo_pbm import match
-        from koryo_pbm.store import gamefile, inbox
-        from koryo_pbm.store.lock import game_lock
+        """Resolve the game's inbox exactly as ``koryo-pbm resolve`` does (links are skipped and
+        left in place: reported once)."""
+        from koryo_pbm.cli.resolve import run_resolve
+        from koryo_pbm.store import inbox
 
-        if not any(i for i in inbox.list_inbox(ref.folder)):
+        items = inbox.list_inbox(ref.folder)
+        if not any(not getattr(i, "link", False) for i in items):
+            for i in items:
+                self._once(f"link:{i.path}", f"game {ref.tag}: {i.envelope}")
             return
-        with game_lock(ref.folder):
-            mv = match.load_for_resolve(ref.path, self.identity)
-            cands = []
-            for item in inbox.list_inbox(ref.folder):
-                env, err = (None, item.envelope) if isinstance(item.envelope, Exception) else (item.envelope, None)
-                cands.append(match.Candidate(source=str(item.path), envelope=env, error=err, path=item.path,
-                                             conflict=item.conflict, sha256=item.sha256))
-            result = match.resolve(mv, cands)
-            if result.written and result.doc is not None:
-                gamefile.write_game(ref.path, result.doc, self.identity)
-            for c in result.candidates:
-                if c.path is not None:
-                    inbox.archive(ref.folder, c.path, status="accepted" if c.status == "held" else c.status,
-                                  expect=c.sha256)
+        result = run_resolve(ref.folder, ref.path, self.identity)
         for c in result.candidates:
             who = f"{c.envelope.player}'s envelope for {c.envelope.decision}" if c.envelope else "an envelope"
-            self.log(f"game {ref.tag}: {who} in the inbox: {c.status}" + (f" ({c.reason})" if c.reason else ""))
+            line = f"game {ref.tag}: {who} in the inbox ({c.source}): {c.status}" + (f" ({c.reason})" if c.reason else "")
+            if c.status == "skipped":
+                self._once(f"link:{c.source}", line)
+            else:
+                self.log(line)
         for d, _events in result.applied:
             self.log(f"game {ref.tag}: resolved {d.id}")
         if result.written:

@@ -5,10 +5,18 @@ flushes and fsyncs it, renames it over the target with ``os.replace`` and fsyncs
 a reader sees the old file or the new one, never half of one, and a failure leaves no temporary
 file behind. The temporary file is created with its final mode (``O_CREAT | O_EXCL``), so a
 secret written with ``mode=0o600`` is never readable by others, not even for a moment.
+
+A game folder is shared with the other players, and any of them can put a symbolic link in it
+(git and sync tools carry links). Nothing inside a game folder is followed through a link:
+``open_dir`` opens a sub-folder with ``O_NOFOLLOW`` and everything below it is opened relative
+to that folder's descriptor (``read_limited_at``, ``write_atomic(..., dir_fd=)``), so a link
+swapped in between a check and a use is not followed either. A link is refused with a message
+that names it (``LinkRefused``); ``O_CREAT | O_EXCL`` never writes through one.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -16,8 +24,72 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from koryo_pbm.errors import FormatError, StorageError
+from koryo_pbm.printable import printable
 
 TEMP_MARK = ".tmp-"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+class LinkRefused(StorageError):
+    """A path in a game folder is a symbolic link: it is not followed."""
+
+
+def is_link(path: Path | str, *, dir_fd: int | None = None) -> bool:
+    """True if ``path`` (relative to ``dir_fd`` if given) is a symbolic link (or a junction)."""
+    try:
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        return True
+    return bool(getattr(st, "st_reparse_tag", 0))  # Windows junctions and other reparse points
+
+
+def link_message(label: Path | str, what: str) -> str:
+    return f"{what} {printable(label)} is a symbolic link: refusing to follow it (it is left as it is)"
+
+
+def refuse_link(path: Path | str, what: str, *, dir_fd: int | None = None, label: Path | str | None = None) -> None:
+    """``LinkRefused`` if ``path`` is a symbolic link."""
+    if is_link(path, dir_fd=dir_fd):
+        raise LinkRefused(link_message(label if label is not None else path, what))
+
+
+@contextmanager
+def open_dir(path: Path | str, what: str, *, dir_fd: int | None = None, create: bool = False,
+             follow: bool = False, label: Path | str | None = None) -> Iterator[int]:
+    """A descriptor of the folder ``path`` (relative to ``dir_fd`` if given), closed on exit.
+
+    A link at its last component is refused (``LinkRefused``) unless ``follow`` (a folder the
+    user named on the command line). ``create`` makes the folder first if it is missing.
+    """
+    label = label if label is not None else path
+    if create:
+        try:
+            os.mkdir(path, 0o755, dir_fd=dir_fd)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StorageError(f"cannot create {what} {printable(label)}: {_reason(exc)}") from None
+    flags = os.O_RDONLY | _DIRECTORY | _CLOEXEC | (0 if follow else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise StorageError(f"no {what} at {printable(label)}") from None
+    except OSError as exc:
+        if not follow and is_link(path, dir_fd=dir_fd):
+            raise LinkRefused(link_message(label, what)) from None
+        if exc.errno == errno.ENOTDIR:
+            raise StorageError(f"{what} {printable(label)} is not a folder") from None
+        raise StorageError(f"cannot open {what} {printable(label)}: {_reason(exc)}") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 _sync = True  # fsync files and folders (see `unsynced`)
 
@@ -46,8 +118,12 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: Path, dir_fd: int | None = None) -> None:
     if os.name != "posix" or not _sync:  # Windows cannot open a folder for fsync
+        return
+    if dir_fd is not None:
+        with suppress(OSError):  # some file systems (network shares) refuse fsync on a folder
+            os.fsync(dir_fd)
         return
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -61,16 +137,22 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` by ``data`` atomically; ``StorageError`` if it cannot be written."""
+def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, dir_fd: int | None = None,
+                 label: Path | str | None = None) -> None:
+    """Replace ``path`` by ``data`` atomically; ``StorageError`` if it cannot be written.
+
+    With ``dir_fd``, ``path`` is a name in that folder (see ``open_dir``) and ``label`` names
+    it in messages. A link at ``path`` is replaced, never written through."""
     path = Path(path)
+    label = label if label is not None else path
     directory = path.parent
     tmp = directory / f".{path.name}{TEMP_MARK}{os.urandom(6).hex()}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
+    at = {} if dir_fd is None else {"dir_fd": dir_fd}
     try:
-        fd = os.open(tmp, flags, mode)
+        fd = os.open(tmp, flags, mode, **at)
     except OSError as exc:
-        raise StorageError(f"cannot write {path}: {_reason(exc)}") from None
+        raise StorageError(f"cannot write {printable(label)}: {_reason(exc)}") from None
     try:
         try:
             view = memoryview(data)
@@ -81,14 +163,67 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        os.replace(tmp, path, **({} if dir_fd is None else {"src_dir_fd": dir_fd, "dst_dir_fd": dir_fd}))
     except BaseException as exc:
         with suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, **at)
         if isinstance(exc, OSError):
-            raise StorageError(f"cannot write {path}: {_reason(exc)}") from None
+            raise StorageError(f"cannot write {printable(label)}: {_reason(exc)}") from None
         raise
-    _fsync_dir(directory)
+    _fsync_dir(directory, dir_fd)
+
+
+def _read_open(fd: int, label: str, limit: int, what: str) -> bytes:
+    """Read the regular file open as ``fd`` (``fstat`` tells what it is), up to ``limit``."""
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise StorageError(f"{what} {label} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise StorageError(f"{what} {label} is not a regular file")
+    if st.st_size > limit:
+        raise FormatError(f"{what} {label} is larger than {limit} bytes")
+    chunks = []
+    want, got = min(st.st_size, limit) + 1, 0
+    while got < want:
+        chunk = os.read(fd, want - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    if got == want and want <= limit:  # it grew: read on, up to the limit
+        while got <= limit:
+            chunk = os.read(fd, limit + 1 - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise FormatError(f"{what} {label} is larger than {limit} bytes")
+    return data
+
+
+def read_limited_at(path: Path | str, limit: int, what: str, *, dir_fd: int | None = None,
+                    label: Path | str | None = None) -> bytes:
+    """Read the regular file ``path`` (relative to ``dir_fd`` if given) whole, without following
+    a link (``LinkRefused``), refusing a file over ``limit`` bytes before reading it
+    (``FormatError``). Pipes, devices and folders are refused without being read."""
+    shown = printable(label if label is not None else path)
+    flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise StorageError(f"no {what} at {shown}") from None
+    except OSError as exc:
+        if is_link(path, dir_fd=dir_fd):
+            raise LinkRefused(link_message(shown, what)) from None
+        raise StorageError(f"cannot read {what} {shown}: {_reason(exc)}") from None
+    try:
+        return _read_open(fd, shown, limit, what)
+    except OSError as exc:
+        raise StorageError(f"cannot read {what} {shown}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
 
 
 def read_limited(path: Path, limit: int, what: str, *, regular_only: bool = True) -> bytes:
@@ -102,11 +237,11 @@ def read_limited(path: Path, limit: int, what: str, *, regular_only: bool = True
     try:
         st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):
-            raise StorageError(f"{what} {path} is a folder, not a file")
+            raise StorageError(f"{what} {printable(path)} is a folder, not a file")
         if regular_only and not stat.S_ISREG(st.st_mode):
-            raise StorageError(f"{what} {path} is not a regular file")
+            raise StorageError(f"{what} {printable(path)} is not a regular file")
         if st.st_size > limit:
-            raise FormatError(f"{what} {path} is larger than {limit} bytes")
+            raise FormatError(f"{what} {printable(path)} is larger than {limit} bytes")
         # A regular file: read the size stat gave (and one byte more, to see it grow), not into
         # a buffer of ``limit`` bytes, which costs more to allocate than a small file to read.
         want = st.st_size + 1 if stat.S_ISREG(st.st_mode) else limit + 1
@@ -115,9 +250,9 @@ def read_limited(path: Path, limit: int, what: str, *, regular_only: bool = True
             if len(data) == want and want <= limit:  # it grew: read on, up to the limit
                 data += f.read(limit + 1 - want)
     except FileNotFoundError:
-        raise StorageError(f"no {what} at {path}") from None
+        raise StorageError(f"no {what} at {printable(path)}") from None
     except OSError as exc:
-        raise StorageError(f"cannot read {what} {path}: {_reason(exc)}") from None
+        raise StorageError(f"cannot read {what} {printable(path)}: {_reason(exc)}") from None
     if len(data) > limit:
-        raise FormatError(f"{what} {path} is larger than {limit} bytes")
+        raise FormatError(f"{what} {printable(path)} is larger than {limit} bytes")
     return data

@@ -18,6 +18,10 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
     [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob)
     signature = "<base64>"
 
+Reading checks the signature before parsing: the plain lines before the first table (the
+*header*, at most 64 KiB) are parsed alone for the moderator's key, the signature over the body
+is verified with it, and only then is the whole body parsed; a forged 16 MB file costs a hash.
+
 Rule for unknown fields: format v1 has exactly these top-level keys (``decision`` and ``seed``
 optional, never both), and
 the ``decision``, ``log`` entries and ``sealed`` parts exactly theirs; anything else is refused.
@@ -45,6 +49,7 @@ from typing import Any
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate_name
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
+from koryo_pbm.printable import printable
 
 FORMAT = "koryo-pbm-game/v1"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -406,11 +411,24 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
 
 
-def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
-    """Check and read the bytes of a game file (see the module docstring for every check)."""
+MAX_HEADER = 64 * 1024  # the plain lines before the first table: format .. seed
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a game file says of itself before its first table, read without parsing the rest:
+    enough to know whose signature to check and which game and version it claims to be."""
+
+    game_id: str
+    game: str
+    version: int
+    moderator: PublicIdentity
+
+
+def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
+    """``(signed body, signature)`` of a game file's bytes; ``FormatError`` if it has neither."""
     if len(data) > MAX_GAME_FILE:
         raise FormatError(f"{source} is larger than {MAX_GAME_FILE} bytes")
-    data = bytes(data)
     if not data.startswith(FIRST_LINE.encode("ascii")):
         if data.startswith(b'format = "koryo-pbm-game/'):
             raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT})")
@@ -425,6 +443,66 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
     signature = base64.b64decode(m.group(1))
     if len(signature) != SIGNATURE_SIZE or base64.b64encode(signature).decode("ascii") != m.group(1):
         raise FormatError(f"{source} has a damaged signature line")
+    return body, signature
+
+
+def _header_table(data: bytes, source: str) -> dict[str, Any]:
+    """The plain ``key = value`` lines at the top of a game file (up to its first table),
+    parsed alone: at most ``MAX_HEADER`` bytes, whatever the size of the file."""
+    end = data.find(b"\n[", 0, MAX_HEADER)
+    if end < 0:
+        raise FormatError(f"{source} has no header of at most {MAX_HEADER} bytes before its first table")
+    try:
+        return tomllib.loads(data[: end + 1].decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        raise FormatError(f"{source} has a malformed header (the lines before its first table)") from None
+
+
+def _header(top: Mapping[str, Any], source: str) -> Header:
+    game_id, game, version = top.get("game_id"), top.get("game"), top.get("version")
+    if not isinstance(game_id, str) or not _ID.fullmatch(game_id):
+        raise FormatError(f"{source}: 'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
+    if not isinstance(game, str) or not _ID.fullmatch(game):
+        raise FormatError(f"{source}: 'game' must be a game name")
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version < 2**63:
+        raise FormatError(f"{source}: 'version' must be a non-negative integer")
+    moderator = _public_key(top.get("moderator"), f"{source}: 'moderator'")
+    return Header(game_id, game, version, moderator)
+
+
+def _check_signed(body: bytes, signature: bytes, header: Header, source: str,
+                  expected_moderator: PublicIdentity | None) -> None:
+    if expected_moderator is not None and header.moderator != expected_moderator:
+        raise TamperedError(
+            f"{source} is signed by a different moderator key ({header.moderator.fingerprint()}, "
+            f"expected {expected_moderator.fingerprint()})"
+        )
+    verify(header.moderator, SIGN_CONTEXT, body, signature,
+           what=f"the signature of {source} does not verify: it was changed after the moderator signed it")
+
+
+def decode_header(data: bytes, *, expected_moderator: PublicIdentity | None = None,
+                  source: str = "game file") -> Header:
+    """The header of the game file ``data``, its signature checked, the rest not parsed.
+
+    Costs one signature check (a hash of the bytes), however large or deeply nested the rest
+    is: what ``resolve`` uses to look at sync-conflict copies."""
+    data = bytes(data)
+    body, signature = _split(data, source)
+    header = _header(_header_table(body, source), source)
+    _check_signed(body, signature, header, source, expected_moderator)
+    return header
+
+
+def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, source: str = "game file") -> GameDoc:
+    """Check and read the bytes of a game file (see the module docstring for every check).
+
+    The signature is checked before the file is parsed: the moderator's key comes from the
+    header alone (``decode_header``), so a forged file costs a hash, not a parse."""
+    data = bytes(data)
+    body, signature = _split(data, source)
+    header = _header(_header_table(body, source), source)
+    _check_signed(body, signature, header, source, expected_moderator)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -435,14 +513,9 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
         raise FormatError(f"{source} is not valid TOML: {exc}") from None
     except RecursionError:
         raise FormatError(f"{source} is not valid TOML: nested too deeply") from None
-    moderator = _public_key(top.get("moderator"), f"{source}: 'moderator'")
-    if expected_moderator is not None and moderator != expected_moderator:
-        raise TamperedError(
-            f"{source} is signed by a different moderator key ({moderator.fingerprint()}, "
-            f"expected {expected_moderator.fingerprint()})"
-        )
-    verify(moderator, SIGN_CONTEXT, body, signature,
-           what=f"the signature of {source} does not verify: it was changed after the moderator signed it")
+    if _header(top, source) != header:  # cannot differ (same bytes), but say so if it does
+        raise FormatError(f"{source}: its header and its body disagree")
+    moderator = header.moderator
     try:
         doc = _from_toml(top, moderator)
         _validate(doc)
@@ -501,6 +574,20 @@ def _fresh(doc: GameDoc) -> GameDoc:
     )
 
 
+def read_game_bytes(path: Path) -> bytes:
+    """The bytes of the game file ``path``, never through a symbolic link."""
+    from koryo_pbm.store.atomic import read_limited_at
+
+    return read_limited_at(Path(path), MAX_GAME_FILE, "game file")
+
+
+def read_header(path: Path, *, expected_moderator: PublicIdentity | None = None,
+                source: str | None = None) -> Header:
+    """The signed header of the game file ``path`` (see :func:`decode_header`)."""
+    return decode_header(read_game_bytes(path), expected_moderator=expected_moderator,
+                         source=source or f"game file {printable(path)}")
+
+
 def read_game(path: Path, *, expected_moderator: PublicIdentity | None = None, source: str | None = None) -> GameDoc:
     """Read and check ``path`` (see :func:`decode`; ``expected_moderator`` pins the key).
 
@@ -510,10 +597,8 @@ def read_game(path: Path, *, expected_moderator: PublicIdentity | None = None, s
     copy of each version) parses and verifies it once. Each call gets its own top-level tables;
     the values inside them are shared, and read-only.
     """
-    from koryo_pbm.store.atomic import read_limited
-
-    data = read_limited(Path(path), MAX_GAME_FILE, "game file")
-    source = source or f"game file {path}"
+    data = read_game_bytes(path)
+    source = source or f"game file {printable(path)}"
     doc = _recent.get(sha256_hex(data))
     if doc is None:
         doc = decode(data, expected_moderator=expected_moderator, source=source)

@@ -7,6 +7,11 @@ orders" works in a shared folder. Sync tools sometimes keep both versions as *co
 (Dropbox ``name (conflicted copy 2026-01-02).envelope`` or ``name (1).envelope``, Syncthing
 ``name.sync-conflict-20260102-123456-ABCDEF.envelope``): they are listed too, flagged
 ``conflict``, since each may be a valid envelope (the later ``submitted`` wins).
+
+The folder is shared with every player, so nothing in it is followed through a symbolic link:
+``inbox/`` and ``archive/`` (and its status folders) are opened with ``O_NOFOLLOW``, entries are
+opened and moved relative to those folders' descriptors, and an inbox entry that is a link is
+listed as *skipped* (``InboxItem.link``): never read, never moved, never written through.
 """
 
 from __future__ import annotations
@@ -21,7 +26,16 @@ from typing import NamedTuple
 from koryo_pbm.crypto.envelope import MAX_ARMORED, Envelope, parse_one
 from koryo_pbm.crypto.keys import sha256_hex
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
-from koryo_pbm.store.atomic import is_temp_name, read_limited, write_atomic
+from koryo_pbm.printable import printable
+from koryo_pbm.store.atomic import (
+    LinkRefused,
+    is_link,
+    is_temp_name,
+    link_message,
+    open_dir,
+    read_limited_at,
+    write_atomic,
+)
 
 INBOX = "inbox"
 ARCHIVE = "archive"
@@ -44,17 +58,20 @@ class _Item(NamedTuple):
 
 
 class InboxItem(_Item):
-    """``(path, envelope or FormatError)``, with ``conflict`` set for sync-conflict copies and
-    ``sha256`` the hash of the bytes read (``None`` when the file could not be read)."""
+    """``(path, envelope or FormatError)``, with ``conflict`` set for sync-conflict copies,
+    ``sha256`` the hash of the bytes read (``None`` when the file could not be read) and
+    ``link`` set for an entry that is a symbolic link (not followed: skipped, left in place)."""
 
     conflict: bool
     sha256: str | None
+    link: bool
 
     def __new__(cls, path: Path, envelope: Envelope | FormatError, conflict: bool = False,
-                sha256: str | None = None) -> InboxItem:
+                sha256: str | None = None, link: bool = False) -> InboxItem:
         self = super().__new__(cls, path, envelope)
         self.conflict = conflict
         self.sha256 = sha256
+        self.link = link
         return self
 
     def __repr__(self) -> str:
@@ -82,72 +99,97 @@ def envelope_name(envelope: Envelope) -> str:
 
 def drop(game_dir: Path, envelope: Envelope) -> Path:
     """Write ``envelope`` into the inbox atomically, replacing an earlier one of the same player
-    for the same decision. Returns the path written."""
+    for the same decision. Returns the path written. An ``inbox`` that is a link is refused."""
+    game_dir = Path(game_dir)
     folder = inbox_dir(game_dir)
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise StorageError(f"cannot create the inbox {folder}: {exc.strerror or exc}") from None
-    path = folder / envelope_name(envelope)
-    write_atomic(path, envelope.armor().encode("ascii"))
-    return path
+    name = envelope_name(envelope)
+    with open_dir(game_dir, "game folder", follow=True) as game_fd, \
+            open_dir(INBOX, "inbox", dir_fd=game_fd, create=True, label=folder) as fd:
+        write_atomic(Path(name), envelope.armor().encode("ascii"), dir_fd=fd, label=folder / name)
+    return folder / name
 
 
 def read_envelope_file(path: Path) -> Envelope:
     """The one envelope in the file ``path`` (``FormatError`` / ``StorageError`` otherwise)."""
-    return _parse_envelope_file(read_limited(path, MAX_ENVELOPE_FILE, "envelope file"), path)
+    return _parse_envelope_file(read_limited_at(path, MAX_ENVELOPE_FILE, "envelope file"), path)
 
 
 def _parse_envelope_file(data: bytes, path: Path) -> Envelope:
+    shown = printable(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise FormatError(f"envelope file {path} is not UTF-8 text") from None
+        raise FormatError(f"envelope file {shown} is not UTF-8 text") from None
     try:
-        return parse_one(text, what=f"envelope file {path}")
+        return parse_one(text, what=f"envelope file {shown}")
     except FormatError as exc:
         msg = str(exc)
-        raise FormatError(msg if str(path) in msg else f"envelope file {path}: {msg}") from None
+        raise FormatError(msg if shown in msg else f"envelope file {shown}: {msg}") from None
 
 
 def list_inbox(game_dir: Path) -> list[InboxItem]:
     """Every ``*.envelope`` file of the inbox (sorted by name), read; temporary and hidden files
-    are ignored. A missing inbox is empty."""
+    are ignored, and so are folders, pipes and devices. An entry that is a symbolic link is
+    listed with ``link`` set and an error naming it, unread. A missing inbox is empty; an
+    ``inbox`` that is itself a link is refused (``LinkRefused``)."""
+    game_dir = Path(game_dir)
     folder = inbox_dir(game_dir)
-    try:
-        names = sorted(os.listdir(folder))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise StorageError(f"cannot list the inbox {folder}: {exc.strerror or exc}") from None
     items = []
-    for name in names:
-        if name.startswith(".") or is_temp_name(name) or not name.lower().endswith(SUFFIX):
-            continue
-        path = folder / name
-        if not path.is_file():
-            continue
-        found: Envelope | FormatError
-        digest = None
+    with open_dir(game_dir, "game folder", follow=True) as game_fd:
         try:
-            data = read_limited(path, MAX_ENVELOPE_FILE, "envelope file")
-            digest = sha256_hex(data)
-            found = _parse_envelope_file(data, path)
-        except FormatError as exc:
-            found = exc
-        except StorageError as exc:
-            if not path.exists():  # removed meanwhile (a sync tool, the player replacing it)
-                continue
-            found = FormatError(str(exc))
-        except KoryoPbmError as exc:  # pragma: no cover - defensive
-            found = FormatError(str(exc))
-        items.append(InboxItem(path, found, is_conflict_name(name), digest))
+            ctx = open_dir(INBOX, "inbox", dir_fd=game_fd, label=folder)
+            fd = ctx.__enter__()
+        except LinkRefused:
+            raise
+        except StorageError:
+            if not os.path.lexists(folder):
+                return []
+            raise
+        try:
+            try:
+                entries = sorted(os.scandir(fd), key=lambda e: e.name)
+            except OSError as exc:
+                raise StorageError(f"cannot list the inbox {printable(folder)}: {exc.strerror or exc}") from None
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or is_temp_name(name) or not name.lower().endswith(SUFFIX):
+                    continue
+                path = folder / name
+                try:
+                    if entry.is_symlink():
+                        items.append(InboxItem(path, FormatError(link_message(path, "inbox entry")),
+                                               is_conflict_name(name), None, link=True))
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                found: Envelope | FormatError
+                digest = None
+                try:
+                    data = read_limited_at(name, MAX_ENVELOPE_FILE, "envelope file", dir_fd=fd, label=path)
+                    digest = sha256_hex(data)
+                    found = _parse_envelope_file(data, path)
+                except LinkRefused as exc:  # swapped for a link since the listing
+                    items.append(InboxItem(path, FormatError(str(exc)), is_conflict_name(name), None, link=True))
+                    continue
+                except FormatError as exc:
+                    found = exc
+                except StorageError:
+                    if not os.path.lexists(path):  # removed meanwhile (a sync tool, the player replacing it)
+                        continue
+                    raise  # an I/O error: stop before anything is decided (it is not the envelope's fault)
+                except KoryoPbmError as exc:  # pragma: no cover - defensive
+                    found = FormatError(str(exc))
+                items.append(InboxItem(path, found, is_conflict_name(name), digest))
+        finally:
+            ctx.__exit__(None, None, None)
     return items
 
 
-def _same_content(path: Path, sha256: str) -> bool:
+def _same_content(name: str, sha256: str, dir_fd: int) -> bool:
     try:
-        return sha256_hex(read_limited(path, MAX_ENVELOPE_FILE, "envelope file")) == sha256
+        return sha256_hex(read_limited_at(name, MAX_ENVELOPE_FILE, "envelope file", dir_fd=dir_fd)) == sha256
     except KoryoPbmError:
         return False
 
@@ -161,65 +203,107 @@ def _candidates(name: str) -> Iterator[str]:
         n += 1
 
 
+def _exists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = None) -> Path | None:
     """Move ``path`` into ``archive/<status>/`` under a name no archived file has; never
     deletes or overwrites anything. Returns the new path.
 
     ``expect``: the SHA-256 of the bytes that were read. If the file no longer holds them (the
     player submitted again meanwhile, replacing it), it is left in the inbox, unread, for the
-    next resolve, and ``None`` is returned."""
+    next resolve, and ``None`` is returned.
+
+    ``archive`` and ``archive/<status>`` are opened without following links (``LinkRefused``),
+    and the file is linked and unlinked relative to the folders' descriptors: an archive folder
+    a player replaced by a link to ``~/.bashrc.d`` gets nothing."""
     if not _STATUS.fullmatch(status):
-        raise StorageError(f"invalid archive status {status!r}")
-    path = Path(path)
+        raise StorageError(f"invalid archive status {printable(repr(status))}")
+    game_dir, path = Path(game_dir), Path(path)
+    name = path.name
     target_dir = archive_dir(game_dir) / status
-    try:
-        target_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StorageError(f"cannot create {target_dir}: {exc.strerror or exc}") from None
-    if not path.exists():
-        raise StorageError(f"cannot archive {path}: it no longer exists")
-    for candidate in _candidates(path.name):
-        target = target_dir / candidate
-        if target.exists() or target.is_symlink():
-            continue
-        try:
-            os.link(path, target)  # fails if target exists: no overwrite even in a race
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
-                                 errno.EACCES, errno.ENOSYS) and not isinstance(exc, NotImplementedError):
-                raise StorageError(f"cannot archive {path}: {exc.strerror or exc}") from None
-            # the file system has no hard links: rename (we hold the game lock)
-            try:
-                os.replace(path, target)
-            except OSError as exc2:
-                raise StorageError(f"cannot archive {path}: {exc2.strerror or exc2}") from None
-            if expect is not None and not _same_content(target, expect):
-                if not path.exists():  # give the newer file back to the inbox
-                    try:
-                        os.replace(target, path)
-                    except OSError as exc2:
-                        raise StorageError(f"cannot put {target} back as {path}: {exc2.strerror or exc2}") from None
-                return None
-            return target
-        if expect is not None and not _same_content(target, expect):
-            # replaced since it was read: the link holds the newer file, which stays in the inbox
-            try:
-                os.unlink(target)
+    if not os.path.lexists(path):
+        raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
+    with open_dir(game_dir, "game folder", follow=True) as game_fd, \
+            open_dir(path.parent, "inbox") as src_fd, \
+            open_dir(ARCHIVE, "archive folder", dir_fd=game_fd, create=True,
+                     label=archive_dir(game_dir)) as arch_fd, \
+            open_dir(status, "archive folder", dir_fd=arch_fd, create=True, label=target_dir) as dst_fd:
+        if not _exists(name, src_fd):
+            raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
+        for candidate in _candidates(name):
+            target = target_dir / candidate
+            if _exists(candidate, dst_fd):
+                continue
+            try:  # fails if the target exists: no overwrite even in a race; a link is moved, not followed
+                os.link(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+            except FileExistsError:
+                continue
             except OSError as exc:
-                raise StorageError(f"cannot remove {target}: {exc.strerror or exc}") from None
-            return None
-        try:
-            os.unlink(path)
-        except OSError as exc:
-            raise StorageError(f"archived {path} as {target} but cannot remove it: {exc.strerror or exc}") from None
-        return target
+                if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
+                                     errno.EACCES, errno.ENOSYS) and not isinstance(exc, NotImplementedError):
+                    raise StorageError(f"cannot archive {printable(path)}: {exc.strerror or exc}") from None
+                # the file system has no hard links: rename (we hold the game lock)
+                try:
+                    os.replace(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+                except OSError as exc2:
+                    raise StorageError(f"cannot archive {printable(path)}: {exc2.strerror or exc2}") from None
+                if expect is not None and not _same_content(candidate, expect, dst_fd):
+                    if not _exists(name, src_fd):  # give the newer file back to the inbox
+                        try:
+                            os.replace(candidate, name, src_dir_fd=dst_fd, dst_dir_fd=src_fd)
+                        except OSError as exc2:
+                            raise StorageError(f"cannot put {printable(target)} back as {printable(path)}: "
+                                               f"{exc2.strerror or exc2}") from None
+                    return None
+                return target
+            if expect is not None and not _same_content(candidate, expect, dst_fd):
+                # replaced since it was read: the link holds the newer file, which stays in the inbox
+                try:
+                    os.unlink(candidate, dir_fd=dst_fd)
+                except OSError as exc:
+                    raise StorageError(f"cannot remove {printable(target)}: {exc.strerror or exc}") from None
+                return None
+            try:
+                os.unlink(name, dir_fd=src_fd)
+            except OSError as exc:
+                raise StorageError(f"archived {printable(path)} as {printable(target)} but cannot remove it: "
+                                   f"{exc.strerror or exc}") from None
+            return target
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def refuse_links(game_dir: Path) -> None:
+    """``LinkRefused`` if ``inbox``, ``archive`` or a folder in ``archive`` is a symbolic link:
+    what ``resolve`` checks before it reads or writes anything (``archive`` checks again)."""
+    game_dir = Path(game_dir)
+    with open_dir(game_dir, "game folder", follow=True) as game_fd:
+        for name, what in ((INBOX, "inbox"), (ARCHIVE, "archive folder")):
+            if is_link(name, dir_fd=game_fd):
+                raise LinkRefused(link_message(game_dir / name, what))
+        try:
+            ctx = open_dir(ARCHIVE, "archive folder", dir_fd=game_fd, label=archive_dir(game_dir))
+            arch_fd = ctx.__enter__()
+        except StorageError:
+            return  # no archive yet (or not a folder: archiving says so)
+        try:
+            for entry in os.scandir(arch_fd):
+                if entry.is_symlink():
+                    raise LinkRefused(link_message(archive_dir(game_dir) / entry.name, "archive folder"))
+        finally:
+            ctx.__exit__(None, None, None)
+
+
 def conflict_copies(game_dir: Path) -> list[Path]:
-    """Sync-conflict copies of ``game.toml`` in ``game_dir`` (they are never read)."""
+    """Sync-conflict copies of ``game.toml`` in ``game_dir`` (links included: the caller says so;
+    ``resolve`` reads a copy's signed header only, never through a link)."""
     game_dir = Path(game_dir)
     try:
         names = sorted(os.listdir(game_dir))

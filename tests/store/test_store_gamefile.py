@@ -172,8 +172,38 @@ def test_first_line_and_format(keys, sample):
         decode(sample.replace(b"koryo-pbm-game/v1", b"koryo-pbm-game/v2", 1))
     with pytest.raises(FormatError, match="larger than"):
         decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
-    with pytest.raises(FormatError, match="not UTF-8"):
-        decode(sample.replace(b"round = 2", b"round = 2 #\xff", 1))
+    not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
+    with pytest.raises(TamperedError, match="does not verify"):  # the signature is checked first
+        decode(not_utf8 + sample[len(gamefile_body(sample)):])
+    with pytest.raises(FormatError, match="not UTF-8"):  # signed so by the moderator's own key
+        decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", not_utf8)) + b'"\n')
+
+
+def gamefile_body(data: bytes) -> bytes:
+    return data[: data.rfind(b"\n", 0, len(data) - 1) + 1]
+
+
+def test_the_signature_is_checked_before_the_body_is_parsed(keys, sample, monkeypatch):
+    """A forged file (bad signature) is refused without parsing its body; its header alone
+    (``decode_header``) gives the game, version and moderator without a parse either."""
+    import koryo_pbm.store.gamefile as gf
+
+    parsed = []
+    real_loads = gf.tomllib.loads
+    monkeypatch.setattr(gf.tomllib, "loads", lambda text: parsed.append(len(text)) or real_loads(text))
+    body = gamefile_body(sample)
+    forged = body + b"[public.padding]\nx = 1\n" + sample[len(body):]
+    with pytest.raises(TamperedError, match="does not verify"):
+        decode(forged)
+    assert max(parsed) < 4096  # only the header was parsed
+    parsed.clear()
+    header = gf.decode_header(sample)
+    assert (header.game_id, header.version, header.moderator) == ("koryo-0a1b2c3d4e", 3, keys["mod"].public)
+    assert max(parsed) < 4096
+    with pytest.raises(TamperedError, match="different moderator"):
+        gf.decode_header(sample, expected_moderator=keys["eve"].public)
+    with pytest.raises(FormatError, match="no header"):
+        gf.decode_header(b'format = "koryo-pbm-game/v1"\n' + b"# x\n" * 20000 + sample[len(body):])
 
 
 @pytest.mark.parametrize(
@@ -382,7 +412,10 @@ def test_fuzz_signed_but_malformed(keys, sample, data):
 def test_deeply_nested_toml_refused(keys):
     deep = b'format = "koryo-pbm-game/v1"\npublic = ' + b"[" * 50000 + b"\n"
     sig = base64.b64encode(b"\0" * 64).decode().encode()
-    with pytest.raises(FormatError, match="nested too deeply"):
+    with pytest.raises(FormatError, match="no header"):  # 50,000 brackets: no header at all
+        decode(deep + b'signature = "' + sig + b'"\n')
+    deep = b'format = "koryo-pbm-game/v1"\npublic = ' + b"[" * 5000 + b"\n[x]\n"
+    with pytest.raises(FormatError, match="malformed header"):  # a deep header: one line, no traceback
         decode(deep + b'signature = "' + sig + b'"\n')
 
 

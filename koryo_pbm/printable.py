@@ -1,0 +1,39 @@
+"""Text another party controls, made safe to print on a terminal.
+
+File names in a shared folder, names and reasons inside envelopes and mail reach other users'
+terminals. A control character there can move the cursor, retitle the window, write a fake
+error line, hide text (OSC, CSI sequences) or reverse what follows (bidi overrides). Everything
+such a party may have chosen is printed through :func:`printable`, which writes each of those
+characters as a visible escape (``\\x1b``, ``\\u202e``) and leaves every other character alone.
+
+Escaped: C0 controls (tab and newline included: a message is one line), DEL, C1 controls, the
+bidi embeddings, overrides, isolates and marks, the line and paragraph separators, and lone
+surrogates (a file name that is not valid UTF-8).
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+# For JSON, which already escapes C0 and backslash: what is left that a terminal obeys.
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: object) -> str:
+    """``str(text)`` with every control, bidi and separator character escaped visibly."""
+    s = str(text)
+    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
+
+
+def json_safe(encoded: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with C1, DEL and bidi characters
+    (and lone surrogates) written as ``\\uXXXX``: the same JSON value, nothing a terminal would act on."""
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
