@@ -60,6 +60,8 @@ def _log(message: str) -> None:
 @click.option("--smtp-password-file", type=click.Path(dir_okay=False, path_type=Path), help="File holding the SMTP password.")
 @click.option("--sendmail", "sendmail", type=click.Path(dir_okay=False, path_type=Path),
               help="Send mail with this sendmail-compatible program (e.g. /usr/sbin/sendmail).")
+@click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Trust this CA certificate for the IMAP and SMTP servers' TLS (a private server).")
 @click.option("--from", "from_header", metavar='"NAME <ADDRESS>"', help="The judge's From address (needed to send mail).")
 @click.option("--once", is_flag=True, help="One pass over everything, then exit (for cron).")
 @click.option("--poll", default=10.0, show_default=True, type=click.FloatRange(0.05, 3600),
@@ -68,7 +70,7 @@ def _log(message: str) -> None:
               help="Seconds before the first retry of a mail that could not be sent (doubling, up to an hour).")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
-            smtp_password_file: Path | None, sendmail: Path | None, from_header: str | None, once: bool,
+            smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
             poll: float, retry_base: float) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
@@ -111,13 +113,14 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
         if password is None:
             raise UsageError(f"--imap needs a password: set ${IMAP_PASSWORD_ENV} or give --imap-password-file")
         sources.append(_plug_in("imap", "ImapSource", "--imap").from_url(imap_url, password=password,
-                                                                         done_folder=done_folder))
+                                                                         done_folder=done_folder, ca_file=ca_file,
+                                                                         poll=poll))
     sender: Any = None
     if sendmail:
         sender = SendmailSender(sendmail)
     elif smtp_url:
         sender = _plug_in("smtp", "SmtpSender", "--smtp").from_url(
-            smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP"))
+            smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP") or "", ca_file=ca_file)
     elif from_header:
         raise UsageError("--from needs a way to send: --smtp URL or --sendmail PATH")
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
