@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
@@ -97,6 +97,20 @@ class KorsarGame(Game):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return dict(rng.choice(orders))
 
+    def bot_levels(self) -> tuple[str, ...]:
+        return ("heuristic",)
+
+    def bot_order(self, state: KorsarState, player: str, level: str, rng: random.Random, budget: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        from . import bots
+
+        if level not in bots.LEVELS:
+            return super().bot_order(state, player, level, rng, budget, clock)
+        s = _state(state)
+        if not R.legal_orders(s, player):
+            raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
+        return bots.heuristic(s, player)
+
     def describe_choices(self, state: KorsarState, player: str) -> tuple[dict[str, Any], list[str]]:
         s = _state(state)
         orders = R.legal_orders(s, player)
@@ -127,6 +141,9 @@ class KorsarGame(Game):
             lines.append(f'discard instead of playing (the pile is empty): action = "discard", card = one of {", ".join(discards)}')
         if s.teams and s.is_second_teammate(player) and s.last_beside:
             lines.append(f"{s.partner(player)} put a card beside {s.last_beside} this round: you may not put one there too")
+        if s.teams and s.is_second_teammate(player) and s.last_launched:
+            lines.append(f"{s.partner(player)} has just put {s.last_launched} to sea: you may defend it at once, "
+                         "with a pirate or with the admiral")
         example = next((o for o in orders if o["action"] == "play"), orders[0])
         return dict(example), lines
 

@@ -262,9 +262,12 @@ def violation(s: KorsarState, player: str, action: str, card: str, gid: str) -> 
             f"{s.partner(player)} put a card beside {gid} this round"
         )
     if C.is_admiral(card):
-        if g.owner != player:
-            return f"the admiral goes only beside a galleon you own: {gid} is {g.owner}'s"
-        return None
+        if g.owner == player or launched_by_partner(s, player, g):
+            return None
+        if s.teams and s.is_second_teammate(player):
+            return (f"the admiral goes only beside a galleon you own, or beside the galleon {s.partner(player)} "
+                    f"has just put to sea: {gid} is {g.owner}'s")
+        return f"the admiral goes only beside a galleon you own: {gid} is {g.owner}'s"
     side = s.side(player)
     mine = side_colour(s, g, side)
     who = "your team's" if s.teams else "your"
@@ -280,6 +283,13 @@ def violation(s: KorsarState, player: str, action: str, card: str, gid: str) -> 
     if user:
         return f"colour {col} is already used beside {gid} by {user}"
     return None
+
+
+def launched_by_partner(s: KorsarState, player: str, g: Galleon) -> bool:
+    """In a team, ``g`` is the galleon the first teammate put to sea in the turn just before the
+    second teammate ``player``'s: the one case where the admiral may go beside a galleon its
+    player does not own."""
+    return bool(s.teams) and s.last_launched == g.id and s.is_second_teammate(player) and g.owner == s.partner(player)
 
 
 def check_order(s: KorsarState, player: str, order: object) -> tuple[str, str, str]:
@@ -327,6 +337,7 @@ def describe_galleon(s: KorsarState, g: Galleon) -> str:
 def do_action(s: KorsarState, player: str, action: str, card: str, gid: str, events: list[Event], forced: bool = False) -> None:
     note = " (the only legal move)" if forced else ""
     s.last_beside = ""
+    s.last_launched = ""
     if action == "draw":
         s.hands[player].append(s.pile.pop(0))
         events.append(Event("draw", f"{player} draws a card ({_a_card(len(s.pile))} left in the draw pile){note}", {"player": player, "pile": len(s.pile)}))
@@ -348,6 +359,7 @@ def do_action(s: KorsarState, player: str, action: str, card: str, gid: str, eve
         new = Galleon(f"g{s.next_galleon}", player, card)
         s.next_galleon += 1
         s.galleons.append(new)
+        s.last_launched = new.id
         events.append(
             Event("galleon", f"{player} puts {card} to sea as {new.id} (value {C.value(card)}){note}", {"player": player, "card": card, "galleon": new.id})
         )
@@ -386,6 +398,8 @@ def _take(s: KorsarState, g: Galleon, side: str, events: list[Event], final: boo
     s.galleons.remove(g)
     if s.last_beside == g.id:
         s.last_beside = ""
+    if s.last_launched == g.id:
+        s.last_launched = ""
     s.loot[holder].append(g.card)
     gone = [c for cs in g.beside.values() for c in cs]
     s.removed.extend(gone)
@@ -459,6 +473,7 @@ def settle(s: KorsarState, events: list[Event]) -> None:
             return
         if not orders:
             s.last_beside = ""
+            s.last_launched = ""
             events.append(Event("pass", f"{player} has no cards and passes", {"player": player}))
         else:
             o = orders[0]
@@ -530,7 +545,9 @@ def table_invariants(s: KorsarState) -> None:
             for c in cs:
                 assert not C.is_galleon(c), f"{g.id}: {c} beside a galleon (galleons go in front of their owner)"
                 if C.is_admiral(c):
-                    assert p == g.owner, f"{g.id}: the admiral beside it must be its owner's ({g.owner}), not {p}'s"
+                    assert side == s.side(g.owner), (
+                        f"{g.id}: the admiral beside it must be its owner's ({g.owner})"
+                        + (" or their teammate's" if s.teams else "") + f", not {p}'s")
                 elif C.is_captain(c):
                     assert col == C.colour(c), f"{g.id}: {p}'s {c} needs a {C.colour(c)} pirate of {p}'s side beside it"
                 else:
@@ -538,10 +555,31 @@ def table_invariants(s: KorsarState) -> None:
             if col:
                 prev = used.setdefault(col, side)
                 assert prev == side, f"{g.id}: colour {col} is used by two sides ({prev} and {side})"
+        # the cards beside a galleon are in the order played: a captain follows a pirate of its
+        # colour of its side (a teammate's counts)
+        opened: set[tuple[str, str]] = set()
+        for p, cs in g.beside.items():
+            side = s.side(p)
+            for c in cs:
+                if C.is_pirate(c):
+                    opened.add((side, C.colour(c)))
+                elif C.is_captain(c):
+                    assert (side, C.colour(c)) in opened, (
+                        f"{g.id}: {p}'s {c} is listed before any {C.colour(c)} pirate of "
+                        f"{'their team' if s.teams else p} (the cards beside a galleon are listed in the order played)")
     for p, cs in s.loot.items():
         assert all(C.is_galleon(c) for c in cs), f"{p}'s loot holds {[c for c in cs if not C.is_galleon(c)]}: only galleons are loot"
     if s.last_beside:
         assert s.galleon(s.last_beside) is not None, f"last_beside {s.last_beside} is not on the table"
+    if s.last_launched:
+        new = s.galleon(s.last_launched)
+        assert new is not None, f"last_launched {s.last_launched} is not on the table"
+        assert not s.last_beside, "last_launched and last_beside: the previous turn did one thing only"
+        if not s.over:
+            before = s.players[(s.current - 1) % len(s.players)]
+            assert new.owner == before, (
+                f"last_launched {new.id} is {new.owner}'s, but the previous turn was {before}'s")
+            assert not new.beside, f"last_launched {new.id} has cards beside it: it was put to sea in the previous turn"
 
 
 def invariants(s: KorsarState) -> None:

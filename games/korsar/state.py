@@ -34,6 +34,9 @@ class KorsarState:
       match is over), ``turn`` the number of that turn (1, 2, ... across the whole table).
     * ``last_beside`` the id of the galleon the previous turn's player put a card beside
       (``""`` if they did not): the team rule "not both beside one galleon in the same round".
+    * ``last_launched`` the id of the galleon the previous turn's player put to sea (``""`` if
+      they did not): in a team, the second teammate may defend it at once with the admiral.
+      Optional in stored states and positions (older files have none).
     * ``next_galleon`` the number the next galleon played gets (``g<next_galleon>``).
     """
 
@@ -50,6 +53,7 @@ class KorsarState:
     last_beside: str
     over: bool
     rng: Rng
+    last_launched: str = ""
 
     def copy(self) -> KorsarState:
         return KorsarState(
@@ -66,6 +70,7 @@ class KorsarState:
             last_beside=self.last_beside,
             over=self.over,
             rng=self.rng.copy(),
+            last_launched=self.last_launched,
         )
 
     # -- seats and sides ------------------------------------------------------------------

@@ -137,6 +137,7 @@ def dump_state(s: KorsarState) -> dict[str, Any]:
         "over": s.over,
         "next_galleon": s.next_galleon,
         "last_beside": s.last_beside,
+        "last_launched": s.last_launched,
         "pile": list(s.pile),
         "hands": {p: list(s.hands[p]) for p in s.players},
         "galleons": [_dump_galleon(g) for g in s.galleons],
@@ -151,12 +152,14 @@ def _dump_galleon(g: Galleon) -> dict[str, Any]:
 
 
 STATE_KEYS = ("format", "players", "teams", "current", "turn", "over", "next_galleon", "last_beside", "pile", "hands", "galleons", "loot", "removed", "rng")
+#: keys added since the format's first version: states written before them load without them
+OPTIONAL_STATE_KEYS = ("last_launched",)
 
 
 def load_state(data: object) -> KorsarState:
     r = Reader(FormatError, "malformed Korsar state")
     t = r.table(data, "the state")
-    r.keys(t, "the state", STATE_KEYS)
+    r.keys(t, "the state", STATE_KEYS, OPTIONAL_STATE_KEYS)
     if t["format"] != STATE_FORMAT:
         r.fail(f"format is {t['format']!r}, expected {STATE_FORMAT!r}")
     names, teams = r.players_teams(t)
@@ -183,6 +186,7 @@ def load_state(data: object) -> KorsarState:
         last_beside=r.str_(t["last_beside"], "last_beside"),
         over=r.bool_(t["over"], "over"),
         rng=rng,
+        last_launched=r.str_(t.get("last_launched", ""), "last_launched"),
     )
     _invariant_or(FormatError, "malformed Korsar state", R.invariants, s)
     return s
@@ -190,7 +194,7 @@ def load_state(data: object) -> KorsarState:
 
 # -- positions --------------------------------------------------------------------------
 
-POSITION_KEYS = ("game", "players", "current", "teams", "turn", "over", "next_galleon", "last_beside", "hands", "pile", "removed", "galleons", "loot")
+POSITION_KEYS = ("game", "players", "current", "teams", "turn", "over", "next_galleon", "last_beside", "last_launched", "hands", "pile", "removed", "galleons", "loot")
 
 
 def load_position(doc: object, seed: str) -> KorsarState:
@@ -231,6 +235,9 @@ def load_position(doc: object, seed: str) -> KorsarState:
     last_beside = r.str_(t.get("last_beside", ""), "last_beside")
     if last_beside and last_beside not in [g.id for g in galleons]:
         r.fail(f"last_beside names {last_beside!r}, which is not a galleon on the table")
+    last_launched = r.str_(t.get("last_launched", ""), "last_launched")
+    if last_launched and last_launched not in [g.id for g in galleons]:
+        r.fail(f"last_launched names {last_launched!r}, which is not a galleon on the table")
     s = KorsarState(
         players=names,
         teams=teams,
@@ -245,6 +252,7 @@ def load_position(doc: object, seed: str) -> KorsarState:
         last_beside=last_beside,
         over=r.bool_(t.get("over", False), "over"),
         rng=rng,
+        last_launched=last_launched,
     )
     _invariant_or(PositionError, "impossible Korsar position", R.table_invariants, s)
     if not s.over:
@@ -271,6 +279,8 @@ def dump_position(s: KorsarState) -> dict[str, Any]:
     doc["next_galleon"] = s.next_galleon
     if s.last_beside:
         doc["last_beside"] = s.last_beside
+    if s.last_launched:
+        doc["last_launched"] = s.last_launched
     doc["pile"] = list(s.pile)
     doc["removed"] = list(s.removed)
     doc["hands"] = {p: list(s.hands[p]) for p in s.players}

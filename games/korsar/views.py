@@ -38,6 +38,8 @@ def public(s: KorsarState) -> dict[str, Any]:
         "next_galleon": s.next_galleon,
         "last_beside": s.last_beside,
     }
+    if s.last_launched:  # only when set: public parts written before it read alike
+        pub["last_launched"] = s.last_launched
     if s.over:
         sc = R.scores(s)
         best = max(sc.values())
@@ -73,7 +75,7 @@ def _read_public(pub: object, r: Reader) -> dict[str, Any]:
         t,
         "public",
         ("players", "teams", "turn", "current", "over", "pile", "hand_sizes", "loot_sizes", "galleons", "removed", "next_galleon", "last_beside"),
-        ("scores", "winners", "hands", "loot"),
+        ("scores", "winners", "hands", "loot", "last_launched"),
     )
     names, teams = r.players_teams(t)
     over = r.bool_(t["over"], "over")
@@ -100,6 +102,7 @@ def _read_public(pub: object, r: Reader) -> dict[str, Any]:
         "removed": r.cards(t["removed"], "removed"),
         "next_galleon": r.int_(t["next_galleon"], "next_galleon", 1),
         "last_beside": r.str_(t["last_beside"], "last_beside"),
+        "last_launched": r.str_(t.get("last_launched", ""), "last_launched"),
         "hands": r.per_player(t["hands"], "hands", names, every=True) if "hands" in t else None,
         "loot": r.per_player(t["loot"], "loot", names, every=True) if "loot" in t else None,
         "scores": _scores(r, t.get("scores", {}), names),
@@ -134,6 +137,7 @@ def _shell(p: dict[str, Any], rng: Rng) -> KorsarState:
         last_beside=p["last_beside"],
         over=p["over"],
         rng=rng,
+        last_launched=p["last_launched"],
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
@@ -190,6 +190,18 @@ class KoryoGame(Game):
         if d.kind == "action":
             return O.random_action(state, p, rng)
         return O.random_discard(state, p, rng)
+
+    def bot_levels(self) -> tuple[str, ...]:
+        return ("heuristic", "search")
+
+    def bot_order(self, state: KoryoState, player: str, level: str, rng: random.Random, budget: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        from . import bots
+
+        if level not in bots.LEVELS:
+            return super().bot_order(state, player, level, rng, budget, clock)
+        self._who(state, player)
+        return bots.bot_order(state, player, level, rng, budget, clock)
 
     def describe_choices(self, state: KoryoState, player: str) -> tuple[dict[str, Any], list[str]]:
         p, d = self._who(state, player)

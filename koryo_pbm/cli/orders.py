@@ -27,15 +27,33 @@ def orders_text(doc, game, name: str, private) -> str:
         )
     state = match.player_state(doc, game, name, private)
     example, comments = game.describe_choices(state, name)
+    example, said = suggestion(doc, game, name, private, example)
     head = [
         f"# koryo-pbm orders for {name}: game {doc.game_id} ({doc.game}), decision {decision['id']}",
         "# Edit the order below, then: koryo-pbm submit THIS_FILE --as " + name,
         "#",
         *(f"# {line}" if line else "#" for line in comments),
+        "#",
+        f"# {said}",
         "",
     ]
     body = tomli_w.dumps({"game": doc.game_id, "decision": decision["id"], **example})
     return "\n".join(head) + "\n" + body
+
+
+def suggestion(doc, game, name: str, private, example: dict) -> tuple[dict, str]:
+    """The order an orders file proposes, and a line saying what it is: the heuristic bot's
+    choice from ``name``'s own view when the game has that bot (seeded by the game, the
+    decision and the player, so the same file is written every time), else the game's example."""
+    from koryo_pbm.engine import bots
+
+    if "heuristic" not in bots.levels(game):
+        return example, "The order below is only an example of a legal order."
+    choice = bots.choose_from_view(game, doc.public, private, name, "heuristic",
+                                   seed=f"{doc.game_id}/{doc.decision['id']}/{name}")
+    if choice.fallback:
+        return choice.order, "The order below is a random legal order (the heuristic bot could not choose)."
+    return choice.order, "Suggested order (the heuristic bot's choice from your view): keep it or change it."
 
 
 @click.command("orders")

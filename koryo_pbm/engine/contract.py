@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from koryo_pbm.errors import GameError
 
 if TYPE_CHECKING:
     from koryo_pbm.picture.model import Scene
@@ -162,6 +164,23 @@ class Game(abc.ABC):
     def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
         """For an orders file: an example legal order, and comment lines explaining the legal
         choices (no ``#``; the writer adds it). Works on a :meth:`from_view` state."""
+
+    # -- bots ----------------------------------------------------------------------------
+
+    def bot_levels(self) -> tuple[str, ...]:
+        """The bot levels this game plays beyond ``random`` (which every game has, through
+        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``."""
+        return ()
+
+    def bot_order(self, state: State, player: str, level: str, rng: random.Random,
+                  budget: float, clock: Callable[[], float]) -> dict[str, Any]:
+        """The order a bot of ``level`` (one of :meth:`bot_levels`) chooses for ``player``.
+
+        ``state`` is always a :meth:`from_view` state of ``player`` (the engine's
+        :mod:`~koryo_pbm.engine.bots` sees to it): the bot cannot see what its player may not.
+        Pure and deterministic given ``rng`` (the bot's own generator); a bot that thinks for
+        a while reads ``clock`` and stops well within ``budget`` seconds of it."""
+        raise GameError(f"{self.title} has no bot level {level!r}")
 
     # -- storage and views ---------------------------------------------------------------
 

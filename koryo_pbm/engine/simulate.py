@@ -51,6 +51,67 @@ def play_random(
     return state, outcome
 
 
+def play_bots(
+    game: Game,
+    seats: Mapping[str, str],
+    seed: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    budget: float = 1.0,
+    record: Callable[[str, Any], None] | None = None,
+    max_decisions: int = 100_000,
+) -> tuple[State, Outcome]:
+    """Play one match between bots: ``seats`` maps each player, in seat order, to a bot level.
+    Each bot chooses from its own player's view only (:func:`~koryo_pbm.engine.bots.choose`),
+    with a generator seeded from ``seed``, the decision and the player. ``record(player,
+    choice)`` is called with every :class:`~koryo_pbm.engine.bots.BotChoice`."""
+    from koryo_pbm.engine.bots import choose
+
+    state = game.setup(list(seats), seed, options=options)
+    for _ in range(max_decisions):
+        decision = game.pending(state)
+        if decision is None:
+            break
+        orders = {}
+        for p in decision.players:
+            choice = choose(game, state, p, seats[p], seed=f"{seed}/{decision.id}/{p}", budget=budget)
+            if record is not None:
+                record(p, choice)
+            orders[p] = choice.order
+        state, _ = game.apply(state, orders, log=False)
+    else:  # pragma: no cover - a game that never ends is a bug in the game
+        raise RuntimeError(f"{game.name}: no end after {max_decisions} decisions")
+    outcome = game.outcome(state)
+    if outcome is None:  # pragma: no cover
+        raise RuntimeError(f"{game.name}: no pending decision but no outcome either")
+    return state, outcome
+
+
+@dataclass
+class LevelStats:
+    """What the bots of one level did over a simulation (``seats``: how many seats it had)."""
+
+    seats: int
+    wins: int = 0
+    score_total: int = 0
+    decisions: int = 0
+    seconds_total: float = 0.0
+    seconds_max: float = 0.0
+    fallbacks: int = 0
+
+    def to_dict(self, games: int) -> dict[str, Any]:
+        return {
+            "seats": self.seats,
+            "wins": self.wins,
+            "win_share": self.wins / (games * self.seats) if games else 0.0,
+            "mean_score": self.score_total / (games * self.seats) if games else 0.0,
+            "decisions": self.decisions,
+            "mean_seconds_per_decision": self.seconds_total / self.decisions if self.decisions else 0.0,
+            "max_seconds_per_decision": self.seconds_max,
+            "fallbacks": self.fallbacks,
+        }
+
+
 @dataclass
 class SimulationResult:
     games: int
@@ -58,9 +119,13 @@ class SimulationResult:
     wins: dict[str, int]
     mean_scores: dict[str, float]
     seconds: float
+    #: with bots: the level of each seat in game 0 (rotated by one seat each game), and per level
+    bots: list[str] | None = None
+    levels: dict[str, LevelStats] | None = None
+    budget: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "games": self.games,
             "players": self.players,
             "wins": self.wins,
@@ -68,6 +133,24 @@ class SimulationResult:
             "seconds": self.seconds,
             "games_per_second": self.games / self.seconds if self.seconds > 0 else None,
         }
+        if self.bots is not None and self.levels is not None:
+            out["bots"] = self.bots
+            out["budget"] = self.budget
+            out["levels"] = {lv: st.to_dict(self.games) for lv, st in self.levels.items()}
+        return out
+
+
+def _recorder(stats: dict[str, LevelStats], seats: Mapping[str, str]) -> Callable[[str, Any], None]:
+    """Adds each bot choice of one game to the stats of its seat's level."""
+
+    def record(player: str, choice: Any) -> None:
+        st = stats[seats[player]]
+        st.decisions += 1
+        st.seconds_total += choice.seconds
+        st.seconds_max = max(st.seconds_max, choice.seconds)
+        st.fallbacks += bool(choice.fallback)
+
+    return record
 
 
 def simulate(
@@ -78,20 +161,51 @@ def simulate(
     *,
     options: Mapping[str, Any] | None = None,
     clock: Callable[[], float] | None = None,
+    bots: Sequence[str] | None = None,
+    budget: float = 1.0,
+    progress: Callable[[int, SimulationResult], None] | None = None,
 ) -> SimulationResult:
-    """``n_games`` random matches; game *i* uses seed ``f"{seed}/{i}"``. A shared win counts
-    for every winner. ``clock`` (e.g. ``time.perf_counter``) times the run; the rules never
-    see it."""
+    """``n_games`` matches; game *i* uses seed ``f"{seed}/{i}"``. A shared win counts for every
+    winner. ``clock`` (e.g. ``time.perf_counter``) times the run; the rules never see it.
+
+    Without ``bots`` every seat plays random legal orders. With ``bots`` (one level per seat),
+    game *i* seats level ``bots[(j - i) % n]`` at seat *j*: every level plays from every seat
+    in turn, so no level keeps the first seat's advantage. ``progress(i, partial_result)`` is
+    called after each game."""
+    from koryo_pbm.engine.bots import seat_levels
+
     players = seat_names(n_players)
+    if bots is not None and len(bots) != n_players:
+        raise ValueError("one bot level per seat")
     wins = dict.fromkeys(players, 0)
     totals = dict.fromkeys(players, 0)
+    stats: dict[str, LevelStats] | None = None
+    if bots is not None:
+        stats = {lv: LevelStats(seats=list(bots).count(lv)) for lv in dict.fromkeys(bots)}
     start = clock() if clock else 0.0
+    result = SimulationResult(0, players, wins, {}, 0.0, list(bots) if bots is not None else None, stats,
+                              budget if bots is not None else None)
     for i in range(n_games):
-        _, outcome = play_random(game, players, f"{seed}/{i}", options=options)
+        if bots is None or stats is None:
+            _, outcome = play_random(game, players, f"{seed}/{i}", options=options)
+            seats: dict[str, str] = {}
+        else:
+            seats = seat_levels(bots, players, i)
+            _, outcome = play_bots(game, seats, f"{seed}/{i}", options=options, budget=budget,
+                                   record=_recorder(stats, seats))
         for p in outcome.winners:
             wins[p] += 1
+            if stats is not None:
+                stats[seats[p]].wins += 1
         for p in players:
             totals[p] += outcome.scores[p]
-    seconds = (clock() - start) if clock else 0.0
-    means = {p: (totals[p] / n_games if n_games else 0.0) for p in players}
-    return SimulationResult(n_games, players, wins, means, seconds)
+            if stats is not None:
+                stats[seats[p]].score_total += outcome.scores[p]
+        result.games = i + 1
+        if progress is not None:
+            result.seconds = (clock() - start) if clock else 0.0
+            result.mean_scores = {p: totals[p] / result.games for p in players}
+            progress(i, result)
+    result.seconds = (clock() - start) if clock else 0.0
+    result.mean_scores = {p: (totals[p] / n_games if n_games else 0.0) for p in players}
+    return result

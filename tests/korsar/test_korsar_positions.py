@@ -130,3 +130,45 @@ def test_a_finished_position_round_trips(table):
     again = table.game.load_position(doc, "x")
     assert again.over and table.game.outcome(again) == table.game.outcome(table.state)
     assert rt(table.game.dump_position(again)) == doc
+
+
+# -- Decisions: "a captain listed before any pirate of its colour is an impossible position" ---
+
+
+def test_decisions_a_captain_listed_before_any_pirate_of_its_colour_is_refused(game):
+    with pytest.raises(PositionError, match="g2: carol's green-captain is listed before any green pirate of carol"):
+        game.load_position(broken(galleons=galleon(beside={"carol": ["green-captain", "green-1"]})), "x")
+    s = game.load_position(broken(galleons=galleon(beside={"carol": ["green-1", "green-captain"]})), "x")
+    assert s.galleon("g2").beside == {"carol": ["green-1", "green-captain"]}
+
+
+def test_decisions_in_a_team_the_partners_pirate_listed_before_opens_the_colour(game):
+    def doc(beside):
+        return {"game": "korsar", "players": ["alice", "bob", "carol", "dave"], "teams": True, "current": "alice",
+                "hands": {"alice": ["galleon-2", "red-1"]},
+                "galleons": [{"id": "g1", "owner": "alice", "card": "galleon-5", "beside": beside}]}
+
+    # carol's pirate came first, then her partner dave's captain: a position the rules reach
+    s = game.load_position(doc({"carol": ["blue-2"], "dave": ["blue-captain"]}), "x")
+    assert s.galleon("g1").beside == {"carol": ["blue-2"], "dave": ["blue-captain"]}
+    with pytest.raises(PositionError, match="g1: dave's blue-captain is listed before any blue pirate of their team"):
+        game.load_position(doc({"dave": ["blue-captain"], "carol": ["blue-2"]}), "x")
+
+
+def test_positions_last_launched(game):
+    def doc(**kw):
+        return {"game": "korsar", "players": ["alice", "bob", "carol", "dave"], "teams": True, "current": "bob",
+                "hands": {"alice": ["galleon-2"], "bob": ["admiral", "red-2"]},
+                "galleons": [{"id": "g1", "owner": "alice", "card": "galleon-5"}]} | kw
+
+    s = game.load_position(doc(last_launched="g1"), "x")
+    game.check(s, "bob", {"action": "play", "card": "admiral", "galleon": "g1"})
+    assert game.dump_position(s)["last_launched"] == "g1"
+    assert "last_launched" not in game.dump_position(game.load_position(doc(), "x"))
+    with pytest.raises(PositionError, match="last_launched names 'g4'"):
+        game.load_position(doc(last_launched="g4"), "x")
+    with pytest.raises(PositionError, match="last_launched g1 is alice's, but the previous turn was carol's"):
+        game.load_position(doc(last_launched="g1", current="dave"), "x")
+    with pytest.raises(PositionError, match="last_launched g1 has cards beside it"):
+        game.load_position(doc(last_launched="g1", galleons=[{"id": "g1", "owner": "alice", "card": "galleon-5",
+                                                             "beside": {"carol": ["blue-1"]}}]), "x")

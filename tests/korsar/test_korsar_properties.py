@@ -141,3 +141,27 @@ def test_check_accepts_exactly_the_legal_orders(order, steps):
     except OrderError:
         accepted = False
     assert accepted == (dict(order) in legal)
+
+
+def test_teams_the_admiral_beside_a_partners_galleon_only_right_after_it_was_put_to_sea():
+    """Spec, Teams: the one case where the admiral goes beside a galleon its player does not own
+    is the second teammate defending the galleon the first has just put to sea. Random team
+    games use it, and only then."""
+    used = 0
+    for i in range(40):
+        n = (4, 6, 8)[i % 3]
+        state = GAME.setup(seat_names(n), f"admiral-{i}", options={"teams": True})
+        bots = random.Random(i)
+        launched: tuple[str, str] | None = None  # (player, galleon id) of the previous turn's galleon
+        while (d := GAME.pending(state)) is not None:
+            p = d.players[0]
+            order = GAME.random_order(state, p, bots)
+            if order.get("card") == "admiral" and "galleon" in order and state.galleon(order["galleon"]).owner != p:
+                assert state.is_second_teammate(p) and launched == (state.partner(p), order["galleon"]), order
+                used += 1
+            state, events = GAME.apply(state, {p: order})
+            GAME.check_invariants(state)
+            launched = None
+            for e in events:  # the turn just played; later forced turns or a pass clear it
+                launched = (e.data["player"], e.data["galleon"]) if e.kind == "galleon" else None
+    assert used

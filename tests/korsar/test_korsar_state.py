@@ -75,3 +75,26 @@ def test_malformed_states(dumped, breaker, message):
 def test_not_a_table(game, data):
     with pytest.raises(FormatError):
         game.load_state(data)
+
+
+def test_last_launched_is_stored_and_optional_for_older_states(game):
+    # a team game where alice has just put g1 to sea: bob may defend it with the admiral
+    doc = {"game": "korsar", "players": ["alice", "bob", "carol", "dave"], "teams": True, "current": "alice",
+           "hands": {"alice": ["galleon-5", "red-1"], "bob": ["admiral", "red-2"]}}
+    s = game.load_position(doc, "ll")
+    s, _ = game.apply(s, {"alice": {"action": "play", "card": "galleon-5"}})
+    data = rt(game.dump_state(s))
+    assert data["last_launched"] == "g1"
+    again = game.load_state(data)
+    assert again.last_launched == "g1"
+    game.check(again, "bob", {"action": "play", "card": "admiral", "galleon": "g1"})
+    # a state written before the field existed loads, with nothing just put to sea
+    old = {k: v for k, v in data.items() if k != "last_launched"}
+    older = game.load_state(old)
+    assert older.last_launched == ""
+    assert game.dump_state(older) == {**old, "last_launched": ""}
+    # and a last_launched that cannot be is refused
+    with pytest.raises(FormatError, match="last_launched g7 is not on the table"):
+        game.load_state({**data, "last_launched": "g7"})
+    with pytest.raises(FormatError, match="last_launched must be text"):
+        game.load_state({**data, "last_launched": 1})

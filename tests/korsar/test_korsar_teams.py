@@ -70,7 +70,8 @@ card = "galleon-6"
 carol = ["blue-4"]
 """
     table.load(pos(galleons, hands={"bob": ["galleon-2", "admiral"]}, current="bob"))
-    with pytest.raises(IllegalOrder, match="the admiral goes only beside a galleon you own: g1 is alice's"):
+    with pytest.raises(IllegalOrder, match="the admiral goes only beside a galleon you own, or beside the galleon "
+                                           "alice has just put to sea: g1 is alice's"):
         table.game.check(table.state, "bob", {"action": "play", "card": "admiral", "galleon": "g1"})
 
 
@@ -129,6 +130,64 @@ def test_a_galleon_put_to_sea_may_be_defended_by_the_partner_at_once(table):
     table.play("alice", "galleon-5")
     table.play("bob", "yellow-2", "g1")
     assert table.galleon("g1").beside == {"bob": ["yellow-2"]}
+
+
+def test_teams_the_second_teammate_may_defend_the_galleon_just_put_to_sea_with_the_admiral(table):
+    # Spec, Teams: "when the first teammate has just put a galleon to sea, the second teammate
+    # may defend it at once, in the same round, with a pirate or with the admiral".
+    table.load(pos(hands={"alice": ["galleon-2", "galleon-5"], "bob": ["galleon-2", "admiral"],
+                          "carol": ["galleon-2", "blue-4"]}))
+    table.play("alice", "galleon-5")
+    assert {"action": "play", "card": "admiral", "galleon": "g1"} in table.legal("bob")
+    table.play("bob", "admiral", "g1")
+    assert table.texts == ["bob defends g1 (alice's galleon-5) with admiral"]
+    assert table.galleon("g1").beside == {"bob": ["admiral"]}
+    # the admiral wins g1 for alice and bob against carol's 4; alice seizes it for the team
+    table.play("carol", "blue-4", "g1")
+    table.draw("dave")
+    assert table.state.loot["alice"] == ["galleon-5"]
+    assert "alice (for alice and bob) seizes g1 (alice's galleon-5), worth 5; admiral, blue-4 beside it leave the game" in table.texts
+
+
+def test_teams_the_admiral_defence_is_only_for_the_galleon_just_put_to_sea(table):
+    table.load(pos(hands={"alice": ["galleon-2", "galleon-5"], "bob": ["galleon-2", "admiral"],
+                          "carol": ["galleon-2", "blue-2"]}))
+    table.play("alice", "galleon-5")
+    table.draw("bob")  # bob lets the moment pass
+    table.play("carol", "blue-2", "g1")
+    table.draw("dave")
+    table.draw("alice")  # g1 is carol's side's now (blue 2 against nothing): it stays for carol
+    with pytest.raises(IllegalOrder, match="the admiral goes only beside a galleon you own, or beside the galleon "
+                                           "alice has just put to sea: g1 is alice's"):
+        table.game.check(table.state, "bob", {"action": "play", "card": "admiral", "galleon": "g1"})
+    assert all(o.get("card") != "admiral" for o in table.legal("bob"))
+
+
+def test_teams_the_first_teammate_never_has_the_admiral_defence(table):
+    # the exception is the second teammate's: bob's galleon is defended by alice only a round
+    # later, and not with the admiral, which goes beside a galleon she owns
+    table.load(pos(hands={"bob": ["galleon-2", "galleon-5"], "alice": ["galleon-2", "admiral"],
+                          "carol": ["galleon-2", "blue-2"]}, current="bob"))
+    table.play("bob", "galleon-5")
+    table.play("carol", "blue-2", "g1")
+    table.draw("dave")
+    with pytest.raises(IllegalOrder, match="the admiral goes only beside a galleon you own: g1 is bob's"):
+        table.game.check(table.state, "alice", {"action": "play", "card": "admiral", "galleon": "g1"})
+
+
+def test_playing_alone_the_admiral_never_goes_beside_a_galleon_just_put_to_sea_by_another(table):
+    text = """
+game = "korsar"
+players = ["alice", "bob", "carol", "dave"]
+current = "alice"
+[hands]
+alice = ["galleon-2", "galleon-5"]
+bob = ["galleon-2", "admiral"]
+"""
+    table.load(text)
+    table.play("alice", "galleon-5")
+    with pytest.raises(IllegalOrder, match="the admiral goes only beside a galleon you own: g1 is alice's"):
+        table.game.check(table.state, "bob", {"action": "play", "card": "admiral", "galleon": "g1"})
 
 
 def test_the_endgame_example_a_teammate_passes_and_the_first_empty_team_ends_it(table):

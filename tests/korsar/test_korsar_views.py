@@ -131,3 +131,18 @@ def test_from_view_refuses_malformed_parts(t, breakage, message):
     breakage(pub, priv)
     with pytest.raises(FormatError, match=message):
         t.game.from_view(pub, priv, "alice")
+
+
+def test_the_galleon_just_put_to_sea_is_public_so_the_partner_can_defend_it_from_the_view(game):
+    doc = {"game": "korsar", "players": ["alice", "bob", "carol", "dave"], "teams": True, "current": "alice",
+           "hands": {"alice": ["galleon-5", "red-1"], "bob": ["admiral", "red-2"]}}
+    s, _ = game.apply(game.load_position(doc, "v"), {"alice": {"action": "play", "card": "galleon-5"}})
+    pub = rt(game.public(s))
+    assert pub["last_launched"] == "g1"
+    mine = game.from_view(pub, rt(game.private(s, "bob")), "bob")
+    assert {"action": "play", "card": "admiral", "galleon": "g1"} in game.legal_orders(mine, "bob")
+    # after bob's turn nothing is just put to sea, and the key is left out (older public parts read alike)
+    s, _ = game.apply(s, {"bob": {"action": "draw"}})
+    pub = rt(game.public(s))
+    assert "last_launched" not in pub
+    assert game.from_view(pub, rt(game.private(s, "carol")), "carol").last_launched == ""
