@@ -59,6 +59,10 @@ class KeyFileError(CryptoError):
     """A key file or key line cannot be used (missing, malformed, unsafe permissions, wrong passphrase)."""
 
 
+class NoSuchKey(KeyFileError):
+    """``--as NAME``: the keyring holds no key of that name."""
+
+
 class NotForYou(CryptoError):
     """Well-formed, but sealed to somebody else: this key cannot open it."""
 

@@ -48,6 +48,10 @@ MODERATOR_PART = "moderator"
 ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
 POSITION_LIMIT = 256 * 1024  # bytes of a position file
 RESERVED_NAMES = frozenset({MODERATOR_PART})
+# Envelopes of one player for one decision that one resolve reads: the latest ones by their
+# signed submission time. More are set aside unread (archive/set-aside): resolve's cost stays
+# linear in the inbox whatever a player puts there.
+MAX_PER_DECISION = 16
 
 
 # -- orders files --------------------------------------------------------------------------
@@ -124,6 +128,17 @@ def create(
             raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
     if len(set(names)) != len(names):
         raise SetupError("a player is named twice")
+    owners: dict[PublicIdentity, str] = {}
+    for name, key in players.items():
+        if key in owners:
+            raise SetupError(
+                f"{owners[key]} and {name} have the same public key ({key.fingerprint()}): each player needs a key "
+                "of their own (koryo-pbm keygen NAME)"
+            )
+        owners[key] = name
+    if moderator.public in owners:
+        raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
+                         "sees everything, so a player needs a key of their own")
     emails = check_emails(emails or {}, names)
     # os.urandom is what the secrets module uses, without its import cost (hashlib, hmac).
     seed = seed if seed is not None else base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
@@ -270,10 +285,15 @@ def player_name(doc: GameDoc, identity: Identity) -> str:
     for name, key in doc.players.items():
         if key == identity.public:
             return name
-    raise NotForYou(
-        f"key {identity.name!r} ({identity.public.fingerprint()}) is not a player of game {doc.game_id}; "
-        f"its players are {', '.join(doc.players)}"
-    )
+    which = f"key {identity.name!r} ({identity.public.fingerprint()})"
+    seat = doc.players.get(identity.name)
+    if seat is not None:
+        raise NotForYou(
+            f"{which} is not the key game {doc.game_id} has for {identity.name} ({seat.fingerprint()}): "
+            f"use the key whose public line you gave the moderator (--key FILE)"
+        )
+    raise NotForYou(f"{which} is not the key of any player of game {doc.game_id} (the players are "
+                    f"{', '.join(doc.players)})")
 
 
 def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:
@@ -336,7 +356,7 @@ class Candidate:
     error: KoryoPbmError | None = None
     path: Path | None = None  # set for inbox files: they are archived
     sha256: str | None = None  # of the inbox file's bytes as read (archived only if unchanged)
-    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late | skipped
+    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late | skipped | set-aside
     reason: str = ""
     conflict: bool = False
     link: bool = False  # an inbox entry that is a symbolic link: skipped, never read nor moved
@@ -360,6 +380,10 @@ class Resolution:
     def skipped(self) -> list[Candidate]:
         return [c for c in self.candidates if c.status == "skipped"]
 
+    @property
+    def set_aside(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.status == "set-aside"]
+
 
 def _seen_digests(doc: GameDoc) -> set[str]:
     seen: set[str] = set()
@@ -381,9 +405,12 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
     changed = False
     new_log: list[dict[str, Any]] = []
 
-    # First pass: what does not depend on the decision.
+    # First pass: what does not depend on the decision. Every step is linear in the number
+    # of candidates: a player who floods the inbox costs the moderator time in proportion.
     live: list[tuple[Candidate, str]] = []  # (candidate, orders text)
     found: set[str] = set()
+    signed: dict[tuple[str, str], list[tuple[Candidate, str]]] = {}  # (player, decision) -> (c, digest)
+    by_digest: dict[str, list[Candidate]] = {}
     for c in result.candidates:
         env = c.envelope
         if c.link:
@@ -392,6 +419,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         if env is None:
             c.status, c.reason = "rejected", str(c.error) if c.error else "unreadable envelope"
             continue
+        digest = env.digest
+        by_digest.setdefault(digest, []).append(c)
         if env.game_id != doc.game_id:
             c.status, c.reason = "rejected", f"for game {env.game_id}, not {doc.game_id}"
             continue
@@ -399,28 +428,50 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         if player_key is None:
             c.status, c.reason = "rejected", f"{env.player!r} is not a player of this game"
             continue
-        if env.digest in seen:
+        if digest in seen:
             c.status, c.reason = "duplicate", "already counted"
             continue
-        if env.digest in found:  # the same envelope twice in this run (inbox and mail, say)
+        if digest in found:  # the same envelope twice in this run (inbox and mail, say)
             c.status, c.reason = "duplicate", "the same envelope was found twice"
             continue
-        found.add(env.digest)
+        found.add(digest)
         try:
-            text = env.open(mv.identity, player_key)
+            env.verify(player_key)  # the outer signature: cheap, and nobody else can make one
+        except KoryoPbmError as exc:
+            c.status, c.reason = "rejected", str(exc)
+            continue
+        signed.setdefault((env.player, env.decision), []).append((c, digest))
+    # At most MAX_PER_DECISION envelopes of one player for one decision are opened: the latest
+    # ones (by their signed submission time); the others are set aside, unread.
+    for (player, decision_id), group in signed.items():
+        group.sort(key=lambda cd: (cd[0].envelope.submitted, cd[1]), reverse=True)
+        for c, _ in group[MAX_PER_DECISION:]:
+            c.status, c.reason = "set-aside", (
+                f"more than {MAX_PER_DECISION} envelopes of {player} for {decision_id}: only the "
+                f"{MAX_PER_DECISION} latest were read"
+            )
+    for c in result.candidates:
+        if c.status != "pending" or c.envelope is None:
+            continue
+        env = c.envelope
+        try:
+            text = env.open(mv.identity, doc.players[env.player])
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
             continue
         live.append((c, text))
+    by_decision: dict[str, list[tuple[Candidate, str]]] = {}
+    for c, text in live:
+        by_decision.setdefault(c.envelope.decision, []).append((c, text))
 
     # Then decision by decision, as long as decisions complete.
     while True:
         decision = game.pending(state)
         if decision is None:
             break
-        for c, text in live:
+        for c, text in by_decision.get(decision.id, ()):
             env = c.envelope
-            if c.status != "pending" or env.decision != decision.id:
+            if c.status != "pending":
                 continue
             if env.player not in decision.players:
                 c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
@@ -439,9 +490,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
                 continue
             if before is not None:
                 c.replaces = before["digest"]
-                for other in result.candidates:
-                    if other.envelope is not None and other.envelope.digest == before["digest"]:
-                        other.status, other.reason = "superseded", "replaced by a later submission"
+                for other in by_digest.get(before["digest"], ()):
+                    other.status, other.reason = "superseded", "replaced by a later submission"
             held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
             c.status = "held"
             changed = True
@@ -450,9 +500,10 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         orders = {p: held[p]["order"] for p in decision.players}
         state, events = game.apply(state, orders)
         accepted = [held[p]["digest"] for p in decision.players]
-        for c in result.candidates:
-            if c.status == "held" and c.envelope.digest in accepted:
-                c.status = "accepted"
+        for digest in accepted:
+            for c in by_digest.get(digest, ()):
+                if c.status == "held":
+                    c.status = "accepted"
         new_log.append({"decision": decision.id, "events": [e.text for e in events], "accepted": accepted})
         result.applied.append((decision, events))
         held = {}

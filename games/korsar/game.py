@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -13,6 +14,8 @@ from . import cards as C
 from . import rules as R
 from . import storage, views
 from .state import KorsarState
+
+_TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
 
 
 def _state(state: object) -> KorsarState:
@@ -177,6 +180,17 @@ class KorsarGame(Game):
 
     def dump_position(self, state: KorsarState) -> dict[str, Any]:
         return storage.dump_position(_state(state))
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        m = _TURN.match(decision) if event is None else None
+        if m is None or not players:
+            return None
+        n, turn = len(players), int(m.group(1))
+        first = (turn - 1) // n * n + 1
+        return f"round {(turn - 1) // n + 1} (turns {first}–{first + n - 1})"
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        return views.score_breakdown(view)
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))

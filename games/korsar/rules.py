@@ -405,7 +405,10 @@ def _take(s: KorsarState, g: Galleon, side: str, events: list[Event], final: boo
     s.removed.extend(gone)
     who = holder if not s.teams else f"{holder} (for {' and '.join(s.members(side))})"
     when = "at the end of the game, " if final else ""
-    extra = f"; {', '.join(gone)} beside it leave the game" if gone else ""
+    if len(gone) == 1:
+        extra = f"; the card beside it ({gone[0]}) leaves the game"
+    else:
+        extra = f"; the cards beside it ({', '.join(gone)}) leave the game" if gone else ""
     events.append(
         Event(
             "seize",

@@ -301,3 +301,27 @@ def render(v: Mapping[str, Any]) -> str:
     elif v.get("scores"):
         lines.append("Score so far (loot minus galleons in hand): " + ", ".join(f"{q} {n}" for q, n in v["scores"].items()))
     return "\n".join(lines)
+
+
+def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The final scores, part by part: the galleons in each side's loot, minus the galleons
+    left in its hands (in teams, a side's parts count for both teammates)."""
+    if not v.get("over"):
+        return None
+    sides: dict[str, list[str]] = {q: [q] for q in v["players"]}
+    for pair in v.get("teams", []):
+        for q in pair:
+            sides[q] = list(pair)
+    rows: list[dict[str, Any]] = []
+    for q in v["players"]:
+        for m in sides[q]:
+            whose = "" if m == q else f"{m}'s "
+            loot = v.get("loot", {}).get(m, [])
+            if loot:
+                rows.append({"player": q, "what": f"{whose}loot: {' '.join(loot)}",
+                             "points": sum(C.value(c) for c in loot)})
+            held = [c for c in v.get("hands", {}).get(m, []) if C.is_galleon(c)]
+            if held:
+                rows.append({"player": q, "what": f"galleons left in {whose}hand: {' '.join(held)}",
+                             "points": -sum(C.value(c) for c in held)})
+    return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,9 @@ from . import orders as O
 from . import positions, rules, views
 from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
+
+_ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-bob, r3-discard-bob
+_ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
 
 if TYPE_CHECKING:
     from koryo_pbm.picture.model import Scene
@@ -153,8 +157,7 @@ class KoryoGame(Game):
                 cards = O.parse_play(orders[name])
                 rules.check_play(s, p, cards)
                 plays[p] = cards
-            rules.forced_plays(s, plays)
-            rules.resolve_orders(s, plays, events)
+            rules.resolve_orders(s, plays, events, rules.forced_plays(s, plays))
         elif d.kind == "action":
             p = s.current()
             steps = O.parse_action(s, orders[d.players[0]])
@@ -279,6 +282,13 @@ class KoryoGame(Game):
         return positions.dump(state)
 
     # -- invariants ----------------------------------------------------------------------
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        m = _ROUND_EVENT.match(event) if event is not None else _ROUND_DECISION.match(decision)
+        return f"round {m.group(1)}" if m else None
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        return views.score_breakdown(view)
 
     def check_invariants(self, state: KoryoState) -> None:
         s = state

@@ -5,6 +5,8 @@ Everything here follows ``shared/rules/koryo.md``; the section names below are t
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from koryo_pbm.engine.contract import Event
 from koryo_pbm.errors import IllegalOrder
 
@@ -272,8 +274,13 @@ def check_play(s: KoryoState, p: int, cards: list[int]) -> None:
                 "(you do not hold the power majority of shipowner)")
 
 
-def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None) -> None:
-    """Place every play face down, discard what is left in hands, start the actions."""
+ONLY_MOVE = " (the only legal move)"  # said of what the engine played for a player
+
+
+def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Event] | None,
+                   forced: Collection[int] = ()) -> None:
+    """Place every play face down, discard what is left in hands, start the actions. The
+    seats in ``forced`` were not asked (their play was the only legal one)."""
     players = s.players
     hands = s.hands
     facedown = s.facedown
@@ -287,7 +294,8 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
             if events is not None:
                 k = len(cards)
                 name = players[p]
-                events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down",
+                only = ONLY_MOVE if p in forced else ""
+                events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down{only}",
                                     {"player": name, "cards": k}))
         if events is not None:
             left = sum(hand)
@@ -308,12 +316,16 @@ def orders_automatic(s: KoryoState) -> bool:
     return all(sum(h) <= 1 for h in s.hands)
 
 
-def forced_plays(s: KoryoState, plays: dict[int, list[int]]) -> None:
+def forced_plays(s: KoryoState, plays: dict[int, list[int]]) -> list[int]:
     """Add to ``plays`` the play of every seat not in it whose hand holds exactly one card: that
-    card must be played (spec, "What a player is asked"); such a seat is never asked."""
+    card must be played (spec, "What a player is asked"); such a seat is never asked. Returns
+    those seats."""
+    forced = []
     for p, h in enumerate(s.hands):
         if p not in plays and sum(h) == 1:
             plays[p] = [h.index(1)]
+            forced.append(p)
+    return forced
 
 
 # -- Actions ---------------------------------------------------------------------------------
@@ -433,6 +445,8 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
         if after[p][SPY] and has_power(after, p, SPY) and len(spy_victims(s, p)) >= 2:
             return False
     reveal(s, p, events)
+    if events is not None:  # the whole turn had one outcome: the engine played it
+        events[-1] = events[-1]._replace(text=events[-1].text + ONLY_MOVE)
     if nb or nl:
         _no_target(s, p, nb, nl, events)
     name = s.players[p]
@@ -702,7 +716,8 @@ def do_discard(s: KoryoState, p: int, d, events: list[Event] | None, auto: bool)
             s.discard[c] += d[c]
     if events is not None:
         what = describe_counts([*list(d), 0, 0])
-        _ev(events, "discard", f"{s.players[p]} discards {what} (end of round {s.round})",
+        only = "; the only legal move" if auto else ""
+        _ev(events, "discard", f"{s.players[p]} discards {what} (end of round {s.round}{only})",
             player=s.players[p], cards=[CARD_IDS[c] for c in range(NCHARS) for _ in range(d[c])],
             round=s.round)
 
@@ -747,8 +762,7 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
             if not orders_automatic(s):
                 return
             plays: dict[int, list[int]] = {}
-            forced_plays(s, plays)
-            resolve_orders(s, plays, events)
+            resolve_orders(s, plays, events, forced_plays(s, plays))
         else:
             return
 

@@ -214,3 +214,36 @@ def from_view(public: Mapping[str, Any], private: Mapping[str, Any], player: str
     s.decision = None
     s.rng = None
     return s
+
+
+def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The final scores of a finished game, part by part (spec, "End of the game"): each
+    character family's scoring majority, the events left on the tables, the tokens."""
+    if v.get("phase") != OVER:
+        return None
+    players = list(v["players"])
+    tables = v["tables"]
+    rows: list[dict[str, Any]] = []
+    for c in CHARS:
+        cid = CARD_IDS[c]
+        held = sorted(((tables[q].get(cid, 0), q) for q in players if tables[q].get(cid, 0)), key=lambda x: -x[0])
+        if not held:
+            continue
+        top = held[0][0]
+        leaders = [q for k, q in held if k == top]
+        others = ", ".join(f"{q} {k}" for k, q in held[1:])
+        if len(leaders) == 1:
+            against = f" (against {others})" if others else " (nobody else)"
+            rows.append({"player": leaders[0], "what": f"{cid} majority with {top}{against}", "points": VALUES[c]})
+        else:
+            rows.append({"player": "", "what": f"{cid}: {' and '.join(leaders)} tie with {top} each, nobody scores "
+                                                f"its {VALUES[c]}", "points": 0})
+    for q in players:
+        events = {cid: tables[q].get(cid, 0) for cid in ("barbarian", "lobbying") if tables[q].get(cid, 0)}
+        if events:
+            rows.append({"player": q, "what": f"events on the table: {_counts_line(events)}",
+                         "points": -sum(events.values())})
+        tokens = v["tokens"][q]
+        if tokens:
+            rows.append({"player": q, "what": f"{tokens} token{'s' if tokens != 1 else ''}", "points": tokens})
+    return rows

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import StaleError, StorageError, TamperedError, UsageError
+from koryo_pbm.errors import NoSuchKey, StaleError, StorageError, TamperedError, UsageError
 from koryo_pbm.printable import json_safe, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -33,9 +35,12 @@ def identity_options(role: str = "player") -> Callable[[F], F]:
     return decorate
 
 
-def load_identity(as_name: str | None, key_file: Path | None, *, required: bool = True):
-    """The identity chosen by ``--as``/``--key``; ``None`` when neither is given and not required."""
-    from koryo_pbm.crypto.keys import find_identity
+def load_identity(as_name: str | None, key_file: Path | None, *, required: bool = True, doc: Any = None):
+    """The identity chosen by ``--as``/``--key``; ``None`` when neither is given and not required.
+
+    With the game's ``doc``, a name missing from the keyring is explained against the game:
+    creating a new key would not help, since the game's parts are sealed to the keys it has."""
+    from koryo_pbm.crypto.keys import find_identity, keyring_dir
 
     if as_name is None and key_file is None:
         if required:
@@ -43,11 +48,77 @@ def load_identity(as_name: str | None, key_file: Path | None, *, required: bool 
         return None
     if as_name is not None and key_file is not None:
         raise UsageError("give --as NAME or --key FILE, not both")
-    return find_identity(as_name, key_file, passphrase=_prompt_passphrase)
+    try:
+        return find_identity(as_name, key_file, passphrase=_prompt_passphrase)
+    except NoSuchKey:
+        if doc is None or as_name is None:
+            raise
+        where = keyring_dir()
+        seat = doc.players.get(as_name)
+        if seat is not None:
+            raise NoSuchKey(
+                f"no key for {as_name!r} in {where}: game {doc.game_id} seats {as_name} with key {seat.fingerprint()}; "
+                f"if that is you, give your key file with --key FILE (or set $KORYO_PBM_HOME to the folder "
+                f"that holds keys/{as_name}.key)"
+            ) from None
+        if as_name not in doc.players:
+            raise NoSuchKey(
+                f"no key for {as_name!r} in {where}, and {as_name} is not a player of game {doc.game_id} "
+                f"(the players are {', '.join(doc.players)})"
+            ) from None
+        raise
 
 
-def _prompt_passphrase() -> bytes:
-    return click.prompt("Passphrase", hide_input=True, err=True).encode("utf-8")
+def _prompt_passphrase() -> bytes | None:
+    """The passphrase typed on the terminal; ``None`` when there is no terminal to ask on (the
+    key's loader then says to set ``$KORYO_PBM_PASSPHRASE``)."""
+    if not can_ask_secret():
+        return None
+    try:
+        return click.prompt("Passphrase", hide_input=True, err=True).encode("utf-8")
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, EOFError):  # the input ended: nobody to ask
+            return None
+        raise
+
+
+_HIDDEN_PROMPT = click.termui.hidden_prompt_func
+
+
+def can_ask_secret() -> bool:
+    """Whether a hidden prompt can ask someone: Python's getpass reads from the controlling
+    terminal, and without one it falls back to standard input with a warning (and echo)."""
+    if click.termui.hidden_prompt_func is not _HIDDEN_PROMPT:  # replaced (by a test)
+        return True
+    if os.name != "posix":
+        return sys.stdin.isatty()
+    import termios
+
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        termios.tcgetattr(fd)  # what getpass needs to turn the echo off
+    except termios.error:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def check_player_count(game: Any, n: int) -> None:
+    """Refuse a number of players the game is not for, naming the number given."""
+    from koryo_pbm.errors import SetupError
+
+    counts = sorted(game.player_counts)
+    if n in counts:
+        return
+    if counts == list(range(counts[0], counts[-1] + 1)):
+        legal = f"{counts[0]} to {counts[-1]}"
+    else:
+        legal = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
+    raise SetupError(f"{game.title} is for {legal} players, not {n}")
 
 
 def echo_json(data: Any) -> None:

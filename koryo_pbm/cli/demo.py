@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json
+from koryo_pbm.cli.common import check_player_count, echo_json
 from koryo_pbm.errors import SetupError, StorageError
 from koryo_pbm.store.folder import GAME_FILE
 
@@ -22,7 +22,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
              echo=click.echo) -> dict:
     import tomli_w
 
-    from koryo_pbm import match
+    from koryo_pbm import history, match
     from koryo_pbm.cli.resolve import run_resolve
     from koryo_pbm.cli.submit import seal_orders
     from koryo_pbm.crypto.keys import Identity, save_identity
@@ -31,6 +31,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     from koryo_pbm.store import gamefile, inbox
 
     game = find_game(game_name)
+    check_player_count(game, n_players)
     if (folder / GAME_FILE).exists():
         raise StorageError(f"{folder} already holds a game; choose another --dir")
     keys = folder / "keys"
@@ -73,14 +74,13 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
         result = run_resolve(folder, path, moderator)
         if result.rejected:  # pragma: no cover - would be a bug in the engine
             raise RuntimeError(f"demo envelope rejected: {result.rejected[0].reason}")
-        for _decision, events in result.applied:
-            decisions += 1
-            for event in events:
-                echo(f"  {event.text}" if not event.kind.startswith("round") else event.text)
+        decisions += len(result.applied)
+    # The public history, as every player reads it from the signed file (`koryo-pbm log`); its
+    # last event announces the result.
+    for line in history.text_lines(history.sections(game, names, history.log_events(doc.log)))[0]:
+        echo(line)
     outcome = game.view(doc.public, None)  # what everybody sees at the end
     scores, winners = outcome["scores"], outcome["winners"]
-    echo("final scores: " + ", ".join(f"{p} {s}" for p, s in scores.items()))
-    echo(f"{'winners' if len(winners) > 1 else 'winner'}: {', '.join(winners)}")
     echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
          f"game file version {doc.version}, log verified, seed {doc.seed!r} published")
     return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": winners,
@@ -89,8 +89,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
 
 @click.command("demo")
 @click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
-@click.option("--players", "n_players", type=click.IntRange(1, 16), default=4, show_default=True,
-              help="Number of bots.")
+@click.option("--players", "n_players", type=int, default=4, show_default=True, help="Number of bots.")
 @click.option("--seed", default="demo", show_default=True, help="Seed text for the deal and the bots.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the game folder here (default: a temporary folder, removed afterwards).")

@@ -32,6 +32,12 @@ def command(name: str, ask: bool, directory: Path | None, force: bool, as_json: 
         if env:
             passphrase = env.encode("utf-8")
         else:
+            from koryo_pbm.cli.common import can_ask_secret
+            from koryo_pbm.errors import UsageError
+
+            if not can_ask_secret():
+                raise UsageError("keygen --passphrase asks for the passphrase on a terminal, and there is none: "
+                                 "set $KORYO_PBM_PASSPHRASE")
             passphrase = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True,
                                       err=True).encode("utf-8")
     folder = directory or keyring_dir()

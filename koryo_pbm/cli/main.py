@@ -110,8 +110,15 @@ def main(argv: list[str] | None = None) -> int:
             return 130
         click.echo("koryo-pbm: aborted", err=True)
         return 1
+    except click.exceptions.NoArgsIsHelpError as exc:  # plain `koryo-pbm`: the help is the answer
+        if exc.ctx is not None:
+            click.echo(exc.ctx.get_help())
+        return 0
+    except click.UsageError as exc:
+        click.echo(f"koryo-pbm: error: {_usage_line(exc, argv)}", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"koryo-pbm: error: {_one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -127,6 +134,18 @@ def _one_line(text: str) -> str:
     from koryo_pbm.printable import printable
 
     return printable(" ".join(text.split())) or "unknown error"
+
+
+def _usage_line(exc: click.UsageError, argv: list[str] | None) -> str:
+    """click's usage error as one line that says where the help is (click prints three)."""
+    message = _one_line(exc.format_message())
+    message = message[:1].lower() + message[1:] if message[1:2].islower() else message
+    if exc.ctx is not None:
+        path = exc.ctx.command_path
+    else:  # some parser errors carry no context: the command is the first word
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        path = f"koryo-pbm {words[0]}" if words and words[0] in COMMANDS else "koryo-pbm"
+    return f"{message.rstrip('.')} (see: {path} --help)"
 
 
 def entry() -> None:  # pragma: no cover - the console script

@@ -7,13 +7,15 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import identity_options, load_identity, remember, write_output
-from koryo_pbm.errors import StaleError
+from koryo_pbm.errors import StaleError, StorageError
+from koryo_pbm.store.atomic import write_atomic
 from koryo_pbm.store.folder import game_paths
 
 
-def orders_text(doc, game, name: str, private) -> str:
+def orders_text(doc, game, name: str, private, *, submit: str | None = None) -> str:
     """The orders file for ``name``: the pending decision, an example legal order, and the
-    legal choices as comments."""
+    legal choices as comments. ``submit`` is the command that submits it, THIS_FILE standing for
+    the file (default: ``koryo-pbm submit THIS_FILE --as NAME``)."""
     import tomli_w
 
     from koryo_pbm import match
@@ -30,7 +32,7 @@ def orders_text(doc, game, name: str, private) -> str:
     example, said = suggestion(doc, game, name, private, example)
     head = [
         f"# koryo-pbm orders for {name}: game {doc.game_id} ({doc.game}), decision {decision['id']}",
-        "# Edit the order below, then: koryo-pbm submit THIS_FILE --as " + name,
+        "# Edit the order below, then: " + (submit or f"koryo-pbm submit THIS_FILE --as {name}"),
         "#",
         *(f"# {line}" if line else "#" for line in comments),
         "#",
@@ -69,10 +71,49 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
     _, path = game_paths(target)
     doc = match.load_doc(path)
     remember(doc)
-    identity = load_identity(as_name, key_file)
+    identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)
-    text = orders_text(doc, game, name, private)
+    text = orders_text(doc, game, name, private, submit=submit_command("THIS_FILE", as_name, key_file, target))
+    hint = submit_command(str(output), as_name, key_file, target)
+    if output is not None and str(output) != "-" and output.exists() and not output.is_dir():
+        replaced = _past_orders_file(output, doc, name)
+        if replaced is None:
+            raise StorageError(f"{output} exists already and is not an orders file of yours for an earlier decision "
+                               "of this game (nothing was written): choose another name")
+        if doc.decision is not None and replaced == doc.decision["id"]:
+            raise StorageError(f"{output} holds your orders for {replaced} already (perhaps edited; nothing was "
+                               f"written): submit it with {hint}, or delete it to start again")
+        write_atomic(output, text.encode("utf-8"))
+        click.echo(f"replaced {output} (its orders were for {replaced}, which is past): edit it, then {hint}", err=True)
+        return
     if write_output(output, text):
-        who = f"--as {as_name}" if as_name else f"--key {key_file}"
-        click.echo(f"wrote {output}: edit it, then koryo-pbm submit {output} {who}", err=True)
+        click.echo(f"wrote {output}: edit it, then {hint}", err=True)
+
+
+def submit_command(orders: str, as_name: str | None, key_file: Path | None, target: str | None) -> str:
+    """The submit command as the player would type it from where they stand."""
+    import shlex
+
+    who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
+    game = f" --game {shlex.quote(target)}" if target else ""
+    return f"koryo-pbm submit {shlex.quote(orders) if orders != 'THIS_FILE' else orders} {who}{game}"
+
+
+def _past_orders_file(path: Path, doc, name: str) -> str | None:
+    """The decision of ``path`` if it is an orders file that ``koryo-pbm orders`` wrote for
+    ``name`` in this game (its first line and its keys say so), else ``None``."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(64 * 1024 + 1)
+        text = data.decode("utf-8")
+        body = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return None
+    decision = body.get("decision")
+    mark = f"# koryo-pbm orders for {name}: game {doc.game_id} "
+    if len(data) > 64 * 1024 or not text.startswith(mark) or body.get("game") != doc.game_id:
+        return None
+    return decision if isinstance(decision, str) else None

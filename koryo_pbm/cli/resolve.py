@@ -166,8 +166,16 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     for c in result.candidates:
         if c.conflict:
             warn(f"{c.source} is a sync-conflict copy of an envelope; it was treated as an envelope ({c.status})")
-    for line in match.describe_candidates(c for c in result.candidates if c.status not in ("accepted", "held")):
+    for line in match.describe_candidates(c for c in result.candidates
+                                          if c.status not in ("accepted", "held", "set-aside")):
         click.echo(f"  {line}", err=True)
+    aside: dict[tuple[str, str], int] = {}
+    for c in result.set_aside:
+        key = (c.envelope.player, c.envelope.decision)
+        aside[key] = aside.get(key, 0) + 1
+    for (player, decision_id), n in aside.items():  # one line per player, not one per envelope
+        click.echo(f"  {'set-aside':<10} {n} envelopes of {player} for {decision_id}, unread (only the "
+                   f"{match.MAX_PER_DECISION} latest of a player for a decision are read)", err=True)
     for d, events in result.applied:
         click.echo(f"resolved {d.id}")
         for e in events:
@@ -186,11 +194,16 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
 def _fail_on_rejects(result) -> None:
     """Valid work is done and written; bad envelopes (and links in the inbox) still make the
     exit status non-zero."""
-    rejected, skipped = result.rejected, result.skipped
-    if rejected or skipped:
+    rejected, skipped, aside = result.rejected, result.skipped, result.set_aside
+    if rejected or skipped or aside:
         parts = []
         if rejected:
             parts.append(f"{len(rejected)} envelope(s) rejected (archived under archive/rejected)")
+        if aside:
+            from koryo_pbm.match import MAX_PER_DECISION
+
+            parts.append(f"{len(aside)} envelope(s) set aside unread (more than {MAX_PER_DECISION} of one player "
+                         "for one decision; archived under archive/set-aside)")
         if skipped:
             parts.append(f"{len(skipped)} inbox entr{'y' if len(skipped) == 1 else 'ies'} skipped "
                          "(symbolic links: not followed, left in place; delete them)")

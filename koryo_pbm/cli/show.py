@@ -34,7 +34,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     remember(doc)
     warn_conflict_copies(folder, path)
     game = match.game_of(doc)
-    identity = load_identity(as_name, key_file, required=False)
+    identity = load_identity(as_name, key_file, required=False, doc=doc)
     private = None
     me = None
     if identity is not None and identity.public != doc.moderator:
@@ -60,8 +60,11 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
-            who = f"--as {as_name}" if as_name else f"--key {key_file}"
-            where = f" {target}" if target else ""
-            game_opt = f" --game {target}" if target else ""
+            import shlex
+
+            from koryo_pbm.cli.orders import submit_command
+
+            who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
+            where = f" {shlex.quote(target)}" if target else ""
             click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
-                       f"then koryo-pbm submit orders.toml {who}{game_opt}")
+                       f"then {submit_command('orders.toml', as_name, key_file, target)}")

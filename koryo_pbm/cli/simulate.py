@@ -38,6 +38,7 @@ def command(game_name: str, n_players: int | None, n_games: int, seed: str, team
       koryo-pbm simulate --bots heuristic,random,random,random --games 2000
       koryo-pbm simulate --game korsar --bots heuristic,random,random
     """
+    from koryo_pbm.cli.common import check_player_count
     from koryo_pbm.engine import bots as B
 
     game = find_game(game_name)
@@ -53,6 +54,7 @@ def command(game_name: str, n_players: int | None, n_games: int, seed: str, team
             raise UsageError(f"--bots names {len(levels)} seat(s) but --players says {n_players}")
         n_players = len(levels)
     n_players = 4 if n_players is None else n_players
+    check_player_count(game, n_players)
 
     def progress(i: int, partial: SimulationResult) -> None:
         if every and (i + 1) % every == 0 and partial.levels is not None:

@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
-from koryo_pbm.errors import KeyFileError, KoryoPbmError, UsageError
+from koryo_pbm.errors import KeyFileError, KoryoPbmError, NoSuchKey, UsageError
 
 PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
 SECRET_HEADER = "# koryo-pbm secret key v1: "
@@ -45,7 +45,7 @@ _PEM_RE = re.compile(
     r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?"
 )
 
-Passphrase = Callable[[], "bytes | str"] | bytes | str | None
+Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
 
 
 def validate_name(name: str) -> str:
@@ -284,12 +284,12 @@ def _resolve_passphrase(passphrase: Passphrase, path: Path) -> bytes:
         value = None
     if value is None:
         raise KeyFileError(
-            f"key {path} is protected by a passphrase: set {PASSPHRASE_ENV} or run interactively"
+            f"key {path} is protected by a passphrase and there is no terminal to ask for it: set ${PASSPHRASE_ENV}"
         )
     if isinstance(value, str):
         value = value.encode("utf-8")
     if not value:
-        raise KeyFileError(f"wrong passphrase for key {path}")
+        raise KeyFileError(f"an empty passphrase cannot open key {path}")
     return value
 
 
@@ -313,7 +313,6 @@ def load_identity(path: Path, passphrase: Passphrase = None) -> Identity:
         raise KeyFileError(f"key {path} is not a file")
     if st.st_size > KEY_FILE_LIMIT:
         raise KeyFileError(f"key {path} is larger than {KEY_FILE_LIMIT} bytes: not a koryo-pbm key")
-    _check_mode(path, st)
     try:
         with open(path, "rb") as f:
             data = f.read(KEY_FILE_LIMIT + 1)
@@ -321,7 +320,16 @@ def load_identity(path: Path, passphrase: Passphrase = None) -> Identity:
         raise KeyFileError(f"cannot read key {path}: {exc.strerror or exc}") from None
     if len(data) > KEY_FILE_LIMIT:
         raise KeyFileError(f"key {path} is larger than {KEY_FILE_LIMIT} bytes: not a koryo-pbm key")
+    _refuse_public(data, path)  # first: the permissions of a public key do not matter
+    _check_mode(path, st)
     return parse_identity(data, path, passphrase)
+
+
+def _refuse_public(data: bytes, path: Path | str) -> None:
+    if data.lstrip().startswith(PUBLIC_PREFIX.encode("ascii")):
+        secret = Path(path).with_suffix(".key") if str(path).endswith(".pub") else None
+        hint = f" (keygen wrote the secret one beside it: {secret})" if secret else ""
+        raise KeyFileError(f"{path} is a public key; --key needs your secret key file{hint}")
 
 
 def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None) -> Identity:
@@ -331,8 +339,7 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     except UnicodeDecodeError:
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (not UTF-8 text)") from None
     first, _, rest = text.partition("\n")
-    if first.strip().startswith(PUBLIC_PREFIX):
-        raise KeyFileError(f"{path} is a public key, not a secret key")
+    _refuse_public(data, path)
     if not first.startswith(SECRET_HEADER):
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
     name = first[len(SECRET_HEADER):].strip()
@@ -380,7 +387,7 @@ def find_identity(
     directory = keyring_dir()
     path = directory / f"{name}.key"
     if not path.exists():
-        raise KeyFileError(f"no key for {name!r} in {directory} (create one with: koryo-pbm keygen {name})")
+        raise NoSuchKey(f"no key for {name!r} in {directory} (create one with: koryo-pbm keygen {name})")
     return load_identity(path, passphrase)
 
 

@@ -228,6 +228,22 @@ class Game(abc.ABC):
         """A state built from what ``player`` knows, for :meth:`check`, :meth:`random_order`
         and :meth:`describe_choices` on the player's side."""
 
+    # -- what happened (the history and the end) -----------------------------------------
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        """For the history (``koryo-pbm log``, ``show``): the part of the match, such as
+        ``"round 3"``, that the decision ``decision`` belongs to (``event`` is ``None``), or that
+        one of the event texts logged for it begins (``None``: it begins none). The history
+        calls it for each decision, then for each of its events. The default: one part."""
+        return None
+
+    def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        """Once the match is over, how each score is made up, from the public :meth:`view`:
+        rows ``{"player", "what", "points"}``, a player's points adding up to their score
+        (``player`` ``""`` for a note that scores nobody, such as a tie). ``None`` while the
+        match goes on, or when the game has nothing to break down (the default)."""
+        return None
+
     # -- positions -----------------------------------------------------------------------
 
     @abc.abstractmethod

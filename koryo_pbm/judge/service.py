@@ -287,7 +287,7 @@ class Judge:
             status = c.status
             if status == "duplicate" and (env.digest in held or env.digest in counted):
                 status = "duplicate"
-            elif status == "duplicate" or status == "rejected":
+            elif status in ("duplicate", "rejected", "set-aside", "skipped"):
                 status = "refused"
             o = Outcome(status, c.reason, env.player, env.decision, env.digest,
                         replaces=c.replaces is not None, game=ref.tag)

@@ -500,6 +500,8 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
     The signature is checked before the file is parsed: the moderator's key comes from the
     header alone (``decode_header``), so a forged file costs a hash, not a parse."""
     data = bytes(data)
+    if b"\r" in data and len(data) <= MAX_GAME_FILE:  # a signed file never holds a CR: converted line endings?
+        return _decode_crlf(data, expected_moderator, source)
     body, signature = _split(data, source)
     header = _header(_header_table(body, source), source)
     _check_signed(body, signature, header, source, expected_moderator)
@@ -525,6 +527,21 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
     except RecursionError:  # only a signed file can get here: the moderator's program is broken
         raise FormatError(f"{source}: a value is nested too deeply") from None
     return doc
+
+
+def _decode_crlf(data: bytes, expected_moderator: PublicIdentity | None, source: str) -> GameDoc:
+    """A game file whose line endings a mail client or an editor turned into CRLF is the
+    signed file it was when the signature verifies over its LF form (the writer never puts a CR
+    in a game file); otherwise it is named for what it is."""
+    plain = data.replace(b"\r\n", b"\n")
+    if b"\r" in plain:
+        raise FormatError(f"{source} holds a carriage return that is not part of a line ending: "
+                          "it is not the file the moderator signed")
+    try:
+        return decode(plain, expected_moderator=expected_moderator, source=source)
+    except KoryoPbmError as exc:
+        raise type(exc)(f"{source} has Windows line endings (CRLF), and with plain line endings it is still "
+                        f"not a valid game file: {exc}") from None
 
 
 def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:

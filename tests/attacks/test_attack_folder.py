@@ -251,3 +251,49 @@ def test_a_forged_16_mb_game_file_is_refused_before_it_is_parsed(arena, world, m
         line = assert_refused(arena(*cmd))
         assert "does not verify" in line
     assert parsed and max(parsed) < 64 * 1024, parsed
+
+
+def test_a_flood_of_envelopes_is_read_up_to_the_bound_and_costs_linear_time(arena, world, monkeypatch):
+    """alice floods the inbox with valid envelopes for one decision: the latest
+    ``MAX_PER_DECISION`` are opened, the rest set aside unread (archived under
+    archive/set-aside); her latest envelope counts. A forged flood in bob's name (signatures
+    that do not verify) is rejected without being opened, and pushes nothing of bob's aside.
+    The cost of 800 + 800 envelopes, before and after, is in benchmarks/bench_hostile.py."""
+    from attack_kit import identity
+
+    from koryo_pbm import match
+    from koryo_pbm.cli.submit import seal_orders
+    from koryo_pbm.crypto.envelope import Envelope
+
+    n = match.MAX_PER_DECISION + 9
+    folder = arena.game(world.g4_v1, "g", {f"r1-orders--{p}.envelope": world.env4[p] for p in PLAYERS4[1:]})
+    doc = match.load_doc(folder / "game.toml")
+    game = match.game_of(doc)
+    alice = identity(world, "alice")
+    flood = [seal_orders(doc, game, alice, world.orders4["alice"], submitted=f"2030-01-01T00:00:{i:02d}Z")
+             for i in range(n)]
+    for i, env in enumerate(flood):
+        (folder / "inbox" / f"alice-{i:03d}.envelope").write_text(env.armor())
+    eve = identity(world, "eve")  # forged in bob's name, dated later than bob's real envelope
+    for i in range(n):
+        fake = seal_orders(doc, game, alice, world.orders4["alice"], submitted=f"2031-01-01T00:00:{i:02d}Z")
+        text = fake.armor().replace("player: alice", "player: bob").replace(
+            f"sender: {alice.public.fingerprint()}", f"sender: {eve.public.fingerprint()}")
+        (folder / "inbox" / f"bob-forged-{i:03d}.envelope").write_text(text)
+    opened = []
+    real_open = Envelope.open
+    monkeypatch.setattr(Envelope, "open", lambda self, *a, **kw: opened.append(self.player) or real_open(self, *a, **kw))
+    r = arena("resolve", folder, "--as", "mod", "--json")
+    assert_refused(r, code=3)
+    statuses = {os.path.basename(e["source"]): e["status"] for e in r.json["envelopes"]}
+    assert [statuses[f"alice-{i:03d}.envelope"] for i in range(n)] == \
+        ["set-aside"] * (n - match.MAX_PER_DECISION) + ["superseded"] * (match.MAX_PER_DECISION - 1) + ["accepted"]
+    assert all(statuses[f"bob-forged-{i:03d}.envelope"] == "rejected" for i in range(n))
+    assert statuses["r1-orders--bob.envelope"] == "accepted"
+    assert opened.count("alice") == match.MAX_PER_DECISION and "bob" in opened and len(opened) == match.MAX_PER_DECISION + 3
+    log = arena.ok("show", folder, "--json").json
+    assert log["version"] == 2
+    aside = sorted(p.name for p in (folder / "archive" / "set-aside").iterdir())
+    assert aside == [f"alice-{i:03d}.envelope" for i in range(n - match.MAX_PER_DECISION)]
+    text = arena("resolve", folder, "--as", "mod")  # nothing left: a quiet second run
+    assert text.code == 0, text.err

@@ -88,7 +88,7 @@ def test_each_player_sees_only_their_own_hand(cli):
     # A stranger's key opens nothing.
     cli.ok("keygen", "eve")
     r = cli.fails("show", folder, "--as", "eve")
-    assert "not a player" in r.err
+    assert "is not the key of any player" in r.err
 
 
 def test_resubmitting_replaces_the_earlier_orders(cli):

@@ -119,11 +119,14 @@ def test_round_trip_with_passphrase(tmp_path, alice, monkeypatch):
 def test_passphrase_missing_and_wrong(tmp_path, alice, monkeypatch):
     monkeypatch.delenv("KORYO_PBM_PASSPHRASE", raising=False)
     key, _ = save_identity(alice, tmp_path, b"secret")
-    with pytest.raises(KeyFileError, match="protected by a passphrase: set KORYO_PBM_PASSPHRASE"):
+    with pytest.raises(KeyFileError, match=r"protected by a passphrase and there is no terminal to ask for it: "
+                                           r"set \$KORYO_PBM_PASSPHRASE"):
         load_identity(key)
+    with pytest.raises(KeyFileError, match="protected by a passphrase and there is no terminal"):
+        load_identity(key, lambda: None)  # the prompt found no terminal
     with pytest.raises(KeyFileError, match="wrong passphrase for key"):
         load_identity(key, b"Secret")
-    with pytest.raises(KeyFileError, match="wrong passphrase for key"):
+    with pytest.raises(KeyFileError, match="an empty passphrase cannot open key"):
         load_identity(key, lambda: "")
     monkeypatch.setenv("KORYO_PBM_PASSPHRASE", "nope")
     with pytest.raises(KeyFileError, match="wrong passphrase"):

@@ -81,7 +81,7 @@ def play_to_the_end(t, last):
 def test_playing_the_last_card_ends_the_game_and_the_table_goes_to_its_controllers(t):
     play_to_the_end(t, lambda: t.play("carol", "green-2", "g4"))
     assert "the draw pile is empty and carol has no cards left: the game ends" in t.texts
-    assert "at the end of the game, carol seizes g4 (alice's galleon-4), worth 4; green-2 beside it leave the game" in t.texts
+    assert "at the end of the game, carol seizes g4 (alice's galleon-4), worth 4; the card beside it (green-2) leaves the game" in t.texts
     out = t.game.outcome(t.state)
     # alice 8 + 5; bob 7 - 6 (galleon-6 still in hand); carol 6 + 2 + 3 + 4
     assert dict(out.scores) == {"alice": 13, "bob": 1, "carol": 15}

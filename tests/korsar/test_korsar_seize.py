@@ -39,7 +39,7 @@ def test_the_strongest_side_seizes_at_the_start_of_its_turn(table):
     assert table.galleon("g1") is None
     assert table.state.loot["bob"] == ["galleon-5"]
     assert Counter(table.state.removed) == Counter(["red-2", "red-3", "yellow-4"])
-    assert "bob seizes g1 (alice's galleon-5), worth 5; red-2, red-3, yellow-4 beside it leave the game" in table.texts
+    assert "bob seizes g1 (alice's galleon-5), worth 5; the cards beside it (red-2, red-3, yellow-4) leave the game" in table.texts
     assert table.current == "bob"
 
 

@@ -43,7 +43,7 @@ def test_teammates_pirates_add_up_in_one_colour(table):
     table.draw("dave")
     # alice and bob together 5 against carol's 4: alice seizes for the team
     assert table.state.loot["alice"] == ["galleon-6"]
-    assert "alice (for alice and bob) seizes g1 (carol's galleon-6), worth 6; red-2, red-3, blue-4 beside it leave the game" in table.texts
+    assert "alice (for alice and bob) seizes g1 (carol's galleon-6), worth 6; the cards beside it (red-2, red-3, blue-4) leave the game" in table.texts
 
 
 def test_a_teammate_plays_the_teams_colour(table):
@@ -203,7 +203,7 @@ def test_the_endgame_example_a_teammate_passes_and_the_first_empty_team_ends_it(
     # then alice seizes g9 (green 7 against yellow 3) and must play her galleon-3, her team's
     # last card: the game ends
     assert "dave puts galleon-2 to sea as g10 (value 2) (the only legal move)" in table.texts
-    assert "alice (for alice and bob) seizes g9 (bob's galleon-5), worth 5; yellow-3, green-2, green-1, green-4 beside it leave the game" in table.texts
+    assert "alice (for alice and bob) seizes g9 (bob's galleon-5), worth 5; the cards beside it (yellow-3, green-2, green-1, green-4) leave the game" in table.texts
     assert "alice puts galleon-3 to sea as g11 (value 3) (the only legal move)" in table.texts
     assert "the draw pile is empty and alice and bob have no cards left: the game ends" in table.texts
     assert table.state.over

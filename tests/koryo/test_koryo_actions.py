@@ -125,7 +125,7 @@ def test_two_player_lobbying_has_no_effect_for_a_spy_protected_player():
             first="bob")
     assert pending_id(s) == "r3-action-bob"
     s2, ev = apply1(s, "bob", steps(R, {"do": "barbarian"}))
-    assert texts(ev)[2:4] == ["alice reveals lobbying", "alice's lobbying has no effect (no legal target)"]
+    assert texts(ev)[2:4] == ["alice reveals lobbying (the only legal move)", "alice's lobbying has no effect (no legal target)"]
     assert pending_id(s2) == "r4-orders"
     assert table(s2, "alice") == {"spy": 2, "senator": 1, "lobbying": 1}
     assert table(s2, "bob") == {"merchant": 1, "barbarian": 1}

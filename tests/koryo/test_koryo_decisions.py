@@ -39,8 +39,8 @@ def test_auto_turn_events_in_order():
     s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
     assert pending_id(s2) == "r3-action-bob"
     got = texts(ev)
-    i = got.index("alice reveals priest")
-    assert got[i:i + 4] == ["alice reveals priest", "alice takes a token from the bank (banker)",
+    i = got.index("alice reveals priest (the only legal move)")
+    assert got[i:i + 4] == ["alice reveals priest (the only legal move)", "alice takes a token from the bank (banker)",
                             "alice destroys their own barbarian (priest)", "alice steals a token from carol (spy)"]
 
 
@@ -75,7 +75,7 @@ def test_what_a_player_is_asked_an_event_with_no_legal_target_does_not_wait():
     assert pending_id(s) == "r3-action-carol"
     s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
     assert texts(ev) == ["carol reveals barbarian", "carol's barbarian has no effect (declined)",
-                         "alice reveals barbarian", "alice's barbarian has no effect (no legal target)"]
+                         "alice reveals barbarian (the only legal move)", "alice's barbarian has no effect (no legal target)"]
     assert pending_id(s2) == "r3-action-bob"
 
 
@@ -90,7 +90,7 @@ def test_what_a_player_is_asked_automatic_turn_order_with_targetless_events():
              tables={"alice": ["shipowner", "banker", "priest", "spy"], "bob": ["guardian", "guardian"]},
              tokens={"carol": 1}, bank=7)
     s2, ev = apply1(s, "carol", {"steps": [{"do": "reveal"}, {"do": "barbarian"}]})
-    assert texts(ev)[2:] == ["alice reveals barbarian, lobbying",
+    assert texts(ev)[2:] == ["alice reveals barbarian, lobbying (the only legal move)",
                              "alice's barbarian has no effect (no legal target)",
                              "alice's lobbying has no effect (no legal target)",
                              "alice takes a token from the bank (banker)",
@@ -144,7 +144,7 @@ def test_discard_with_one_outcome_is_automatic_and_logged():
                                                "bob": ["spy", "guardian", "priest"] * 2},
              first="bob")
     s2, ev = apply1(s, "bob", {"discard": ["spy"]})
-    assert "alice discards merchant ×4 (end of round 3)" in texts(ev)
+    assert "alice discards merchant ×4 (end of round 3; the only legal move)" in texts(ev)
     assert table(s2, "alice") == {"merchant": 5}
 
 
@@ -168,7 +168,8 @@ def test_what_a_player_is_asked_a_hand_of_one_card_is_played_by_itself():
         GAME.apply(s, {"alice": {"play": ["spy"]}, "bob": {"play": ["senator"]}})
     s2, ev = apply1(s, "alice", {"play": ["spy"]})
     assert texts(ev)[:5] == ["alice plays 1 card face down", "alice discards 1 card left in hand",
-                             "bob plays 1 card face down", "alice reveals spy", "bob reveals senator"]
+                             "bob plays 1 card face down (the only legal move)",
+                             "alice reveals spy (the only legal move)", "bob reveals senator (the only legal move)"]
     assert table(s2, "bob") == {"senator": 1}
     # the order phase as a whole is taken by itself when nobody holds two cards or more
     s = load(hands={"alice": ["merchant"], "bob": ["senator"], "carol": []},

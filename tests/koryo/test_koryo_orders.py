@@ -104,7 +104,7 @@ def test_single_card_player_is_not_asked_when_others_choose():
     s = load(hands={"alice": ["spy"], "bob": ["merchant", "merchant"], "carol": []})
     assert GAME.pending(s).players == ("bob",)
     _s2, ev = GAME.apply(s, {"bob": {"play": ["merchant"]}})
-    assert texts(ev)[:3] == ["alice plays 1 card face down", "bob plays 1 card face down",
+    assert texts(ev)[:3] == ["alice plays 1 card face down (the only legal move)", "bob plays 1 card face down",
                              "bob discards 1 card left in hand"]
 
 

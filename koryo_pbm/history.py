@@ -1,0 +1,130 @@
+"""What happened: a game's public log as a history in parts (rounds), and a score breakdown.
+
+Pure: from the log entries of a game file (each the public event texts of one decision, with
+the version that decision produced) to sections the command line prints. The game decides
+what a part is (:meth:`~koryo_pbm.engine.contract.Game.log_section`); the engine knows no game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from koryo_pbm.engine.contract import Game
+
+
+@dataclass(frozen=True)
+class Event:
+    """One logged event: its text, the decision it followed, the version that logged it."""
+
+    version: int
+    decision: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "decision": self.decision, "text": self.text}
+
+
+@dataclass
+class Section:
+    """A part of the match (``"round 3"``; ``None`` for a game without parts) and its events.
+    ``opened_by`` is the event that began it when an event did (printed as its heading)."""
+
+    title: str | None
+    events: list[Event] = field(default_factory=list)
+    opened_by: Event | None = None
+
+    def lines(self) -> list[str]:
+        """The section as text: its heading (the event that opened it, or its title), then
+        its events indented."""
+        if self.opened_by is not None and self.events and self.events[0] is self.opened_by:
+            return [self.opened_by.text] + [f"  {e.text}" for e in self.events[1:]]
+        return ([self.title] if self.title else []) + [f"  {e.text}" for e in self.events]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "events": [e.to_dict() for e in self.events]}
+
+
+def log_events(log: Iterable[Mapping[str, Any]]) -> list[tuple[int, str, list[str]]]:
+    """``(version, decision, event texts)`` of each entry of a game file's log."""
+    return [(int(e["version"]), str(e["decision"]), [str(t) for t in e["events"]]) for e in log]
+
+
+def sections(game: Game, players: Sequence[str], entries: Iterable[tuple[int, str, Sequence[str]]],
+             *, since: int = 0) -> list[Section]:
+    """The history in parts, only the events logged by versions after ``since``.
+
+    Parts are worked out over the whole log, so that a history starting in the middle of a
+    round still says which round it is."""
+    out: list[Section] = []
+    current = Section(None)
+
+    def begin(title: str | None, opener: Event | None = None) -> Section:
+        nonlocal current
+        current = Section(title, opened_by=opener)
+        out.append(current)
+        return current
+
+    for version, decision, texts in entries:
+        title = game.log_section(decision, None, players)
+        if not out or (title is not None and title != current.title):
+            begin(title)
+        for text in texts:
+            event = Event(version, decision, text)
+            opens = game.log_section(decision, text, players)
+            section = current
+            if opens is not None and opens != section.title:
+                section = begin(opens, event)
+            elif opens is not None and not section.events and section.opened_by is None:
+                section.opened_by = event
+            section.events.append(event)
+    kept = []
+    for s in out:
+        s.events = [e for e in s.events if e.version > since]
+        if s.events:
+            kept.append(s)
+    return kept
+
+
+def text_lines(parts: Sequence[Section], *, limit: int | None = None) -> tuple[list[str], int]:
+    """The sections as lines; with ``limit``, only the last ``limit`` events (and their
+    headings). Returns the lines and how many earlier events were left out."""
+    if limit is None:
+        return [line for s in parts for line in s.lines()], 0
+    total = sum(len(s.events) for s in parts)
+    skip = max(0, total - limit)
+    lines: list[str] = []
+    left = skip
+    for s in parts:
+        if left >= len(s.events):
+            left -= len(s.events)
+            continue
+        if left:
+            lines.append(f"{s.title} (continued)" if s.title else "…")
+            lines += [f"  {e.text}" for e in s.events[left:]]
+            left = 0
+        else:
+            lines += s.lines()
+    return lines, skip
+
+
+def breakdown_lines(rows: Sequence[Mapping[str, Any]], players: Sequence[str],
+                    scores: Mapping[str, int]) -> list[str]:
+    """A score breakdown (:meth:`Game.score_breakdown` rows) as lines, player by player."""
+    lines = ["score breakdown:"]
+    for q in players:
+        mine = [r for r in rows if r.get("player") == q]
+        lines.append(f"  {q}: {scores.get(q, sum(r['points'] for r in mine))}")
+        for r in mine:
+            lines.append(f"    {_signed(r['points'])}  {r['what']}")
+        if not mine:
+            lines.append("    nothing scored")
+    notes = [r for r in rows if not r.get("player")]
+    for r in notes:
+        lines.append(f"  ({r['what']})")
+    return lines
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}".rjust(3)
