@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "new": "new",
     "show": "show",
     "status": "status",
+    "log": "log",
     "orders": "orders",
     "submit": "submit",
     "resolve": "resolve",
@@ -43,6 +44,7 @@ _HELP_LINES = {
     "new": "Create a game folder (moderator).",
     "show": "Show a game: the public state, and your own cards with --as.",
     "status": "The pending decision and who is still missing.",
+    "log": "The public history of a game, round by round.",
     "orders": "Write an orders file for the pending decision.",
     "submit": "Sign and seal orders to the moderator.",
     "resolve": "Verify envelopes and advance the game (moderator).",
@@ -91,7 +93,7 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, status, orders, submit, wait, receipt
+    Players:    keygen, show, log, status, orders, submit, wait, receipt
     Moderator:  new, address, resolve, serve, status
     Try it:     demo, simulate
     """

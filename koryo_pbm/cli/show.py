@@ -50,12 +50,30 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         write_pictures(doc, game, view, html, None)
         if not as_json:
             return
+    from koryo_pbm.cli import log
+
+    news: list[str] = []
+    if me is not None:  # what happened since this player last looked, remembered per game
+        last = log.last_shown(doc.game_id, me)
+        import shlex
+
+        log_command = "koryo-pbm log" + (f" {shlex.quote(target)}" if target else "")
+        news, view["happened"] = log.happened(doc, game, me, last, log_command)
+        view["last_seen"] = last
+        log.record_shown(doc.game_id, me, doc.version)
+    ends, view["breakdown"] = log.breakdown(game, view)
     if as_json:
         echo_json(view)
         return
+    for line in news:
+        click.echo(line)
+    if news:
+        click.echo("")
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
                f"{doc.moderator.fingerprint()}")
     click.echo(game.render(view))
+    for line in ends:
+        click.echo(line)
     if doc.decision:
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
