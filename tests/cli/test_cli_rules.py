@@ -55,7 +55,7 @@ def test_koryo_what_a_player_is_asked_an_event_with_no_legal_target_does_not_wai
     assert submit(cli, "g", "carol", "r3-action-carol", 'steps = [{do = "reveal"}, {do = "barbarian"}]').code == 0
     out = cli.ok("resolve", "g", "--as", "mod").out
     assert "carol's barbarian has no effect (declined)" in out
-    assert "alice reveals barbarian\n  alice's barbarian has no effect (no legal target)" in out
+    assert "alice reveals barbarian (the only legal move)\n  alice's barbarian has no effect (no legal target)" in out
     shown = cli.ok("show", "g", "--as", "bob", "--json").json
     assert shown["decision"] == "r3-action-bob" and shown["waiting_for"] == ["bob"]
     assert shown["tables"]["alice"] == {"senator": 1, "barbarian": 1}
