@@ -146,7 +146,7 @@ def test_teams_the_second_teammate_may_defend_the_galleon_just_put_to_sea_with_t
     table.play("carol", "blue-4", "g1")
     table.draw("dave")
     assert table.state.loot["alice"] == ["galleon-5"]
-    assert "alice (for alice and bob) seizes g1 (alice's galleon-5), worth 5; admiral, blue-4 beside it leave the game" in table.texts
+    assert "alice (for alice and bob) seizes g1 (alice's galleon-5), worth 5; the cards beside it (admiral, blue-4) leave the game" in table.texts
 
 
 def test_teams_the_admiral_defence_is_only_for_the_galleon_just_put_to_sea(table):
