@@ -27,12 +27,23 @@ def identity_options(role: str = "player") -> Callable[[F], F]:
             help="Use this private key file instead of the keyring.",
         )(f)
         f = click.option(
-            "--as", "as_name", metavar="NAME",
+            "--as", "as_name", metavar="NAME", shell_complete=complete_key_names,
             help=f"Act as NAME: the {role}'s key in the keyring ($KORYO_PBM_HOME/keys).",
         )(f)
         return f
 
     return decorate
+
+
+def complete_key_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of ``--as``: the names of the keys in the keyring."""
+    from koryo_pbm.crypto.keys import keyring_dir
+
+    try:
+        names = sorted(p.stem for p in keyring_dir().glob("*.key") if p.is_file())
+    except OSError:
+        return []
+    return [n for n in names if n.startswith(incomplete)]
 
 
 def load_identity(as_name: str | None, key_file: Path | None, *, required: bool = True, doc: Any = None):

@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve",
     "wait": "wait",
     "receipt": "receipt",
+    "completion": "completion",
 }
 
 _HELP_LINES = {
@@ -52,6 +53,7 @@ _HELP_LINES = {
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
+    "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
