@@ -8,6 +8,8 @@ size, seeded random games are played to the end, and after every decision:
 * the state survives ``dump_state``/``load_state`` through real TOML;
 * public and private parts are TOML-safe, and the views built from them are JSON-safe;
 * every bot order passes ``check``, on the full state and on the player's own view;
+* the history's parts (``log_section``) are names or nothing, and at the end the score
+  breakdown (``score_breakdown``, if the game gives one) adds up to the scores;
 * and the same seed replays the same match exactly.
 """
 
@@ -77,17 +79,29 @@ def checked_play(game, players, seed, options):
             # The same player, seeing only their own view, accepts the same order.
             public, private = toml_round_trip(game.public(state)), toml_round_trip(game.private(state, p))
             game.check(game.from_view(public, private, p), p, order)
-            json.dumps(game.view(public, private))
+            view = game.view(public, private)
+            json.dumps(view)
+            assert game.score_breakdown(view) is None, "a score breakdown before the end"
             orders[p] = toml_round_trip(order)
         new, events = game.apply(state, orders)
         assert json.dumps(game.dump_state(state), sort_keys=True) == before, "apply changed its input"
         state = game.load_state(toml_round_trip(game.dump_state(new)))
         game.check_invariants(state)
         log.append((decision.id, [e.to_dict() for e in events]))
+        for section in (game.log_section(decision.id, None, players),
+                        *(game.log_section(decision.id, e.text, players) for e in events)):
+            assert section is None or (isinstance(section, str) and section)
     outcome = game.outcome(state)
     assert outcome is not None and set(outcome.scores) == set(players)
     assert outcome.winners and max(outcome.scores.values()) == min(outcome.scores[w] for w in outcome.winners)
-    json.dumps(game.view(toml_round_trip(game.public(state)), None))
+    end = game.view(toml_round_trip(game.public(state)), None)
+    json.dumps(end)
+    rows = game.score_breakdown(end)  # optional; when given, the parts add up to the scores
+    if rows is not None:
+        toml_round_trip({"rows": rows})
+        for p in players:
+            assert sum(r["points"] for r in rows if r["player"] == p) == outcome.scores[p]
+        assert all(r["player"] in players or (r["player"] == "" and r["points"] == 0) for r in rows)
     return log, outcome
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
@@ -14,6 +14,9 @@ from . import cards as C
 from . import rules as R
 from . import storage, views
 from .state import KorsarState
+
+if TYPE_CHECKING:
+    from koryo_pbm.picture.model import Scene
 
 _TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
 
@@ -169,6 +172,14 @@ class KorsarGame(Game):
 
     def render(self, view: Mapping[str, Any]) -> str:
         return views.render(view)
+
+    def picture(self, view: Mapping[str, Any]) -> Scene:
+        from . import picture
+
+        try:
+            return picture.picture(view)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed Korsar view: {exc}") from None
 
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> KorsarState:
         return views.from_view(public, private, player)

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from koryo_pbm.picture.model import Card, Panel, Row, Scene
+from koryo_pbm.picture.model import Card, Group, Panel, Row, Scene
 
 from . import rules
 from .cards import CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, VALUES
@@ -128,5 +128,6 @@ def picture(v: Mapping[str, Any]) -> Scene:
               "power: holds the family's power majority",
               "power Ω: holds it by a tie the Omniscient wins",
               "×N: number of cards", "blue back: cards face down")
-    return Scene(headline=headline, facts=tuple(facts), turn=turn_text, panels=tuple(panels),
-                 private=tuple(private), extra=extra, result=result, legend=legend)
+    return Scene(headline=headline, facts=tuple(facts), turn=turn_text,
+                 groups=(Group("", tuple(panels), "players"), Group("", extra, "powers")),
+                 private=tuple(private), result=result, legend=legend)

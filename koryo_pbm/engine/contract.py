@@ -216,12 +216,12 @@ class Game(abc.ABC):
         :mod:`koryo_pbm.picture`. Only what ``view`` holds may be drawn; hidden cards of the
         player the view is for go in ``Scene.private``. The default draws the text of
         :meth:`render` in one panel; games draw their table."""
-        from koryo_pbm.picture.model import Panel, Scene
+        from koryo_pbm.picture.model import Group, Panel, Scene
 
         mine = bool(view.get("player"))
         text = tuple(self.render(view).splitlines())
         return Scene(headline=text[0] if text else self.title,
-                     extra=(Panel(title=self.title, facts=text[1:], tone="secret" if mine else ""),))
+                     groups=(Group("", (Panel(title=self.title, facts=text[1:], tone="secret" if mine else ""),)),))
 
     @abc.abstractmethod
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> State:

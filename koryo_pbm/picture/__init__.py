@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .html import esc, page
-from .model import MARKS, Card, Frame, Panel, Row, Scene
+from .model import MARKS, Card, Frame, Group, Panel, Row, Scene
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.contract import Game
     from koryo_pbm.store.gamefile import GameDoc
 
-__all__ = ["MARKS", "Card", "Frame", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
+__all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
            "public_picture"]
 
 

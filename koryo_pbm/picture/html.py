@@ -24,10 +24,11 @@ h1{font-size:20px;margin:0 0 2px}
 h2{font-size:16px;margin:0}
 .sub{color:#57606a;font-size:13px}
 .facts{display:flex;flex-wrap:wrap;gap:4px 6px;margin:6px 0 0;padding:0;list-style:none}
-.facts li{background:#fff;border:1px solid #d0d7de;border-radius:12px;padding:1px 9px;font-size:13px;white-space:nowrap}
+.facts li{background:#fff;border:1px solid #d0d7de;border-radius:12px;padding:1px 9px;font-size:13px;max-width:100%}
 .turn{margin:8px 0 0;padding:6px 10px;background:#fff4c2;border:1px solid #e3c35a;border-radius:8px;font-weight:bold}
 .turn .dl{font-weight:normal}
 .result{margin:8px 0 0;padding:6px 10px;background:#dff3e3;border:1px solid #7cc48b;border-radius:8px;font-weight:bold}
+.gtitle{margin:14px 0 0;font-size:17px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:10px;margin:10px 0}
 .panel{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:8px 10px;min-width:0}
 .panel.turn-on{border:2px solid #d4a017;box-shadow:0 0 0 3px #fff4c2}
@@ -119,10 +120,11 @@ def panel_html(panel: Panel) -> str:
     return "".join(out)
 
 
-def _grid(panels: tuple[Panel, ...], key: str) -> str:
+def _grid(panels: tuple[Panel, ...], key: str, title: str = "") -> str:
     if not panels:
         return ""
-    return f'<div class="grid" data-part="{key}">' + "".join(panel_html(p) for p in panels) + "</div>"
+    head = f'<h2 class="gtitle">{esc(title)}</h2>' if title else ""
+    return head + f'<div class="grid" data-part="{esc(key)}">' + "".join(panel_html(p) for p in panels) + "</div>"
 
 
 def waiting_text(frame: Frame) -> str:
@@ -160,8 +162,8 @@ def page(scene: Scene, frame: Frame) -> str:
         out.append(f'<div class="result" data-part="result">{esc(scene.result)}</div>')
     out.append("</header>")
     out.append(_grid(scene.private, "private"))
-    out.append(_grid(scene.panels, "table"))
-    out.append(_grid(scene.extra, "extra"))
+    for i, group in enumerate(scene.groups):
+        out.append(_grid(group.panels, group.key or f"group-{i + 1}", group.title))
     if frame.last:
         out.append(f'<div class="events" data-part="last"><b>What happened last</b> <span class="sub">{esc(frame.last_label)}</span><ul>'
                    + "".join(f"<li>{esc(e)}</li>" for e in frame.last) + "</ul></div>")

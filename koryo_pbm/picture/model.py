@@ -62,16 +62,25 @@ class Panel:
 
 
 @dataclass(frozen=True)
+class Group:
+    """Panels shown together (side by side when the screen is wide), under an optional title."""
+
+    title: str
+    panels: tuple[Panel, ...]
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class Scene:
-    """What a game draws of one view (``Game.picture``). ``private`` panels hold the hidden
-    cards of the player the view is for, and are empty for a public view."""
+    """What a game draws of one view (``Game.picture``): ``groups`` of panels in order, and
+    ``private`` panels with the hidden cards of the player the view is for (empty for a public
+    view), shown first."""
 
     headline: str
     facts: tuple[str, ...] = ()
     turn: str = ""
-    panels: tuple[Panel, ...] = ()
+    groups: tuple[Group, ...] = ()
     private: tuple[Panel, ...] = ()
-    extra: tuple[Panel, ...] = ()
     result: str = ""
     legend: tuple[str, ...] = ()
 

@@ -46,7 +46,8 @@ document.getElementById('f').onload = function () {{
   var cards = [];
   d.querySelectorAll('[data-card]').forEach(function (e) {{
     var r = e.getBoundingClientRect();
-    cards.push({{card: e.dataset.card, count: +e.dataset.count, zone: e.dataset.zone, owner: e.dataset.owner,
+    var panel = e.closest('[data-panel]');
+    cards.push({{panel: panel ? panel.dataset.panel : '', card: e.dataset.card, count: +e.dataset.count, zone: e.dataset.zone, owner: e.dataset.owner,
                  marks: e.dataset.marks || '', left: r.left, right: r.right, width: r.width, height: r.height,
                  visible: r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'}});
   }});
@@ -70,11 +71,11 @@ class Page:
     title: str
     parts: list[str]
 
-    def zone(self, zone: str, owner: str | None = None) -> dict[str, int]:
-        """card id -> count of the tiles in ``zone`` (of ``owner``)."""
+    def zone(self, zone: str, owner: str | None = None, panel: str | None = None) -> dict[str, int]:
+        """card id -> count of the tiles in ``zone`` (of ``owner``, in ``panel``)."""
         out: dict[str, int] = {}
         for c in self.cards:
-            if c["zone"] == zone and (owner is None or c["owner"] == owner):
+            if c["zone"] == zone and (owner is None or c["owner"] == owner) and (panel is None or c["panel"] == panel):
                 out[c["card"]] = out.get(c["card"], 0) + c["count"]
         return out
 
@@ -137,8 +138,3 @@ def browser(tmp_path) -> Browser:
     folder = tmp_path / "chromium"
     folder.mkdir()
     return Browser(exe, folder)
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -7,7 +7,7 @@ import re
 
 from test_cli_bymail import make_keys
 
-from koryo_pbm.picture import Card, Frame, Panel, Row, Scene, page
+from koryo_pbm.picture import Card, Frame, Group, Panel, Row, Scene, page
 
 
 def _game(cli, names=("alice", "bob")):
@@ -50,9 +50,9 @@ def test_the_picture_replaces_an_older_one_and_never_writes_through_a_symlink(cl
 def test_every_text_is_escaped():
     hostile = '<script>alert("x")</script>&'
     scene = Scene(headline=hostile, facts=(hostile,), turn=hostile,
-                  panels=(Panel(title=hostile, badge=hostile, facts=(hostile,),
+                  groups=(Group(hostile, (Panel(title=hostile, badge=hostile, facts=(hostile,),
                                 rows=(Row(hostile, (Card(id=hostile, name=hostile, rank=hostile, note=hostile),),
-                                          "table", hostile),)),),
+                                          "table", hostile),)),), hostile),),
                   legend=(hostile,))
     frame = Frame(game_id="g-1", title=hostile, version=3, decision="d", waiting_for=(hostile,),
                   deadline=hostile, last_label=hostile, last=(hostile,), for_player=hostile)

@@ -10,8 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import png_size
 from koryo_pbm_games.koryo import KoryoGame
+from picture_kit import png_size
 from test_cli_bymail import make_keys
 
 from koryo_pbm.picture import Frame, page
