@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # These machines are shared and noisy: no per-example deadline. In CI (CI set in the
@@ -12,3 +13,18 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_scrypt: write passphrase keys with the real scrypt cost (2^17)")
+
+
+@pytest.fixture(autouse=True)
+def _quick_scrypt(request, monkeypatch):
+    """scrypt at n = 2^17 costs about 0.5 s and 128 MiB for each passphrase key written or
+    opened. In-process tests write theirs with n = 2^12 (the file names its n, and is read with
+    it); tests marked ``real_scrypt``, and every real koryo-pbm process, use the real cost."""
+    if request.node.get_closest_marker("real_scrypt") is None:
+        from koryo_pbm.crypto import keys
+
+        monkeypatch.setattr(keys, "SCRYPT_N", 2**12)

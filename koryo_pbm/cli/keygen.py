@@ -17,15 +17,22 @@ from koryo_pbm.cli.common import echo_json
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               help="Keyring folder (default: $KORYO_PBM_HOME/keys or your user config folder).")
 @click.option("--force", is_flag=True, help="Replace an existing key of this name (the old one is lost).")
+@click.option("--upgrade", is_flag=True,
+              help="Rewrite the existing passphrase-protected key NAME in the current format (scrypt), "
+                   "same keys, same passphrase.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(name: str, ask: bool, directory: Path | None, force: bool, as_json: bool) -> None:
+def command(name: str, ask: bool, directory: Path | None, force: bool, upgrade: bool, as_json: bool) -> None:
     """Create the key pair NAME: NAME.key (private, mode 0600) and NAME.pub.
 
     Prints the public key as one line: send it to your moderator (players) or keep it
-    (moderators). It is safe to share; the .key file is not.
+    (moderators). It is safe to share; the .key file is not. Its fingerprint is printed too:
+    compare it with the other side out of band (phone, in person).
     """
     from koryo_pbm.crypto.keys import Identity, keyring_dir, save_identity
 
+    if upgrade:
+        _upgrade(name, directory or keyring_dir(), as_json)
+        return
     passphrase = None
     if ask:
         env = os.environ.get("KORYO_PBM_PASSPHRASE")
@@ -49,4 +56,47 @@ def command(name: str, ask: bool, directory: Path | None, force: bool, as_json: 
                    "key_file": str(key_path), "pub_file": str(pub_path)})
         return
     click.echo(f"created {key_path} (private: keep it) and {pub_path}", err=True)
+    click.echo(f"fingerprint {identity.public.fingerprint()}: compare it with the other side out of band",
+               err=True)
     click.echo(line)
+
+
+def _upgrade(name: str, folder: Path, as_json: bool) -> None:
+    """Open NAME.key with its passphrase and write it again as a v2 (scrypt) key file."""
+    from koryo_pbm.cli.common import _prompt_passphrase
+    from koryo_pbm.crypto.keys import (
+        KEY_FILE_LIMIT,
+        PASSPHRASE_ENV,
+        check_keyring,
+        key_file_version,
+        parse_identity,
+        save_identity,
+        validate_name,
+    )
+    from koryo_pbm.errors import KeyFileError, KoryoPbmError
+    from koryo_pbm.store.atomic import read_limited_at
+
+    validate_name(name)
+    check_keyring(folder)
+    path = folder / f"{name}.key"
+    try:
+        data = read_limited_at(path, KEY_FILE_LIMIT, "key file")
+    except KoryoPbmError as exc:
+        raise KeyFileError(str(exc)) from None
+    version, protected = key_file_version(data)
+    if not protected:
+        raise KeyFileError(f"key {path} has no passphrase: there is nothing to upgrade (it is read as it is)")
+    if version >= 2:
+        raise KeyFileError(f"key {path} is already in the current format (v2, scrypt): nothing to do")
+    env = os.environ.get(PASSPHRASE_ENV)
+    secret = env.encode("utf-8") if env else _prompt_passphrase()
+    if not secret:
+        raise KeyFileError(f"key {path} is protected by a passphrase and there is no terminal to ask for it: "
+                           f"set ${PASSPHRASE_ENV}")
+    identity = parse_identity(data, path, secret)
+    save_identity(identity, folder, secret, overwrite=True)
+    if as_json:
+        echo_json({"name": name, "key_file": str(path), "format": 2, "fingerprint": identity.public.fingerprint()})
+        return
+    click.echo(f"upgraded {path} to key format v2 (scrypt); the keys and the passphrase are the same "
+               f"(fingerprint {identity.public.fingerprint()})", err=True)

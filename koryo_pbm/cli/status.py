@@ -1,14 +1,15 @@
 """``koryo-pbm status``: the pending decision and who is still missing.
 
 Kept light on purpose: it reads and verifies the game file and the inbox's public envelope
-headers, and loads no game plug-in.
+headers, and loads no game plug-in. Like ``show``, it honours the memory of games seen: a file
+signed by another moderator key than the one pinned is refused, a rolled-back one is told.
 """
 
 from __future__ import annotations
 
 import click
 
-from koryo_pbm.cli.common import echo_json, warn_conflict_copies
+from koryo_pbm.cli.common import echo_json, remember, warn_conflict_copies
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -23,6 +24,7 @@ def command(target: str | None, as_json: bool) -> None:
 
     folder, path = game_paths(target)
     doc = read_game(path)
+    remember(doc)  # the pin: a file signed by another moderator key is refused, a rollback told
     warn_conflict_copies(folder, path)
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))

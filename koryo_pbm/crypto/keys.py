@@ -6,16 +6,38 @@ Public key line (one line, easy to paste into an email)::
 
 Anything after the token (``koryo-pbm-pub-v1:... alice``) is a comment and ignored.
 
-Secret key file ``NAME.key`` (mode 0600)::
+Secret key file ``NAME.key`` (mode 0600), without a passphrase (format v1)::
 
     # koryo-pbm secret key v1: NAME
-    -----BEGIN [ENCRYPTED ]PRIVATE KEY-----   (Ed25519, PKCS#8)
+    -----BEGIN PRIVATE KEY-----   (Ed25519, PKCS#8)
     ...
-    -----BEGIN [ENCRYPTED ]PRIVATE KEY-----   (X25519, PKCS#8)
+    -----BEGIN PRIVATE KEY-----   (X25519, PKCS#8)
     ...
 
-Both blocks are encrypted with the passphrase (``BestAvailableEncryption``) when one is set.
+With a passphrase (format v2): the two raw private keys (Ed25519 then X25519, 64 bytes) sealed
+with ChaCha20-Poly1305 under a key derived from the passphrase by scrypt (memory-hard: every
+guess costs 128 MiB and about half a second), the lines before ``sealed`` as associated data
+(so that no parameter can be changed)::
+
+    # koryo-pbm secret key v2: NAME
+    kdf: scrypt
+    n: 131072
+    r: 8
+    p: 1
+    salt: <base64, 16 bytes>
+    nonce: <base64, 12 bytes>
+    sealed: <base64, 80 bytes>
+
+Older files whose v1 blocks are encrypted (PKCS#8 with PBKDF2, 2,048 iterations: cheap to
+guess) still open; ``koryo-pbm keygen --upgrade NAME`` rewrites them as v2.
 ``NAME.pub`` holds the public line.
+
+Public keys that are degenerate are refused: an Ed25519 key of small order (the identity point
+among them: its owner could later deny anything signed with it, since one signature then
+verifies for every message) and an X25519 key of small order (every seal to it is readable).
+
+The keyring folder must belong to the user and not be writable by group or others: whoever can
+write there can replace a key.
 """
 
 from __future__ import annotations
@@ -35,6 +57,31 @@ from koryo_pbm.errors import KeyFileError, KoryoPbmError, NoSuchKey, UsageError
 
 PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
 SECRET_HEADER = "# koryo-pbm secret key v1: "
+SECRET_HEADER_V2 = "# koryo-pbm secret key v2: "
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1  # written; a file names its own (within the bounds below)
+_SCRYPT_BOUNDS = {"n": (2**10, 2**18), "r": (1, 8), "p": (1, 4)}
+_V2_INFO = b"koryo-pbm secret key v2\x00"
+
+# Small-order points, as 32-byte encodings with the top bit (Ed25519: the sign of x) cleared:
+# 0, 1, the two points of order 8, p - 1, p and p + 1 (the last two non-canonical).
+_P_MINUS = bytes.fromhex("ec" + "ff" * 30 + "7f"), bytes.fromhex("ed" + "ff" * 30 + "7f"), \
+    bytes.fromhex("ee" + "ff" * 30 + "7f")
+_ED25519_SMALL_ORDER = frozenset({
+    bytes(32), b"\x01" + bytes(31),
+    bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+    bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),
+    *_P_MINUS,
+})
+_X25519_SMALL_ORDER = frozenset({
+    bytes(32), b"\x01" + bytes(31),
+    bytes.fromhex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+    bytes.fromhex("5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"),
+    *_P_MINUS,
+})
+
+
+def _top_cleared(raw: bytes) -> bytes:
+    return raw[:31] + bytes([raw[31] & 0x7F])
 PASSPHRASE_ENV = "KORYO_PBM_PASSPHRASE"
 HOME_ENV = "KORYO_PBM_HOME"
 KEY_FILE_LIMIT = 64 * 1024
@@ -113,6 +160,12 @@ class PublicIdentity:
     def from_raw(cls, raw: bytes) -> PublicIdentity:
         if not isinstance(raw, (bytes, bytearray)) or len(raw) != 64:
             raise KeyFileError("not a koryo-pbm public key: wrong length")
+        if _top_cleared(bytes(raw[:32])) in _ED25519_SMALL_ORDER:
+            raise KeyFileError("not a usable public key: its signing key is a degenerate point of small order "
+                               "(a signature by it would verify for any message)")
+        if _top_cleared(bytes(raw[32:])) in _X25519_SMALL_ORDER:
+            raise KeyFileError("not a usable public key: its sealing key is a degenerate point of small order "
+                               "(anything sealed to it could be read by anyone)")
         try:
             verify_key = Ed25519PublicKey.from_public_bytes(bytes(raw[:32]))
         except ValueError:
@@ -228,18 +281,84 @@ def keyring_dir() -> Path:
 # --- secret key files ------------------------------------------------------------------------
 
 
+def _scrypt_key(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
+
+
 def _encode_secret(identity: Identity, passphrase: bytes | None) -> bytes:
     from cryptography.hazmat.primitives import serialization as ser
 
     if passphrase is None:
-        enc: ser.KeySerializationEncryption = ser.NoEncryption()
-    else:
-        enc = ser.BestAvailableEncryption(passphrase)
-    blocks = [
-        key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, enc)
-        for key in (identity.sign_key, identity.open_key)
-    ]
-    return (SECRET_HEADER + identity.name + "\n").encode("ascii") + b"".join(blocks)
+        blocks = [
+            key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+            for key in (identity.sign_key, identity.open_key)
+        ]
+        return (SECRET_HEADER + identity.name + "\n").encode("ascii") + b"".join(blocks)
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    salt, nonce = os.urandom(16), os.urandom(12)
+    head = (
+        f"{SECRET_HEADER_V2}{identity.name}\nkdf: scrypt\nn: {SCRYPT_N}\nr: {SCRYPT_R}\np: {SCRYPT_P}\n"
+        f"salt: {base64.b64encode(salt).decode()}\nnonce: {base64.b64encode(nonce).decode()}\n"
+    ).encode("ascii")
+    raw = identity.sign_key.private_bytes_raw() + identity.open_key.private_bytes_raw()
+    key = _scrypt_key(passphrase, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    sealed = ChaCha20Poly1305(key).encrypt(nonce, raw, _V2_INFO + head)
+    return head + b"sealed: " + base64.b64encode(sealed) + b"\n"
+
+
+def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
+    """A v2 key file (see the module docstring)."""
+    import binascii
+
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    keys = ("kdf", "n", "r", "p", "salt", "nonce", "sealed")
+    if len(lines) != 1 + len(keys):
+        raise KeyFileError(f"key {path} is damaged: a v2 key has {1 + len(keys)} lines")
+    name = lines[0][len(SECRET_HEADER_V2):].strip()
+    if not _NAME_RE.fullmatch(name):
+        raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
+    values = {}
+    for key, line in zip(keys, lines[1:], strict=True):
+        if not line.startswith(f"{key}: "):
+            raise KeyFileError(f"key {path} is damaged: expected '{key}: ...'")
+        values[key] = line[len(key) + 2:]
+    if values["kdf"] != "scrypt":
+        raise KeyFileError(f"key {path} uses an unknown key derivation {values['kdf'][:20]!r}")
+    params = {}
+    for key, (low, high) in _SCRYPT_BOUNDS.items():
+        v = values[key]
+        if not v.isdigit() or not low <= int(v) <= high or (key == "n" and int(v) & (int(v) - 1)):
+            raise KeyFileError(f"key {path} is damaged: scrypt '{key}' must be between {low} and {high}")
+        params[key] = int(v)
+    try:
+        salt, nonce, sealed = (base64.b64decode(values[k], validate=True) for k in ("salt", "nonce", "sealed"))
+    except (binascii.Error, ValueError):
+        raise KeyFileError(f"key {path} is damaged: invalid base64") from None
+    if len(salt) != 16 or len(nonce) != 12 or len(sealed) != 64 + 16:
+        raise KeyFileError(f"key {path} is damaged: wrong sizes")
+    password = _resolve_passphrase(passphrase, Path(path))
+    head = ("\n".join(lines[:-1]) + "\n").encode("ascii")
+    derived = _scrypt_key(password, salt, params["n"], params["r"], params["p"])
+    try:
+        raw = ChaCha20Poly1305(derived).decrypt(nonce, sealed, _V2_INFO + head)
+    except InvalidTag:
+        raise KeyFileError(f"wrong passphrase for key {path}") from None
+    return Identity(name, Ed25519PrivateKey.from_private_bytes(raw[:32]), X25519PrivateKey.from_private_bytes(raw[32:]))
+
+
+def key_file_version(data: bytes) -> tuple[int, bool]:
+    """``(format version, protected by a passphrase)`` of the bytes of a secret key file."""
+    if data.startswith(SECRET_HEADER_V2.encode("ascii")):
+        return 2, True
+    return 1, b"ENCRYPTED PRIVATE KEY" in data
 
 
 def save_identity(
@@ -260,6 +379,7 @@ def save_identity(
     directory = Path(directory)
     key_path = directory / f"{name}.key"
     pub_path = directory / f"{name}.pub"
+    check_keyring(directory)
     if not overwrite and (key_path.exists() or key_path.is_symlink()):
         raise KeyFileError(f"a key for {name!r} already exists at {key_path}; refusing to overwrite it")
     try:
@@ -340,6 +460,8 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (not UTF-8 text)") from None
     first, _, rest = text.partition("\n")
     _refuse_public(data, path)
+    if first.startswith(SECRET_HEADER_V2):
+        return _parse_v2(text, path, passphrase)
     if not first.startswith(SECRET_HEADER):
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
     name = first[len(SECRET_HEADER):].strip()
@@ -374,6 +496,25 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     return Identity(name, sign_key, open_key)
 
 
+def check_keyring(directory: Path) -> None:
+    """``KeyFileError`` if the keyring folder belongs to another user or can be written by
+    group or others (whoever can write there can swap a key). A missing folder passes."""
+    if os.name != "posix":  # pragma: no cover - Windows folders have ACLs, not modes
+        return
+    try:
+        st = os.stat(directory)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise KeyFileError(f"cannot read the keyring folder {directory}: {exc.strerror or exc}") from None
+    if st.st_uid != os.getuid():
+        raise KeyFileError(f"the keyring folder {directory} belongs to another user (uid {st.st_uid}); "
+                           "keys are read only from a folder of your own")
+    if st.st_mode & 0o022:
+        raise KeyFileError(f"the keyring folder {directory} can be written by other users "
+                           f"(mode {st.st_mode & 0o777:o}); run: chmod 700 {directory}")
+
+
 def find_identity(
     name: str | None = None, key_file: Path | None = None, passphrase: Passphrase = None
 ) -> Identity:
@@ -386,6 +527,7 @@ def find_identity(
     validate_name(name)
     directory = keyring_dir()
     path = directory / f"{name}.key"
+    check_keyring(directory)
     if not path.exists():
         raise NoSuchKey(f"no key for {name!r} in {directory} (create one with: koryo-pbm keygen {name})")
     return load_identity(path, passphrase)

@@ -102,8 +102,12 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
     import email.policy
     from email.parser import BytesHeaderParser
 
-    from koryo_pbm.transport.mail import scan_message
+    from koryo_pbm.transport.mail import check_structure, scan_message
 
+    problem = None if head_only else check_structure(data)
+    if problem is not None:  # too costly to parse whole: its head only, to name and answer it
+        head_only = True
+        data = data[:64 * 1024]
     try:
         if head_only:
             message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
@@ -125,6 +129,8 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
         automatic=_automatic(message, sender),
         from_judge=bool(_header(message, JUDGE_HEADER)),
     )
-    if not head_only:
+    if problem is not None:
+        parsed.found = [FormatError(f"this mail cannot be read: {problem}")]
+    elif not head_only:
         parsed.found = [item for _, item in scan_message(data, label)]
     return parsed

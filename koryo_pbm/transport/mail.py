@@ -4,6 +4,11 @@ Every text part and every attachment (decoded from base64 or quoted-printable) o
 message is searched for armoured envelopes, quoted replies included (see
 :func:`koryo_pbm.crypto.envelope.scan_armored`). Bad mail gives error items, never a traceback;
 an envelope found twice (an HTML alternative, a quoted copy) is reported once.
+
+A message is parsed only if its raw bytes pass :func:`check_structure` (one pass: each header
+block at most 64 KiB, all of them at most 256 KiB, at most 200 parts and 32 boundaries) and its
+parts nest at most 8 deep; otherwise it is one error item with a one-line reason. A mail with
+20,000 tiny parts costs a scan of its bytes, not a parse.
 """
 
 from __future__ import annotations
@@ -23,7 +28,14 @@ if TYPE_CHECKING:
 MAX_MESSAGE = 32 * 1024 * 1024  # one message (an .eml file, a Maildir file, one mbox message)
 MAX_MBOX = 512 * 1024 * 1024  # a whole mbox file
 MAX_PART = 8 * 1024 * 1024  # one decoded part
-MAX_PARTS = 500  # parts of one message looked at
+# The structure of one message, checked on its raw bytes before it is parsed (the parser's
+# cost grows with the number of parts much faster than with their size):
+MAX_HEADER_BLOCK = 64 * 1024  # one header block (the message's, or one part's)
+MAX_HEADERS = 256 * 1024  # all header blocks of the message together
+MAX_PARTS = 200  # MIME parts
+MAX_BOUNDARIES = 32  # multipart boundaries declared
+MAX_DEPTH = 8  # multipart nesting
+_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.IGNORECASE)
 _MARK = BEGIN.encode("ascii")
 _MARKS_UTF16 = (BEGIN.encode("utf-16-le"), BEGIN.encode("utf-16-be"))
 _TAG = re.compile(r"<[^>]*>")
@@ -129,13 +141,15 @@ def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
     import email.policy
 
     found: Found = []
+    problem = check_structure(data)
+    if problem is not None:
+        return [(label, FormatError(f"{label}: {problem}"))]
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)
-        for n, part in enumerate(message.walk()):
-            if n > MAX_PARTS:
-                found.append((label, FormatError(f"{label}: the message has more than {MAX_PARTS} parts; "
-                                                 "the rest were not read")))
-                break
+        depth = _depth(message)
+        if depth > MAX_DEPTH:
+            return [(label, FormatError(f"{label}: its parts are nested {depth} deep (at most {MAX_DEPTH} are read)"))]
+        for part in message.walk():
             if part.is_multipart():
                 continue
             found.extend(_from_part(part, label, seen))
@@ -144,6 +158,63 @@ def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
     except Exception as exc:
         found.append((label, FormatError(f"{label}: this message cannot be read ({exc.__class__.__name__})")))
     return found
+
+
+def _header_end(data: bytes, start: int) -> int:
+    """Where the header block starting at ``start`` ends (its blank line), or -1 if it does
+    not end within ``MAX_HEADER_BLOCK`` bytes."""
+    window = start + MAX_HEADER_BLOCK + 4
+    if data.startswith(b"\n", start) or data.startswith(b"\r\n", start):
+        return start
+    ends = [i for i in (data.find(b"\n\n", start, window), data.find(b"\n\r\n", start, window)) if i >= 0]
+    if not ends:
+        return len(data) if len(data) - start <= MAX_HEADER_BLOCK else -1
+    return min(ends) + 1
+
+
+def check_structure(data: bytes) -> str | None:
+    """Why the raw message ``data`` is not parsed (its headers too large, too many parts or
+    boundaries), or ``None``. One pass over the bytes, whatever they hold."""
+    end = _header_end(data, 0)
+    if end < 0:
+        return f"its header is larger than {MAX_HEADER_BLOCK} bytes"
+    total = end
+    boundaries = {m.group(1) or m.group(2) for m in _BOUNDARY.finditer(data)}
+    if len(boundaries) > MAX_BOUNDARIES:
+        return f"it declares more than {MAX_BOUNDARIES} multipart boundaries"
+    if not boundaries:
+        return None
+    delimiter = re.compile(b"\n--(?:" + b"|".join(re.escape(b) for b in sorted(boundaries)) + b")(--)?")
+    parts = 0
+    for m in delimiter.finditer(data):
+        if m.group(1):  # a closing delimiter
+            continue
+        parts += 1
+        if parts > MAX_PARTS:
+            return f"it has more than {MAX_PARTS} parts"
+        line_end = data.find(b"\n", m.end())
+        if line_end < 0:
+            break
+        end = _header_end(data, line_end + 1)
+        if end < 0:
+            return f"a part's header is larger than {MAX_HEADER_BLOCK} bytes"
+        total += end - line_end
+        if total > MAX_HEADERS:
+            return f"its headers are larger than {MAX_HEADERS} bytes together"
+    return None
+
+
+def _depth(message: Any) -> int:
+    """How deep multiparts nest in the parsed ``message`` (0: a single part)."""
+    deepest, stack = 0, [(message, 1)]
+    while stack:
+        part, depth = stack.pop()
+        if part.is_multipart():
+            deepest = max(deepest, depth)
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                stack.extend((p, depth + 1) for p in payload)
+    return deepest
 
 
 def _from_part(part: Any, label: str, seen: set[str]) -> Found:

@@ -71,7 +71,7 @@ def test_passphrase_from_the_prompt(arena, world, prompt):
     prompt.answers = ["correct horse", "correct horse"]  # keygen asks twice
     line = arena.ok("keygen", "pat", "--passphrase").out.strip()
     assert prompt.asked == ["Passphrase: ", "Repeat for confirmation: "]
-    assert b"ENCRYPTED PRIVATE KEY" in arena.key("pat").read_bytes()
+    assert arena.key("pat").read_bytes().startswith(b"# koryo-pbm secret key v2: pat\nkdf: scrypt\n")
     folder = _game_with(arena, world, "pat", line)
     prompt.answers, prompt.asked = ["correct horse"], []
     view = arena.ok("show", folder, "--as", "pat", "--json").json

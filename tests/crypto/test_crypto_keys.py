@@ -103,7 +103,7 @@ def test_round_trip_with_passphrase(tmp_path, alice, monkeypatch):
     monkeypatch.delenv("KORYO_PBM_PASSPHRASE", raising=False)
     key, _ = save_identity(alice, tmp_path, b"correct horse")
     text = key.read_text()
-    assert text.count("-----BEGIN ENCRYPTED PRIVATE KEY-----") == 2
+    assert text.startswith("# koryo-pbm secret key v2: alice\nkdf: scrypt\n") and "PRIVATE KEY" not in text
     assert load_identity(key, b"correct horse").public == alice.public
     assert load_identity(key, "correct horse").public == alice.public
     # a callable (the CLI's prompt)

@@ -68,8 +68,13 @@ def test_seal_open(alice, bob):
             open_sealed(alice, blob[:cut], b"info-1")
 
 
-def test_seal_to_low_order_key_refused(alice):
+def test_seal_to_low_order_key_refused(alice, monkeypatch):
+    from koryo_pbm.crypto import keys
+
     raw = alice.public.raw[:32] + b"\x00" * 32
+    with pytest.raises(KeyFileError, match="small order"):  # refused as a key already
+        PublicIdentity.from_raw(raw)
+    monkeypatch.setattr(keys, "_X25519_SMALL_ORDER", frozenset())  # and sealing refuses it too
     bad = PublicIdentity.from_raw(raw)
     with pytest.raises(KeyFileError, match="cannot be used for sealing"):
         seal(bad, b"x", b"i")
