@@ -35,6 +35,9 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "serve": "serve",
+    "wait": "wait",
+    "receipt": "receipt",
     "completion": "completion",
 }
 
@@ -54,6 +57,9 @@ _HELP_LINES = {
     "games": "List the installed games.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
+    "serve": "Run the judge: serve games by mail and shared folder (moderator).",
+    "wait": "Wait until a player is waited for (for scripts).",
+    "receipt": "Check a receipt from the judge.",
 }
 
 
@@ -91,8 +97,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit
-    Moderator:  new, address, resolve, status
+    Players:    keygen, show, log, status, orders, submit, wait, receipt
+    Moderator:  new, address, resolve, serve, status
     Try it:     demo, simulate
     """
 
