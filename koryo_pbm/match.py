@@ -356,7 +356,7 @@ class Candidate:
     error: KoryoPbmError | None = None
     path: Path | None = None  # set for inbox files: they are archived
     sha256: str | None = None  # of the inbox file's bytes as read (archived only if unchanged)
-    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | skipped | set-aside
+    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late | skipped | set-aside
     reason: str = ""
     conflict: bool = False
     link: bool = False  # an inbox entry that is a symbolic link: skipped, never read nor moved
@@ -510,10 +510,16 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         changed = True
 
     pending = game.pending(state)
+    resolved = {entry.get("decision") for entry in doc.log} | {entry["decision"] for entry in new_log}
     for c, _ in live:
         if c.status == "pending":
             env = c.envelope
-            if pending is None:
+            if env.decision in resolved:  # late: not an error of the player's, nor of the run
+                c.status, c.reason = "late", (
+                    f"decision {env.decision} was resolved already; "
+                    + (f"game {doc.game_id} is over" if pending is None else f"the game waits for {pending.id} now")
+                )
+            elif pending is None:
                 c.status, c.reason = "rejected", f"game {doc.game_id} is over"
             else:
                 c.status, c.reason = "rejected", (

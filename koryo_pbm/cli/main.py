@@ -28,12 +28,16 @@ COMMANDS: dict[str, str] = {
     "log": "log",
     "orders": "orders",
     "submit": "submit",
+    "play": "play",
     "resolve": "resolve",
     "demo": "demo",
     "simulate": "simulate",
     "position": "position",
     "games": "games",
     "address": "address",
+    "serve": "serve",
+    "wait": "wait",
+    "receipt": "receipt",
     "completion": "completion",
 }
 
@@ -45,6 +49,7 @@ _HELP_LINES = {
     "log": "The public history of a game, round by round.",
     "orders": "Write an orders file for the pending decision.",
     "submit": "Sign and seal orders to the moderator.",
+    "play": "Answer the pending decision from numbered menus, then submit.",
     "resolve": "Verify envelopes and advance the game (moderator).",
     "demo": "Play a complete game between bots through the real protocol.",
     "simulate": "Play many random games in-process and print statistics.",
@@ -52,6 +57,9 @@ _HELP_LINES = {
     "games": "List the installed games.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
+    "serve": "Run the judge: serve games by mail and shared folder (moderator).",
+    "wait": "Wait until a player is waited for (for scripts).",
+    "receipt": "Check a receipt from the judge.",
 }
 
 
@@ -89,8 +97,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit
-    Moderator:  new, address, resolve, status
+    Players:    keygen, show, log, status, orders, submit, wait, receipt
+    Moderator:  new, address, resolve, serve, status
     Try it:     demo, simulate
     """
 

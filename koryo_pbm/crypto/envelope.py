@@ -58,6 +58,7 @@ _HEX32 = re.compile(r"[0-9a-f]{32}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
 _QUOTE = re.compile(r"[ \t]*((?:>[ \t]?)*)")
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060\u00a0 \t"
 
 
 def _check_field(key: str, value: object) -> str:
@@ -326,7 +327,17 @@ def scan_armored(text: str) -> list[Envelope | FormatError]:
         m = _QUOTE.match(line)
         assert m is not None
         prefix = m.group(1)
-        if line[m.end() :].rstrip() != BEGIN:
+        rest = line[m.end() :].rstrip()
+        if rest != BEGIN:
+            # Never skipped in silence: a mail with a damaged BEGIN line gets told what is wrong.
+            if rest.lstrip(_INVISIBLE) == BEGIN:
+                results.append(FormatError(
+                    "the envelope's BEGIN line starts with a byte-order mark or another invisible character "
+                    "(some editors add one): save the envelope as plain UTF-8 text without BOM, or paste it again"))
+            else:
+                results.append(FormatError(
+                    f"the envelope's BEGIN line is joined to other text: '{BEGIN}' must be on a line of its "
+                    "own (paste the envelope again, starting on a new line)"))
             i += 1
             continue
         depth = prefix.count(">")

@@ -37,6 +37,7 @@ MAX_BOUNDARIES = 32  # multipart boundaries declared
 MAX_DEPTH = 8  # multipart nesting
 _BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.IGNORECASE)
 _MARK = BEGIN.encode("ascii")
+_MARKS_UTF16 = (BEGIN.encode("utf-16-le"), BEGIN.encode("utf-16-be"))
 _TAG = re.compile(r"<[^>]*>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/pre|/blockquote|/li)\b[^>]*>[ \t]*\r?\n?", re.IGNORECASE)
 
@@ -126,6 +127,12 @@ def _from_mbox(path: Path, seen: set[str]) -> Found:
     except mailbox.Error as exc:
         raise FormatError(f"mbox {path} cannot be read: {exc}") from None
     return found
+
+
+def scan_message(data: bytes, label: str) -> Found:
+    """Every envelope of one raw message (``data``), each once; what looks like an envelope but
+    cannot be read is a ``FormatError`` item naming ``label``."""
+    return _from_message(data, label, set())
 
 
 def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
@@ -221,9 +228,14 @@ def _from_part(part: Any, label: str, seen: set[str]) -> Found:
             return [(label, FormatError(f"{label}: a part is larger than {MAX_PART} bytes"))]
         return []
     html_part = part.get_content_type() == "text/html"
-    if _MARK not in payload and not html_part:
-        return []
     charset = part.get_content_charset() or "utf-8"
+    wide = charset.replace("_", "-") in ("utf-16", "utf-16-le", "utf-16-be", "utf-32")
+    if _MARK not in payload and not html_part and not wide:
+        if any(mark in payload for mark in _MARKS_UTF16):
+            return [(label, FormatError(
+                f"{label}: an envelope in UTF-16 text (as some Windows editors save it) cannot be read: "
+                "save it as UTF-8 or plain ASCII text, or paste it into the mail itself"))]
+        return []
     try:
         text = payload.decode(charset, errors="replace")
     except LookupError:

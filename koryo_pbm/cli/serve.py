@@ -1,0 +1,155 @@
+"""``koryo-pbm serve``: the judge runs every game under ROOT by mail and shared folder."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from koryo_pbm.cli.common import identity_options, load_identity
+from koryo_pbm.errors import UsageError
+
+IMAP_PASSWORD_ENV = "KORYO_PBM_IMAP_PASSWORD"
+SMTP_PASSWORD_ENV = "KORYO_PBM_SMTP_PASSWORD"
+
+
+def _password(env: str, file: Path | None, what: str) -> str | None:
+    if file is not None:
+        from koryo_pbm.store.atomic import read_limited
+
+        data = read_limited(file, 4096, f"{what} password file")
+        try:
+            return data.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            raise UsageError(f"the {what} password file {file} is not UTF-8 text") from None
+    return os.environ.get(env)
+
+
+def _plug_in(module: str, cls: str, option: str) -> Any:
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(f"koryo_pbm.transport.{module}"), cls)
+    except (ImportError, AttributeError):
+        raise UsageError(f"{option} is not available in this koryo-pbm (no koryo_pbm.transport.{module})") from None
+
+
+def _log(message: str) -> None:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+    click.echo(f"koryo-pbm serve: {stamp} {' '.join(message.split())}", err=True)
+
+
+@click.command("serve")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@identity_options(role="moderator")
+@click.option("--maildir", "maildirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Read orders from this local Maildir (handled mail moves to its subfolder .koryo-pbm.done). "
+                   "Repeatable.")
+@click.option("--imap", "imap_url", metavar="URL",
+              help="Read orders from an IMAP folder: imaps://USER@HOST[:PORT]/FOLDER (imap:// uses STARTTLS). "
+                   f"Password from ${IMAP_PASSWORD_ENV} or --imap-password-file.")
+@click.option("--imap-password-file", type=click.Path(dir_okay=False, path_type=Path), help="File holding the IMAP password.")
+@click.option("--done-folder", default="koryo-pbm/done", show_default=True,
+              help="IMAP folder where handled mail is moved (never deleted).")
+@click.option("--smtp", "smtp_url", metavar="URL",
+              help=f"Send mail by SMTP: smtps://USER@HOST[:PORT] (smtp:// uses STARTTLS). Password from ${SMTP_PASSWORD_ENV} "
+                   "or --smtp-password-file.")
+@click.option("--smtp-password-file", type=click.Path(dir_okay=False, path_type=Path), help="File holding the SMTP password.")
+@click.option("--sendmail", "sendmail", type=click.Path(dir_okay=False, path_type=Path),
+              help="Send mail with this sendmail-compatible program (e.g. /usr/sbin/sendmail).")
+@click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Trust this CA certificate for the IMAP and SMTP servers' TLS (a private server).")
+@click.option("--from", "from_header", metavar='"NAME <ADDRESS>"', help="The judge's From address (needed to send mail).")
+@click.option("--once", is_flag=True, help="One pass over everything, then exit (for cron).")
+@click.option("--poll", default=10.0, show_default=True, type=click.FloatRange(0.05, 3600),
+              help="Seconds between passes (IMAP IDLE wakes the judge sooner).")
+@click.option("--retry", "retry_base", default=60.0, show_default=True, type=click.FloatRange(0.01, 3600),
+              help="Seconds before the first retry of a mail that could not be sent (doubling, up to an hour).")
+def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
+            imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
+            smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
+            poll: float, retry_base: float) -> None:
+    """Serve every game folder under ROOT (or ROOT itself): the judge.
+
+    \b
+    It reads orders from mail (--imap, --maildir) and from each game's inbox/ folder, answers
+    every mail with receipts or reasons, resolves each game as soon as its orders are in, and
+    mails every player the new game.toml with what happened and what to do next. Without mail
+    options it serves shared folders only, writing report-PLAYER.txt next to each game file.
+    Runs until stopped (Ctrl-C, SIGTERM), or once with --once.
+
+    \b
+    Examples:
+      koryo-pbm serve games --as mod --once
+      koryo-pbm serve games --as mod --maildir ~/Maildir/koryo --sendmail /usr/sbin/sendmail \\
+          --from "Koryo judge <judge@example.org>"
+    """
+    import signal
+
+    from koryo_pbm.judge.service import Judge
+    from koryo_pbm.transport.address import check_address
+    from koryo_pbm.transport.senders import SendmailSender
+    from koryo_pbm.transport.sources import MaildirSource
+
+    identity = load_identity(as_name, key_file)
+    if smtp_url and sendmail:
+        raise UsageError("give --smtp or --sendmail, not both")
+    if (maildirs or imap_url or smtp_url or sendmail) and not from_header:
+        raise UsageError('mail needs the judge\'s address: --from "Judge <judge@example.org>"')
+    if (maildirs or imap_url) and not (smtp_url or sendmail):
+        raise UsageError("reading mail needs a way to answer it: --smtp URL or --sendmail PATH")
+    if from_header is not None:
+        from email.utils import parseaddr
+
+        check_address(parseaddr(from_header)[1], who="--from address")
+        if any(ch in from_header for ch in "\r\n"):
+            raise UsageError("--from must be one line")
+    sources: list[Any] = [MaildirSource(d) for d in maildirs]
+    if imap_url:
+        password = _password(IMAP_PASSWORD_ENV, imap_password_file, "IMAP")
+        if password is None:
+            raise UsageError(f"--imap needs a password: set ${IMAP_PASSWORD_ENV} or give --imap-password-file")
+        sources.append(_plug_in("imap", "ImapSource", "--imap").from_url(imap_url, password=password,
+                                                                         done_folder=done_folder, ca_file=ca_file,
+                                                                         poll=poll))
+    sender: Any = None
+    if sendmail:
+        sender = SendmailSender(sendmail)
+    elif smtp_url:
+        sender = _plug_in("smtp", "SmtpSender", "--smtp").from_url(
+            smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP") or "", ca_file=ca_file)
+    elif from_header:
+        raise UsageError("--from needs a way to send: --smtp URL or --sendmail PATH")
+    judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
+                  log=_log, retry_base=retry_base)
+    stop = []
+
+    def _stop(signum: int, frame: Any) -> None:
+        stop.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        if not once:
+            _log(f"serving {root} ({len(judge.discover())} games)"
+                 + "".join(f"; reading {s.label}" for s in sources) + (f"; sending by {sender.label}" if sender else ""))
+        while True:
+            judge.run_once()
+            if once or stop:
+                break
+            judge.wait(poll)
+            if stop:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for s in [*sources, *([sender] if sender else [])]:
+            try:
+                s.close()
+            except Exception as exc:  # closing is best effort: nothing is lost by a connection left open
+                _log(f"closing {s.label}: {exc}")
+    if not once:
+        _log("stopped")

@@ -1,0 +1,136 @@
+"""What the judge reads from one incoming mail: its sender, subject, date and ids, whether it is
+automatic (never answered), and every envelope (or envelope-like thing it cannot read) inside."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from email.utils import getaddresses
+
+from koryo_pbm.crypto.envelope import Envelope
+from koryo_pbm.errors import FormatError
+
+HEADER_LIMIT = 998  # characters kept of a header value
+_MSGID = re.compile(r"<[^<>\s]{1,250}>")
+_TAG = re.compile(r"\[koryo-pbm ([A-Za-z0-9_.:+-]{1,64})\]", re.IGNORECASE)
+AUTOMATIC_SENDERS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "bounce", "bounces")
+JUDGE_HEADER = "X-Koryo-Pbm-Judge"
+
+
+@dataclass
+class ParsedMail:
+    label: str
+    sender: str | None  # the From address, lower-case domain kept as written
+    subject: str
+    date: str
+    message_id: str | None
+    references: list[str]
+    automatic: str | None  # why it must never be answered (RFC 3834), or None
+    from_judge: bool  # one of our own mails came back (a loop)
+    found: list[Envelope | FormatError] = field(default_factory=list)
+
+    @property
+    def tags(self) -> list[str]:
+        """The game tags in the subject: ``[koryo-pbm friday]`` gives ``friday``."""
+        return _TAG.findall(self.subject)
+
+    def describe(self) -> str:
+        """How refusals name the mail: its Subject and Date (and From)."""
+        subject = self.subject or "(no subject)"
+        parts = [f'your mail "{_short(subject, 80)}"']
+        if self.date:
+            parts.append(f"of {self.date}")
+        return " ".join(parts)
+
+    def names(self) -> str:
+        """The mail for the moderator's log: From, Subject, Date."""
+        return f'mail from {self.sender or "(no sender)"}, "{_short(self.subject or "(no subject)", 80)}", {self.date or "(no date)"}'
+
+
+def _short(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _header(message, name: str) -> str:
+    try:
+        value = message.get(name)
+    except Exception:  # a header the parser cannot make sense of
+        return ""
+    if value is None:
+        return ""
+    return " ".join(str(value).split())[:HEADER_LIMIT]
+
+
+def _sender(message) -> str | None:
+    try:
+        raw = message.get_all("From") or []
+        pairs = getaddresses([str(v)[:HEADER_LIMIT] for v in raw[:1]])
+    except Exception:
+        return None
+    for _name, address in pairs:
+        if address and "@" in address and not any(ch.isspace() for ch in address):
+            return address
+    return None
+
+
+def _automatic(message, sender: str | None) -> str | None:
+    auto = _header(message, "Auto-Submitted").lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto[:40]}"
+    precedence = _header(message, "Precedence").lower()
+    if precedence in ("bulk", "junk", "list"):
+        return f"Precedence: {precedence}"
+    for name in ("List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond"):
+        if _header(message, name):
+            return f"it has a {name} header"
+    if _header(message, "Return-Path") == "<>":
+        return "its return path is empty (a bounce)"
+    if sender is None:
+        return "it has no sender address"
+    local = sender.rsplit("@", 1)[0].lower()
+    if local in AUTOMATIC_SENDERS or local.startswith(("mailer-daemon", "owner-")) or local.endswith("-request"):
+        return f"it comes from {sender}"
+    if _header(message, "Content-Type").lower().startswith("multipart/report"):
+        return "it is a delivery report"
+    return None
+
+
+def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMail:
+    """Read one raw mail. ``head_only``: the header only (for a mail too large to read)."""
+    import email
+    import email.policy
+    from email.parser import BytesHeaderParser
+
+    from koryo_pbm.transport.mail import check_structure, scan_message
+
+    problem = None if head_only else check_structure(data)
+    if problem is not None:  # too costly to parse whole: its head only, to name and answer it
+        head_only = True
+        data = data[:64 * 1024]
+    try:
+        if head_only:
+            message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+        else:
+            message = email.message_from_bytes(data, policy=email.policy.default)
+    except Exception:
+        return ParsedMail(label, None, "", "", None, [], "it cannot be read as a mail", False,
+                          [FormatError(f"{label}: this message cannot be read")])
+    sender = _sender(message)
+    mid = _MSGID.search(_header(message, "Message-ID"))
+    refs = _MSGID.findall(_header(message, "References"))[-20:]
+    parsed = ParsedMail(
+        label=label,
+        sender=sender,
+        subject=_header(message, "Subject"),
+        date=_header(message, "Date"),
+        message_id=mid.group(0) if mid else None,
+        references=refs,
+        automatic=_automatic(message, sender),
+        from_judge=bool(_header(message, JUDGE_HEADER)),
+    )
+    if problem is not None:
+        parsed.found = [FormatError(f"this mail cannot be read: {problem}")]
+    elif not head_only:
+        parsed.found = [item for _, item in scan_message(data, label)]
+    return parsed

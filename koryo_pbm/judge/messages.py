@@ -1,0 +1,271 @@
+"""What the judge's mails say: pure functions from the game's public data and what happened to
+an :class:`Outgoing` mail (recipient, subject, text, attachment). Nothing here reads a file,
+looks at a clock or sends anything, and nothing here ever sees a player's hidden cards: the
+texts are made from the public game file (``GameDoc``), the envelopes' public headers and the
+judge's decisions about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from koryo_pbm.judge.incoming import ParsedMail
+
+WRAP = 76
+SIGNATURE = "-- \nkoryo-pbm judge\n"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One mail to send. ``key`` names it in the outbox: the same mail is never queued twice."""
+
+    key: str
+    to: str
+    subject: str
+    body: str
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    attachments: tuple[tuple[str, bytes], ...] = ()
+
+
+@dataclass
+class Outcome:
+    """What became of one envelope of a mail (or of something like one)."""
+
+    status: str  # accepted | held | late | duplicate | superseded | refused | unreadable
+    reason: str = ""
+    player: str | None = None
+    decision: str | None = None
+    digest: str | None = None
+    replaces: bool = False
+    receipt: str | None = None  # the armoured, signed receipt (accepted and held)
+    game: str | None = None  # the tag of the game it went to
+
+
+@dataclass
+class GameInfo:
+    """The public facts about a game a mail needs."""
+
+    tag: str  # the game folder's name, as in "[koryo-pbm friday]"
+    game_id: str
+    title: str  # "Koryo"
+    version: int
+    decision: dict[str, Any] | None
+    round: int | None
+    players: list[str]
+    log: list[dict[str, Any]] = field(default_factory=list)
+    deadline: str | None = None  # set by the deadlines feature, when there is one
+
+
+def subject_tag(tag: str) -> str:
+    return f"[koryo-pbm {tag}]"
+
+
+def _reply_subject(tag: str, original: str) -> str:
+    text = " ".join(original.replace(subject_tag(tag), "").split())
+    while text.lower().startswith(("re:", "aw:", "sv:")):
+        text = text[3:].strip()
+    text = text[:120] or "(no subject)"
+    return f"{subject_tag(tag)} Re: {text}"
+
+
+def _wrap(text: str, indent: str = "", hang: str = "") -> str:
+    import textwrap
+
+    return textwrap.fill(text, WRAP, initial_indent=indent, subsequent_indent=indent + hang,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def waiting(info: GameInfo) -> list[str]:
+    d = info.decision
+    if not d:
+        return []
+    received = set(d.get("received", []))
+    return [p for p in d.get("waiting_for", []) if p not in received]
+
+
+# -- answers to mail ------------------------------------------------------------------------------
+
+
+_STATUS_TEXT = {
+    "accepted": "ACCEPTED",
+    "held": "ACCEPTED",
+    "duplicate": "ALREADY COUNTED",
+    "late": "LATE, NOT COUNTED",
+    "superseded": "NOT COUNTED",
+    "refused": "REFUSED",
+    "unreadable": "CANNOT BE READ",
+}
+
+
+def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInfo | None, *, key: str) -> Outgoing:
+    """The one answer to ``mail``, covering each of its ``outcomes``, sent to ``to``."""
+    tag = info.tag if info is not None else (outcomes[0].game if outcomes and outcomes[0].game else "judge")
+    n = len(outcomes)
+    lines = [_wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} held "
+                   f"{n} envelope{'s' if n != 1 else ''}. What became of {'each' if n != 1 else 'it'}:"), ""]
+    receipts = []
+    for o in outcomes:
+        what = (f"{o.player}'s orders for {o.decision}" if o.player and o.decision else "something like an envelope")
+        lines.append(_wrap(f"* {_STATUS_TEXT.get(o.status, o.status.upper())}: {what}"
+                           + (f" (envelope {o.digest[:16]})" if o.digest else "") + ".", "", "  "))
+        detail = _detail(o)
+        if detail:
+            lines.append(_wrap(detail, "  "))
+        if o.receipt:
+            receipts.append(o.receipt)
+        lines.append("")
+    if info is not None and info.decision is not None:
+        missing = waiting(info)
+        lines.append(_wrap(f"Game {info.tag} now waits for {', '.join(missing)} (decision {info.decision['id']})."
+                           if missing else f"Game {info.tag} has every order it needs and is being resolved."))
+        lines.append("")
+    elif info is not None:
+        lines += ["Game " + info.tag + " is over.", ""]
+    if receipts:
+        lines.append(_wrap("Your receipt, signed by the moderator: keep this mail. Saved to a file, "
+                           "`koryo-pbm receipt FILE --game GAME` checks it."))
+        lines.append("")
+        for r in receipts:
+            lines.append(r.rstrip("\n"))
+            lines.append("")
+    body = "\n".join(lines).rstrip("\n") + "\n\n" + SIGNATURE
+    refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
+    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject), body=body,
+                    in_reply_to=mail.message_id, references=refs)
+
+
+def _detail(o: Outcome) -> str:
+    if o.status in ("accepted", "held"):
+        text = "Counted for this decision."
+        if o.replaces:
+            text += " It replaces your earlier orders for it."
+        if o.status == "accepted":
+            text += " The decision is resolved: see the next mail."
+        return text
+    if o.status == "duplicate":
+        return "This envelope was received before and is counted once; nothing else to do."
+    if o.status == "late":
+        return f"It arrived after that decision was resolved, so it was not counted ({o.reason})."
+    if o.status == "superseded":
+        return f"{o.reason[:1].upper()}{o.reason[1:]}."
+    if o.status == "unreadable":
+        return o.reason
+    return f"Reason: {o.reason}"
+
+
+def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str) -> Outgoing:
+    """The short help for a mail with the game's tag but no envelope."""
+    body = "\n".join([
+        _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
+              f"in game {info.tag}."),
+        "",
+        _wrap("To send orders, write them with koryo-pbm and paste the envelope it makes into a reply "
+              "(or attach the file):"),
+        "",
+        *_commands(info, player, route="mail"),
+        "",
+        _status_lines(info, player),
+        "",
+        SIGNATURE,
+    ])
+    refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
+    return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject), body=body,
+                    in_reply_to=mail.message_id, references=refs)
+
+
+def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
+    body = "\n".join([
+        _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} is {size // 1024} KiB, more than the "
+              f"{limit // (1024 * 1024)} MiB the judge reads, so it was not read. Send the envelope alone, "
+              "pasted into the text or as a small attachment."),
+        "",
+        SIGNATURE,
+    ])
+    refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
+    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject), body=body,
+                    in_reply_to=mail.message_id, references=refs)
+
+
+# -- state mails ------------------------------------------------------------------------------------
+
+
+def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
+    if route == "mail":
+        g = f"{info.tag}/game.toml"
+        return [
+            f"  1. Save the attached game.toml as {g} (a folder of its own).",
+            f"  2. koryo-pbm show {g} --as {player}",
+            f"  3. koryo-pbm orders {g} --as {player} -o orders.toml",
+            "     (then edit orders.toml: your legal choices are listed in it)",
+            f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
+            "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
+            f"  (--as {player}: the name of your key, if you gave it another one)",
+        ]
+    g = info.tag
+    return [
+        f"  1. koryo-pbm show {g} --as {player}",
+        f"  2. koryo-pbm orders {g} --as {player} -o orders.toml",
+        "     (then edit orders.toml: your legal choices are listed in it)",
+        f"  3. koryo-pbm submit orders.toml --as {player} --game {g}",
+        "     (it goes into the shared folder's inbox; the judge resolves when all are in)",
+    ]
+
+
+def _status_lines(info: GameInfo, player: str) -> str:
+    if info.decision is None:
+        return _wrap(f"Game {info.tag} is over.")
+    missing = waiting(info)
+    d = info.decision
+    where = f"Round {info.round}, decision {d['id']}" if info.round is not None else f"Decision {d['id']}"
+    text = f"{where} ({d.get('kind', 'orders')}): waiting for {', '.join(missing) or 'nobody'}."
+    text += " It is your turn." if player in missing else (
+        " Your orders are in." if player in d.get("waiting_for", []) else " Nothing is needed from you now.")
+    text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
+    return _wrap(text)
+
+
+def state_subject(info: GameInfo, player: str) -> str:
+    where = f"round {info.round}" if info.round is not None else (
+        f"decision {info.decision['id']}" if info.decision else "")
+    if info.decision is None:
+        return f"{subject_tag(info.tag)} game over"
+    if not info.log:
+        now = "the game starts, your turn" if player in waiting(info) else "the game starts"
+        return f"{subject_tag(info.tag)} {where}: {now}"
+    if player in waiting(info):
+        return f"{subject_tag(info.tag)} {where}: your turn"
+    return f"{subject_tag(info.tag)} {where}: waiting for {', '.join(waiting(info))}"
+
+
+def report(info: GameInfo, player: str, since_version: int, *, route: str) -> str:
+    """The per-player text after the game starts or moves on: what happened since version
+    ``since_version`` (public events), whose turn it is, the deadline, and the commands to run."""
+    lines = [_wrap(f"{info.title} game {info.tag} ({info.game_id}), version {info.version}, for {player}."), ""]
+    entries = [e for e in info.log if int(e.get("version", 0)) > since_version]
+    if not info.log:
+        lines += [_wrap(f"The game starts. Players in seat order: {', '.join(info.players)}."), ""]
+    elif entries:
+        lines += ["What happened since the last mail:", ""]
+        for e in entries:
+            lines.append(f"  {e.get('decision')}:")
+            for event in e.get("events", []):
+                lines.append(_wrap(str(event), "    ", "  "))
+        lines.append("")
+    lines += [_status_lines(info, player), ""]
+    if info.decision is not None and player in waiting(info):
+        lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
+    elif info.decision is None:
+        lines += [_wrap(f"Final state: koryo-pbm show {info.tag}" + ("/game.toml" if route == "mail" else "")
+                        + f" --as {player}. The seed is published in the game file, so the whole "
+                          "game can be checked."), ""]
+    return "\n".join(lines)
+
+
+def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str) -> Outgoing:
+    """The mail to ``player`` after the game starts or moves on, with ``game.toml`` attached."""
+    body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
+    return Outgoing(key=key, to=to, subject=state_subject(info, player), body=body,
+                    attachments=(("game.toml", game_file),))

@@ -1,0 +1,189 @@
+"""The outbox: every mail the judge sends is first a file in the game folder's ``outbox/``.
+
+A mail is queued by writing ``outbox/<key>.eml`` atomically (the complete message, headers and
+all); its key says what it is for (the answer to one incoming mail, the state mail of one
+version to one player), so the same mail is never queued twice, even by a judge killed and
+started again. Sending hands the bytes to the :class:`~koryo_pbm.transport.senders.Sender`,
+then moves the file to ``outbox/sent/`` (one rename). A failed attempt is recorded beside it
+(``outbox/.retry/<key>``: attempts, next try, reason) and retried with back-off, doubling up to
+an hour: an outage loses nothing. A mail refused for good (an address that does not exist)
+moves to ``outbox/failed/`` with its reason in ``<key>.reason``. Nothing is ever deleted.
+
+A judge killed after the server accepted a mail but before the rename sends that one mail
+again when restarted; it carries the same ``Message-ID``, which mail clients use to show it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from email.message import EmailMessage
+from email.utils import format_datetime, getaddresses, parseaddr
+from pathlib import Path
+
+from koryo_pbm.judge.incoming import JUDGE_HEADER
+from koryo_pbm.judge.messages import Outgoing
+from koryo_pbm.store.atomic import is_temp_name, write_atomic
+from koryo_pbm.transport.senders import Sender, SendError
+
+OUTBOX = "outbox"
+SENT = "sent"
+FAILED = "failed"
+RETRY = ".retry"
+SUFFIX = ".eml"
+MAX_BACKOFF = 3600.0
+_SAFE = re.compile(r"[^A-Za-z0-9_.+-]")
+
+
+def outbox_dir(game_dir: Path) -> Path:
+    return Path(game_dir) / OUTBOX
+
+
+def safe_key(key: str) -> str:
+    return _SAFE.sub("_", key)[:120]
+
+
+def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag: str,
+           automatic: str = "auto-replied") -> bytes:
+    """The complete message for ``out`` (CRLF line ends, as SMTP wants them)."""
+    import datetime
+    import email.policy
+
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["From"] = from_header
+    msg["To"] = out.to
+    msg["Subject"] = out.subject
+    msg["Date"] = format_datetime(datetime.datetime.fromtimestamp(date, datetime.UTC))
+    msg["Message-ID"] = message_id
+    if out.in_reply_to:
+        msg["In-Reply-To"] = out.in_reply_to
+    if out.references:
+        msg["References"] = " ".join(out.references)
+    msg["Auto-Submitted"] = automatic  # RFC 3834: no robot answers the judge
+    msg[JUDGE_HEADER] = tag
+    # Plain 7bit when it can be (lines up to 998 characters are fine): what a player copies out of
+    # the raw mail (a receipt, a command) is then exactly what is shown.
+    plain = out.body.isascii() and all(len(line) <= 900 for line in out.body.splitlines())
+    msg.set_content(out.body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
+    for name, data in out.attachments:
+        msg.add_attachment(data, maintype="application", subtype="toml", filename=name)
+    return msg.as_bytes()
+
+
+def _known(folder: Path, name: str) -> bool:
+    return any((folder / sub / name).exists() for sub in ("", SENT, FAILED))
+
+
+def queued_names(game_dir: Path) -> list[str]:
+    """The names of every mail ever queued in this game's outbox (waiting, sent or failed)."""
+    folder = outbox_dir(game_dir)
+    names: list[str] = []
+    for sub in ("", SENT, FAILED):
+        try:
+            names += [n for n in os.listdir(folder / sub) if n.endswith(SUFFIX) and not is_temp_name(n)]
+        except OSError:
+            continue
+    return names
+
+
+def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag: str, now: float,
+          automatic: str = "auto-replied") -> Path | None:
+    """Put ``out`` in the outbox, unless a mail with its key was queued before. The new file, or None."""
+    folder = outbox_dir(game_dir)
+    name = safe_key(out.key) + SUFFIX
+    if _known(folder, name):
+        return None
+    for sub in ("", SENT, FAILED, RETRY):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    domain = parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
+    message_id = f"<{safe_key(out.key)}.{game_id}@{domain}>"
+    data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic)
+    path = folder / name
+    write_atomic(path, data, mode=0o600)
+    return path
+
+
+def _envelope(data: bytes) -> tuple[str, list[str]]:
+    import email.policy
+    from email.parser import BytesHeaderParser
+
+    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data)
+    sender = parseaddr(str(head.get("From", "")))[1]
+    recipients = [a for _, a in getaddresses([str(v) for v in head.get_all("To", [])]) if a]
+    return sender, recipients
+
+
+def _retry_state(path: Path) -> tuple[int, float]:
+    try:
+        attempts, next_try, *_ = path.read_text(encoding="utf-8").split("\n", 2)
+        return int(attempts), float(next_try)
+    except (OSError, ValueError):
+        return 0, 0.0
+
+
+def pending(game_dir: Path) -> list[Path]:
+    """The mails waiting in the outbox, oldest first."""
+    folder = outbox_dir(game_dir)
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(SUFFIX) and not is_temp_name(n) and not n.startswith(".")]
+    except OSError:
+        return []
+    paths = [folder / n for n in names]
+    return sorted(paths, key=lambda p: (p.stat().st_mtime_ns if p.exists() else 0, p.name))
+
+
+def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
+          log: Callable[[str], None], give_up_after: int = 3) -> tuple[int, int]:
+    """Send what is due in this game's outbox. ``(sent, deferred)``. After ``give_up_after``
+    failures in a row the rest waits for the next round (the server is probably down)."""
+    folder = outbox_dir(game_dir)
+    sent = deferred = 0
+    failures_in_a_row = 0
+    for path in pending(game_dir):
+        retry = folder / RETRY / path.name
+        attempts, next_try = _retry_state(retry)
+        if next_try > now:
+            deferred += 1
+            continue
+        if failures_in_a_row >= give_up_after:
+            deferred += 1
+            continue
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        mail_from, recipients = _envelope(data)
+        try:
+            sender.send(data, sender=mail_from, recipients=recipients)
+        except SendError as exc:
+            if exc.permanent:
+                (folder / FAILED).mkdir(exist_ok=True)
+                write_atomic(folder / FAILED / (path.name[: -len(SUFFIX)] + ".reason"),
+                             (str(exc) + "\n").encode("utf-8"))
+                os.replace(path, folder / FAILED / path.name)
+                _unlink(retry)
+                log(f"cannot send {path} to {', '.join(recipients)}, and trying again cannot help: {exc} "
+                    f"(kept in {folder / FAILED})")
+                continue
+            attempts += 1
+            wait = min(retry_base * 2 ** (attempts - 1), MAX_BACKOFF)
+            (folder / RETRY).mkdir(exist_ok=True)
+            write_atomic(retry, f"{attempts}\n{now + wait}\n{exc}\n".encode())
+            log(f"cannot send {path.name} to {', '.join(recipients)} (attempt {attempts}): {exc}; "
+                f"next try in {wait:g} s")
+            failures_in_a_row += 1
+            deferred += 1
+            continue
+        failures_in_a_row = 0
+        (folder / SENT).mkdir(exist_ok=True)
+        os.replace(path, folder / SENT / path.name)
+        _unlink(retry)
+        sent += 1
+    return sent, deferred
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

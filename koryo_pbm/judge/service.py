@@ -1,0 +1,443 @@
+"""The judge: serves every game folder under a root, from mail and from the games' inboxes.
+
+One pass (:meth:`Judge.run_once`) does, in this order, each step safe to repeat after a crash:
+
+1. for each game, the state mails and per-player reports it owes (the game started, or a
+   resolve moved it on since the last ones) are queued / written;
+2. each mail of each source is read, its envelopes routed to their games by game id and
+   resolved under the game's lock, its one answer queued, and only then marked handled;
+3. each game's ``inbox/`` is resolved as ``koryo-pbm resolve`` does;
+4. each game's outbox is sent.
+
+What makes repeating safe: the game file records every counted envelope's digest, so a mail
+handled again gives the same receipts and changes nothing; every queued mail has a key saying
+what it is for (see :mod:`koryo_pbm.judge.outbox`), so nothing is queued twice.
+
+Bad input costs bounded time and memory and gets at most one answer; any error about one mail or
+one game is logged and the judge goes on with the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from koryo_pbm.crypto.envelope import Envelope
+from koryo_pbm.crypto.keys import Identity
+from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
+from koryo_pbm.judge import messages, outbox
+from koryo_pbm.judge.incoming import ParsedMail, parse_mail
+from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
+from koryo_pbm.store.folder import GAME_FILE
+from koryo_pbm.transport.address import same_address
+from koryo_pbm.transport.senders import Sender
+from koryo_pbm.transport.sources import MAIL_LIMIT, IncomingMail, Source, SourceError
+
+REPORT_PREFIX = "report-"
+MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
+
+
+def _utc(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+@dataclass
+class GameRef:
+    folder: Path
+    path: Path
+    tag: str
+    game_id: str = ""
+    emails: dict[str, str] = field(default_factory=dict)
+    stamp: tuple[int, int] = (0, 0)
+
+
+@dataclass
+class Judge:
+    root: Path
+    identity: Identity
+    sources: list[Source] = field(default_factory=list)
+    sender: Sender | None = None
+    from_header: str | None = None
+    log: Callable[[str], None] = print
+    clock: Callable[[], float] = time.time
+    retry_base: float = 60.0
+    games: dict[Path, GameRef] = field(default_factory=dict)
+    _complained: set[str] = field(default_factory=set)
+    _ignored: set[tuple[str, str]] = field(default_factory=set)
+    _source_wait: dict[int, float] = field(default_factory=dict)
+    _source_fail: dict[int, int] = field(default_factory=dict)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    def _once(self, what: str, message: str) -> None:
+        """Log ``message`` once per ``what`` (a broken game is not reported every few seconds)."""
+        if what not in self._complained:
+            self._complained.add(what)
+            self.log(message)
+
+    def discover(self) -> list[GameRef]:
+        """Every game folder served: ROOT itself if it holds a game, else each folder in it that does."""
+        root = Path(self.root)
+        folders = [root] if (root / GAME_FILE).is_file() else []
+        if not folders:
+            try:
+                names = sorted(os.listdir(root))
+            except OSError as exc:
+                raise StorageError(f"cannot list {root}: {exc.strerror or exc}") from None
+            folders = [root / n for n in names if not n.startswith(".") and (root / n / GAME_FILE).is_file()]
+        found = []
+        for folder in folders:
+            ref = self.games.get(folder) or GameRef(folder, folder / GAME_FILE, folder.name)
+            try:
+                self._refresh(ref)
+            except KoryoPbmError as exc:
+                self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
+                continue
+            self.games[folder] = ref
+            found.append(ref)
+        return found
+
+    def _refresh(self, ref: GameRef) -> None:
+        """Re-read the game's id and addresses when its file changed."""
+        from koryo_pbm import match
+
+        try:
+            st = ref.path.stat()
+        except OSError as exc:
+            raise StorageError(f"cannot read {ref.path}: {exc.strerror or exc}") from None
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == ref.stamp and ref.game_id:
+            return
+        mv = match.load_for_resolve(ref.path, self.identity)
+        ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
+
+    def _by_id(self) -> dict[str, GameRef]:
+        return {g.game_id: g for g in self.games.values()}
+
+    def _player_of(self, ref: GameRef, address: str | None) -> str | None:
+        if not address:
+            return None
+        for name, known in ref.emails.items():
+            if same_address(known, address):
+                return name
+        return None
+
+    def _known_sender(self, parsed: ParsedMail, prefer: Iterable[GameRef] = ()) -> tuple[GameRef, str] | None:
+        """The game (``prefer`` first, then one tagged in the subject, then any) knowing the sender."""
+        tagged = [g for g in self.games.values() if g.tag in parsed.tags]
+        for ref in [*prefer, *tagged, *self.games.values()]:
+            player = self._player_of(ref, parsed.sender)
+            if player is not None:
+                return ref, player
+        return None
+
+    # -- one pass ------------------------------------------------------------------------------
+
+    def run_once(self) -> None:
+        games = self.discover()
+        for ref in games:
+            self._guard(f"game {ref.folder}", self._owed, ref)
+        for source in self.sources:
+            self._poll(source)
+        for ref in games:
+            self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
+        if self.sender is not None:
+            for ref in games:
+                self._guard(f"the outbox of {ref.folder}", self._flush, ref)
+
+    def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
+        try:
+            step(ref)
+        except KoryoPbmError as exc:
+            self._once(f"{what}:{exc}", f"{what}: {exc}")
+
+    def _poll(self, source: Source) -> None:
+        sid = id(source)
+        if self._source_wait.get(sid, 0.0) > self.clock():
+            return
+        try:
+            for mail in source.fetch():
+                if (source.label, mail.key) in self._ignored:
+                    continue
+                handled = self._handle(mail)
+                if handled is True:
+                    source.mark_handled(mail)
+                elif handled is False:
+                    self._ignored.add((source.label, mail.key))
+                # None: try again at the next pass
+        except SourceError as exc:
+            fails = self._source_fail.get(sid, 0) + 1
+            self._source_fail[sid] = fails
+            wait = min(self.retry_base * 2 ** (fails - 1), outbox.MAX_BACKOFF)
+            self._source_wait[sid] = self.clock() + wait
+            self.log(f"cannot read {source.label} (attempt {fails}): {exc}; trying again in {wait:g} s")
+            return
+        except KoryoPbmError as exc:
+            self._once(f"source:{source.label}:{exc}", f"{source.label}: {exc}")
+            return
+        self._source_fail.pop(sid, None)
+
+    def wait(self, timeout: float) -> None:
+        """Until new mail may have come (IMAP IDLE) or ``timeout`` seconds passed."""
+        for source in self.sources:
+            source.wait(timeout)
+            return
+        time.sleep(timeout)
+
+    # -- mail --------------------------------------------------------------------------------------
+
+    def _handle(self, mail: IncomingMail) -> bool | None:
+        """Handle one mail completely: True. False: it is not for the judge (left where it is).
+        None: it cannot be handled now (a game is locked); it is tried again at the next pass."""
+        digest = hashlib.sha256(mail.data).hexdigest()[:24]
+        if mail.truncated:
+            parsed = parse_mail(mail.data, mail.label, head_only=True)
+            self.log(f"{parsed.names()}: {mail.size} bytes, larger than {MAIL_LIMIT}: not read")
+            known = self._known_sender(parsed)
+            if known is not None and not parsed.automatic and not parsed.from_judge:
+                ref, _ = known
+                out = messages.too_large(parsed, ref.emails[known[1]], mail.size, MAIL_LIMIT, ref.tag,
+                                         key=f"answer-{digest}")
+                self._queue(ref, out)
+            return True
+        parsed = parse_mail(mail.data, mail.label)
+        if parsed.from_judge:
+            self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
+            return True
+        if not parsed.found:
+            return self._no_envelope(parsed, digest)
+        outcomes: list[tuple[GameRef | None, Outcome]] = []
+        groups: dict[Path, list[tuple[int, Envelope]]] = {}
+        by_id = self._by_id()
+        for i, item in enumerate(parsed.found):
+            if i >= MAX_ENVELOPES_PER_MAIL:
+                outcomes.append((None, Outcome("refused", f"the mail holds more than {MAX_ENVELOPES_PER_MAIL} "
+                                                          "envelopes; the rest were not read")))
+                break
+            if isinstance(item, FormatError):
+                reason = str(item).replace(f"{mail.label}: ", "")
+                outcomes.append((None, Outcome("unreadable", reason)))
+                continue
+            found_ref = by_id.get(item.game_id)
+            if found_ref is None:
+                outcomes.append((None, Outcome("refused", f"it is for game {item.game_id}, which this judge does "
+                                                          "not serve", item.player, item.decision, item.digest)))
+                continue
+            outcomes.append((found_ref, Outcome("pending", "", item.player, item.decision, item.digest,
+                                                game=found_ref.tag)))
+            groups.setdefault(found_ref.folder, []).append((len(outcomes) - 1, item))
+        infos: dict[Path, GameInfo] = {}
+        for folder, items in groups.items():
+            ref = self.games[folder]
+            try:
+                results, infos[folder] = self._resolve_mail(ref, [env for _, env in items], parsed)
+            except KoryoPbmError as exc:
+                # the game cannot be served now (locked, broken): the mail waits for the next pass
+                self.log(f"{parsed.names()}: game {ref.tag}: {exc}; the mail is kept for the next pass")
+                return None
+            for (index, _), outcome in zip(items, results, strict=True):
+                outcomes[index] = (ref, outcome)
+        self._answer(parsed, outcomes, infos, digest)
+        return True
+
+    def _no_envelope(self, parsed: ParsedMail, digest: str) -> bool:
+        """A mail without envelopes: help if it carries a game's tag and comes from its player."""
+        tagged = [g for g in self.games.values() if g.tag in parsed.tags]
+        if not tagged:
+            return False  # not the judge's mail: left alone
+        for ref in tagged:
+            player = self._player_of(ref, parsed.sender)
+            if player is None:
+                continue
+            if parsed.automatic:
+                self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
+                return True
+            info = self._info(ref)
+            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}"))
+            self.log(f"{parsed.names()}: no envelope; help sent to {player}")
+            return True
+        self.log(f"{parsed.names()}: tagged for {', '.join(g.tag for g in tagged)} but not from a player's "
+                 "address; not answered")
+        return True
+
+    def _resolve_mail(self, ref: GameRef, envelopes: list[Envelope], parsed: ParsedMail) -> tuple[list[Outcome], GameInfo]:
+        from koryo_pbm import match
+        from koryo_pbm.crypto.receipt import make_receipt
+        from koryo_pbm.store import gamefile
+        from koryo_pbm.store.lock import game_lock
+
+        now = self.clock()
+        with game_lock(ref.folder):
+            mv = match.load_for_resolve(ref.path, self.identity)
+            held = {v.get("digest"): p for p, v in mv.orders.items() if isinstance(v, dict)}
+            counted = {d for e in mv.doc.log for d in e.get("accepted", [])}
+            cands = [match.Candidate(source=parsed.names(), envelope=env) for env in envelopes]
+            result = match.resolve(mv, cands)
+            if result.written and result.doc is not None:
+                gamefile.write_game(ref.path, result.doc, self.identity)
+            doc = result.doc or mv.doc
+        outcomes = []
+        for c in cands:
+            env = c.envelope
+            status = c.status
+            if status == "duplicate" and (env.digest in held or env.digest in counted):
+                status = "duplicate"
+            elif status in ("duplicate", "rejected", "set-aside", "skipped"):
+                status = "refused"
+            o = Outcome(status, c.reason, env.player, env.decision, env.digest,
+                        replaces=c.replaces is not None, game=ref.tag)
+            if status in ("accepted", "held", "duplicate"):
+                o.receipt = make_receipt(self.identity, game_id=doc.game_id, decision=env.decision,
+                                         player=env.player, envelope=env.digest, submitted=env.submitted,
+                                         replaces=c.replaces, received=_utc(now)).armor()
+            outcomes.append(o)
+            self.log(f"{parsed.names()}: {env.player}'s envelope for {env.decision} of {ref.tag}: {status}"
+                     + (f" ({c.reason})" if c.reason else ""))
+        if result.written:
+            self._owed(ref)
+        return outcomes, self._info(ref, doc)
+
+    def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
+                infos: dict[Path, GameInfo], digest: str) -> None:
+        """Queue the answer(s): receipts to each seat's own address, refusals to the sender when
+        the sender is one of the players; everything else is only logged."""
+        if parsed.automatic:
+            self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
+            return
+        involved = [ref for ref, _ in outcomes if ref is not None]
+        known = self._known_sender(parsed, involved)
+        groups: dict[tuple[str, Path], list[Outcome]] = {}
+        for ref, o in outcomes:
+            if o.status in ("accepted", "held", "duplicate") and ref is not None and o.player is not None:
+                address = ref.emails.get(o.player)
+                if address is None:
+                    self.log(f"{parsed.names()}: {o.player} has no address in {ref.tag}; the receipt is not sent")
+                    continue
+                groups.setdefault((address, ref.folder), []).append(o)
+            elif known is not None:
+                target, player = known
+                if ref is not None and self._player_of(ref, parsed.sender) is not None:
+                    target, player = ref, self._player_of(ref, parsed.sender) or player
+                groups.setdefault((target.emails[player], target.folder), []).append(o)
+            else:
+                self.log(f"{parsed.names()}: {o.status}: {o.reason} (the sender is not a player's address; "
+                         "not answered)")
+        for n, ((address, folder), items) in enumerate(sorted(groups.items())):
+            ref = self.games[folder]
+            info = infos.get(folder) or self._info(ref)
+            key = f"answer-{digest}" + (f"-{n}" if n else "")
+            self._queue(ref, messages.answer(parsed, address, items, info, key=key))
+
+    # -- state mails and reports ----------------------------------------------------------------
+
+    def _info(self, ref: GameRef, doc: Any = None) -> GameInfo:
+        from koryo_pbm.engine.registry import find_game
+        from koryo_pbm.store import gamefile
+
+        if doc is None:
+            doc = gamefile.read_game(ref.path)
+        try:
+            title = find_game(doc.game).title
+        except KoryoPbmError:
+            title = doc.game
+        rnd = doc.public.get("round") if isinstance(doc.public, dict) else None
+        return GameInfo(tag=ref.tag, game_id=doc.game_id, title=title, version=doc.version,
+                        decision=dict(doc.decision) if doc.decision else None,
+                        round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+                        players=list(doc.players), log=list(doc.log))
+
+    def _owed(self, ref: GameRef) -> None:
+        """Queue the state mails and write the reports this game owes for its current version."""
+        from koryo_pbm.store import gamefile
+        from koryo_pbm.store.atomic import write_atomic
+
+        self._refresh(ref)
+        data = gamefile.read_game_bytes(ref.path)
+        doc = gamefile.decode(data, expected_moderator=self.identity.public, source=f"game file {ref.path}")
+        # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
+        # order or changes an address is not, except to a player who has had nothing yet.
+        moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+        info = self._info(ref, doc)
+        mailed = self._mailed(ref)
+        for player in doc.players:
+            report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
+            last_report = _report_version(report_path)
+            if last_report < doc.version and (moved or last_report == 0):
+                text = messages.report(info, player, last_report, route="folder")
+                write_atomic(report_path, text.encode("utf-8"))
+            address = ref.emails.get(player)
+            if address is None or self.from_header is None:
+                continue
+            last = mailed.get(player, 0)
+            if last >= doc.version or not (moved or last == 0):
+                continue
+            out = messages.state_mail(info, player, address, last, data,
+                                      key=f"state-v{doc.version:07d}-{player}")
+            if self._queue(ref, out, automatic="auto-generated"):
+                self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
+
+    def _mailed(self, ref: GameRef) -> dict[str, int]:
+        last: dict[str, int] = {}
+        for name in outbox.queued_names(ref.folder):
+            if not name.startswith("state-v"):
+                continue
+            version, _, player = name[len("state-v"): -len(outbox.SUFFIX)].partition("-")
+            if version.isdigit():
+                last[player] = max(last.get(player, 0), int(version))
+        return last
+
+    def _queue(self, ref: GameRef, out: Outgoing, automatic: str = "auto-replied") -> bool:
+        if self.from_header is None:
+            self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
+            return False
+        return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
+                            now=self.clock(), automatic=automatic) is not None
+
+    # -- inbox and outbox -------------------------------------------------------------------------
+
+    def _serve_inbox(self, ref: GameRef) -> None:
+        """Resolve the game's inbox exactly as ``koryo-pbm resolve`` does (links are skipped and
+        left in place: reported once)."""
+        from koryo_pbm.cli.resolve import run_resolve
+        from koryo_pbm.store import inbox
+
+        items = inbox.list_inbox(ref.folder)
+        if not any(not getattr(i, "link", False) for i in items):
+            for i in items:
+                self._once(f"link:{i.path}", f"game {ref.tag}: {i.envelope}")
+            return
+        result = run_resolve(ref.folder, ref.path, self.identity)
+        for c in result.candidates:
+            who = f"{c.envelope.player}'s envelope for {c.envelope.decision}" if c.envelope else "an envelope"
+            line = f"game {ref.tag}: {who} in the inbox ({c.source}): {c.status}" + (f" ({c.reason})" if c.reason else "")
+            if c.status == "skipped":
+                self._once(f"link:{c.source}", line)
+            else:
+                self.log(line)
+        for d, _events in result.applied:
+            self.log(f"game {ref.tag}: resolved {d.id}")
+        if result.written:
+            self._owed(ref)
+
+    def _flush(self, ref: GameRef) -> None:
+        assert self.sender is not None
+        outbox.flush(ref.folder, self.sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
+
+
+def _report_version(path: Path) -> int:
+    """The version a report was written for (0: none yet)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except (OSError, UnicodeDecodeError):
+        return 0
+    marker = ", version "
+    if marker not in first:
+        return 0
+    digits = first.split(marker, 1)[1].split(",", 1)[0]
+    return int(digits) if digits.isdigit() else 0

@@ -1,0 +1,84 @@
+"""A complete 3-player Koryo game run by the judge: players only read their mail and answer it
+(orders pasted into a reply), through a local Maildir and a sendmail program."""
+
+from __future__ import annotations
+
+import re
+
+from judge_kit import FROM, JUDGE, PostOffice, attachment, body
+
+PLAYERS = ["alice", "bob", "carol"]
+
+
+def setup_game(cli, tmp_path, *, emails=PLAYERS, seed="mail-game", folder="friday"):
+    pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *PLAYERS]}
+    (cli.cwd / "games").mkdir(exist_ok=True)
+    args = ["new", f"games/{folder}", "--as", "mod", "--seed", seed]
+    for n in PLAYERS:
+        args += ["--player", f"{n}={pubs[n]}"]
+    for n in emails:
+        args += ["--email", f"{n}={n}@example.org"]
+    cli.ok(*args)
+    return PostOffice(tmp_path / "post")
+
+
+def serve_once(cli, po, *extra):
+    return cli("serve", "games", "--as", "mod", "--once", "--maildir", po.judge_box, "--sendmail", po.sendmail,
+               "--from", FROM, "--retry", "0.01", *extra)
+
+
+def play_turn(cli, po, player, msg):
+    """What a player does with a state mail that says it is their turn."""
+    folder = cli.cwd / "players" / player / "friday"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "game.toml").write_bytes(attachment(msg))
+    orders = folder.parent / "orders.toml"
+    out = folder.parent / "orders.txt"
+    for f in (orders, out):
+        f.unlink(missing_ok=True)
+    cli.ok("orders", folder / "game.toml", "--as", player, "-o", orders)
+    cli.ok("submit", orders, "--as", player, "--game", folder / "game.toml", "--out", out)
+    po.send_to_judge(f"{player} <{player}@example.org>", "Re: " + str(msg["Subject"]),
+                     "Here are my orders.\n\n" + out.read_text(), in_reply_to=str(msg["Message-ID"]))
+
+
+def test_a_whole_game_by_mail(cli, tmp_path):
+    po = setup_game(cli, tmp_path)
+    receipts = {p: 0 for p in PLAYERS}
+    state_mails = {p: 0 for p in PLAYERS}
+    for _ in range(200):
+        r = serve_once(cli, po)
+        assert r.code == 0, r.err
+        over = False
+        for p in PLAYERS:
+            for msg in po.messages(f"{p}@example.org"):
+                assert msg["From"] == FROM and msg["To"] == f"{p}@example.org"
+                assert msg["Auto-Submitted"] in ("auto-replied", "auto-generated")
+                assert str(msg["Subject"]).startswith("[koryo-pbm friday] ")
+                text = body(msg)
+                if "BEGIN KORYO-PBM RECEIPT" in text:
+                    receipts[p] += 1
+                    assert msg["In-Reply-To"] and "ACCEPTED" in text
+                    continue
+                state_mails[p] += 1
+                assert attachment(msg) is not None
+                if str(msg["Subject"]).endswith("game over"):
+                    over = True
+                elif str(msg["Subject"]).endswith("your turn"):
+                    play_turn(cli, po, p, msg)
+        if over:
+            break
+    else:
+        raise AssertionError("the game did not end")
+    final = cli.ok("show", "games/friday", "--json").json
+    assert final["phase"] == "over"
+    assert all(n > 3 for n in receipts.values()), receipts
+    assert all(n > 3 for n in state_mails.values()), state_mails
+    # everything sent, nothing waiting, nothing failed; every handled mail kept in the done folder
+    outbox = cli.cwd / "games" / "friday" / "outbox"
+    assert not list(outbox.glob("*.eml")) and not list((outbox / "failed").glob("*"))
+    assert len(list((outbox / "sent").glob("*.eml"))) == sum(receipts.values()) + sum(state_mails.values())
+    assert not list((po.judge_box / "new").iterdir())
+    assert len(list((po.judge_box / ".koryo-pbm.done" / "cur").iterdir())) == sum(receipts.values())
+    assert re.search(r"^alice@example.org$", po.log.read_text(), re.M)
+    assert JUDGE not in po.log.read_text()
