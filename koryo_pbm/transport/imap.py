@@ -9,8 +9,8 @@ reads it from ``$KORYO_PBM_IMAP_PASSWORD`` or a file (see :func:`imap_password`)
 
 New mail is waited for with IDLE when the server offers it, by polling otherwise. A handled mail
 is moved to the folder ``koryo-pbm/done`` (spelled with the server's hierarchy separator; created
-when missing): with MOVE when offered, otherwise COPY, then ``\\Deleted`` and UID EXPUNGE of that
-one message. Nothing else is ever deleted. A mail larger than
+when missing), many at a time: with MOVE when offered, otherwise COPY, then ``\\Deleted`` and UID
+EXPUNGE of those messages. Nothing else is ever deleted. A mail larger than
 :data:`~koryo_pbm.transport.sources.MAIL_LIMIT` is not downloaded: only its first
 :data:`~koryo_pbm.transport.sources.HEAD_LIMIT` bytes, to answer its sender.
 
@@ -40,6 +40,7 @@ TIMEOUT = 60.0  # seconds for any one server reply
 IDLE_MAX = 25 * 60.0  # RFC 2177: re-issue IDLE at least every 29 minutes
 BATCH_BYTES = 8 * 1024 * 1024  # at most this much mail fetched by one FETCH command
 BATCH_COUNT = 100  # at most this many messages fetched by one FETCH command
+MARK_BATCH = 100  # handled messages moved by one command
 
 
 def is_loopback(host: str) -> bool:
@@ -148,6 +149,7 @@ class ImapSource:
         self._uidvalidity = 0
         self._done_name = ""
         self._last_uid = 0
+        self._pending: list[int] = []
 
     @classmethod
     def from_url(cls, url: str, *, password: str, done_folder: str = DONE_FOLDER,
@@ -230,6 +232,7 @@ class ImapSource:
     def fetch(self) -> Iterator[IncomingMail]:
         """Every message in the folder, oldest first, in batches of bounded size."""
         self.connect()
+        self.flush()
         client = self._client
         try:
             uids = sorted(client.search(["NOT", "DELETED"]))
@@ -299,31 +302,48 @@ class ImapSource:
         yield self._mail(uid, data, size, True)
 
     def mark_handled(self, mail: IncomingMail) -> None:
-        """Move the message to the done folder (MOVE, or COPY + \\Deleted + UID EXPUNGE)."""
+        """Move the message to the done folder (MOVE, or COPY + \\Deleted + UID EXPUNGE).
+
+        Moves are sent in batches of :data:`MARK_BATCH` (one command for many messages, which a
+        server does at the cost of one): the rest goes with the next ``fetch``, ``wait``, ``flush``
+        or ``close``. A judge killed before that finds those messages again and handles them
+        again, which changes nothing (the contract of every source)."""
         validity, _, uid_text = mail.key.partition(":")
-        self.connect()
-        if int(validity) != self._uidvalidity:
-            return  # the folder was rebuilt: the message is found again under a new UID, handled idempotently
-        uid = int(uid_text)
+        if self._client is None or int(validity) != self._uidvalidity:
+            self._pending.clear()  # a new connection: the messages are found again, handled idempotently
+            return
+        self._pending.append(int(uid_text))
+        if len(self._pending) >= MARK_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the messages marked handled so far (see :meth:`mark_handled`)."""
+        uids, self._pending = sorted(set(self._pending)), []
         client = self._client
+        if not uids or client is None:
+            return
         try:
             if client.has_capability("MOVE"):
-                client.move([uid], self._done_name)
-                return
-            if not client.fetch([uid], ["UID"]):
-                return  # already moved
-            client.copy([uid], self._done_name)
-            client.add_flags([uid], [b"\\Deleted"])
-            if client.has_capability("UIDPLUS"):
-                client.uid_expunge([uid])
+                client.move(uids, self._done_name)
             else:
-                client.expunge()
+                present = sorted(client.fetch(uids, ["UID"]))  # those not moved already
+                if present:
+                    client.copy(present, self._done_name)
+                    client.add_flags(present, [b"\\Deleted"])
+                    if client.has_capability("UIDPLUS"):
+                        client.uid_expunge(present)
+                    else:
+                        client.expunge()
+            client._imap.untagged_responses.clear()
         except Exception as exc:
-            raise self._fail(f"moving UID {uid} to {self._done_name}", exc) from None
+            raise self._fail(f"moving {len(uids)} handled mails to {self._done_name}", exc) from None
 
     def wait(self, timeout: float) -> None:
         """Until the server reports new mail (IDLE) or ``timeout`` seconds pass; polls without IDLE."""
         timeout = max(0.0, timeout)
+        if self._client is not None:
+            with contextlib.suppress(SourceError):  # the next fetch reconnects, or reports why it cannot
+                self.flush()
         client = self._client
         if client is None or not client.has_capability("IDLE"):
             time.sleep(min(timeout, self.poll))
@@ -345,6 +365,9 @@ class ImapSource:
             self._drop()  # the next fetch reconnects, or reports why it cannot
 
     def close(self) -> None:
+        if self._client is not None:
+            with contextlib.suppress(SourceError):
+                self.flush()
         client, self._client = self._client, None
         if client is not None:
             try:

@@ -172,7 +172,6 @@ mail_location = maildir:~
 mail_uid = {MAIL_UID}
 mail_gid = {MAIL_UID}
 first_valid_uid = {MAIL_UID}
-mail_fsync = never
 {capability}passdb {{
   driver = static
   args = password={PASSWORD}

@@ -156,7 +156,7 @@ def test_a_34_mb_mail_is_not_downloaded_only_its_head(mail_servers, mailer):
     big.add_attachment(os.urandom(25 * 1024 * 1024), maintype="application", subtype="octet-stream", filename="big.bin")
     mailer.send(big)
     mailer.send(mail(mailer.address("alice1"), mailer.address(judge), "small after"))
-    mail_servers.delivered(judge, 3, timeout=60)
+    assert len(mail_servers.delivered(judge, 3, timeout=180)) == 3
     log_before = len(mail_servers.dovecot.log.read_text())
     src = source(mail_servers, judge)
     try:
@@ -169,7 +169,7 @@ def test_a_34_mb_mail_is_not_downloaded_only_its_head(mail_servers, mailer):
     assert b"Subject: huge attachment" in huge.data
     # dovecot's own count of the bytes it sent this session (logged at logout): well under a megabyte
     pattern = re.compile(r"imap\(" + judge + r"\).*Logged out in=\d+ out=(\d+)")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not (sent := pattern.findall(mail_servers.dovecot.log.read_text()[log_before:])) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert sent and max(int(n) for n in sent) < 1024 * 1024
@@ -216,10 +216,11 @@ def test_a_dropped_connection_is_a_source_error_and_the_next_fetch_reconnects(ma
     src = source(mail_servers, judge)
     try:
         [m] = list(src.fetch())
+        src.mark_handled(m)
         src._client.socket().shutdown(2)  # the network goes away under the judge
         with pytest.raises(SourceError):
-            src.mark_handled(m)
-        [again] = list(src.fetch())
+            list(src.fetch())  # the move of the handled mail fails with it
+        [again] = list(src.fetch())  # handled again (the judge is idempotent), moved this time
         assert again.key == m.key
         src.mark_handled(again)
         assert list(src.fetch()) == []
