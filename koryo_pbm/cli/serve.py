@@ -146,6 +146,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        judge.close()
         for s in [*sources, *([sender] if sender else [])]:
             try:
                 s.close()
