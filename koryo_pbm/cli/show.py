@@ -22,10 +22,12 @@ from koryo_pbm.store.folder import game_paths
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--html", "html", type=click.Path(path_type=Path), metavar="FILE",
               help="Write a picture of the table to FILE (one self-contained HTML page).")
+@click.option("--svg", "svg", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write a picture of the table to FILE as one SVG image.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool,
-            html: Path | None = None) -> None:
+            html: Path | None = None, svg: Path | None = None) -> None:
     """Verify the moderator's signature on the game in DIR or FILE (default: here) and show the
-    public state; with --as NAME, also your hand and face-down cards. --html FILE writes a
+    public state; with --as NAME, also your hand and face-down cards. --html/--svg FILE write a
     picture of the table instead (with --as, one that shows your hidden cards: keep it local)."""
     from koryo_pbm import match
 
@@ -44,10 +46,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         view["me"] = me
     if doc.seed is not None:
         view["seed"] = doc.seed
-    if html is not None:
+    if html is not None or svg is not None:
         from koryo_pbm.cli.pictures import write_pictures
 
-        write_pictures(doc, game, view, html, None)
+        write_pictures(doc, game, view, html, svg)
         if not as_json:
             return
     from koryo_pbm.cli import log

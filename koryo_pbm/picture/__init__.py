@@ -2,7 +2,8 @@
 
 The game draws its view as a :class:`Scene` (``Game.picture(view)``: panels of card tiles; the
 core knows no card); the engine adds the :class:`Frame` (game id, version, who must answer,
-the deadline, what happened last) and :func:`page` lays it out. All of it is
+the deadline, what happened last) and :func:`page` (HTML) or
+:func:`~koryo_pbm.picture.svg.svg` (an SVG image) lays it out. All of it is
 pure: a function of the game file and, for a player, their own private part.
 
 Secrecy: a picture is made from one view. The public view (no private part) holds no hidden
@@ -56,6 +57,10 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
     It is for the player named in the view (``view["player"]``) if it has a private part."""
     scene = game.picture(view)
     frame = frame_of(doc, game.title, str(view.get("player", "") or ""))
+    if fmt == "svg":
+        from .svg import svg
+
+        return svg(scene, frame)
     if fmt != "html":
         raise ValueError(f"unknown picture format {fmt!r}")
     return page(scene, frame)

@@ -51,7 +51,7 @@ document.getElementById('f').onload = function () {{
                  marks: e.dataset.marks || '', left: r.left, right: r.right, width: r.width, height: r.height,
                  visible: r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'}});
   }});
-  var text = d.body.innerText;
+  var text = d.body ? d.body.innerText : d.documentElement.textContent;  // an SVG image has no body
   out.textContent = 'DOM:' + JSON.stringify({{scrollWidth: d.documentElement.scrollWidth,
       clientWidth: d.documentElement.clientWidth, cards: cards, text: text,
       scripts: d.querySelectorAll('script').length, title: d.title,
