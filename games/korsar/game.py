@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.menus import tree_menu
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
 
 from . import cards as C
@@ -16,6 +17,7 @@ from . import storage, views
 from .state import KorsarState
 
 if TYPE_CHECKING:
+    from koryo_pbm.engine.menus import Menu
     from koryo_pbm.picture.model import Scene
 
 _TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
@@ -154,6 +156,29 @@ class KorsarGame(Game):
         return dict(example), lines
 
     # -- storage and views ---------------------------------------------------------------
+
+    def menu(self, state: KorsarState, player: str, picked: Sequence[Any],
+             hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
+        s = _state(state)
+        orders = R.legal_orders(s, player)
+        if not orders:
+            raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
+
+        def label(key: str, value: str) -> str:
+            if key == "action":
+                return {"draw": f"draw the top card of the pile ({len(s.pile)} left)",
+                        "play": "play a card from your hand",
+                        "discard": "discard a card (the pile is empty)"}[value]
+            if key == "galleon":
+                g = s.galleon(value)
+                return R.describe_galleon(s, g) if g is not None else value
+            return f"{value} (a galleon: put it to sea in front of you)" if C.is_galleon(value) else value
+
+        return tree_menu(orders, picked, (
+            ("action", f"Turn {s.turn}: draw, or play a card?"),
+            ("card", "Which card?"),
+            ("galleon", "Beside which galleon?"),
+        ), label, hint)
 
     def dump_state(self, state: KorsarState) -> dict[str, Any]:
         return storage.dump_state(_state(state))

@@ -20,6 +20,7 @@ _ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-b
 _ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
 
 if TYPE_CHECKING:
+    from koryo_pbm.engine.menus import Menu
     from koryo_pbm.picture.model import Scene
 
 #: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
@@ -215,6 +216,17 @@ class KoryoGame(Game):
         return O.describe_discard(state, p)
 
     # -- storage and views ---------------------------------------------------------------
+
+    def menu(self, state: KoryoState, player: str, picked: Sequence[Any],
+             hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
+        from . import menus
+
+        p, d = self._who(state, player)
+        if d.kind == "orders":
+            return menus.play_menu(state, p, picked, hint)
+        if d.kind == "action":
+            return menus.action_menu(self, state, player, picked, hint)
+        return menus.discard_menu(state, p, picked, hint)
 
     def dump_state(self, state: KoryoState) -> dict[str, Any]:
         if state.hidden is not None or state.rng is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tomllib
 from collections.abc import Callable
@@ -186,9 +187,10 @@ def _seen_dir() -> Path:
     return keyring_dir().parent / "seen"
 
 
-def remember(doc: Any, *, strict: bool = False) -> None:
+def remember(doc: Any, *, strict: bool = False) -> str | None:
     """Pin the moderator's key of a game on first sight; warn when a game file is older than
-    one verified before (a rollback), refuse when the moderator's key changed.
+    one verified before (a rollback), refuse when the moderator's key changed. Returns the date
+    (UTC, ``YYYY-MM-DD``) the key was first seen here, for players to compare out of band.
 
     ``strict`` (the moderator's resolve) refuses a rollback too: resolving from an older state
     would fork the game and let envelopes already counted count again."""
@@ -204,6 +206,11 @@ def remember(doc: Any, *, strict: bool = False) -> None:
         warn(f"the memory of games seen ({path}) is unreadable; starting it anew")
         seen = {}
     pinned = seen.get("moderator")
+    first_seen = seen.get("first_seen")
+    if not isinstance(first_seen, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", first_seen):
+        from datetime import UTC, datetime
+
+        first_seen = datetime.now(UTC).strftime("%Y-%m-%d")
     if isinstance(pinned, str) and pinned != fingerprint:
         raise TamperedError(
             f"game {doc.game_id} is now signed by moderator key {fingerprint}, but it was signed by "
@@ -221,12 +228,14 @@ def remember(doc: Any, *, strict: bool = False) -> None:
             f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
             "it was rolled back to an earlier state"
         )
-        return
-    if last == doc.version and seen.get("moderator") == fingerprint:
-        return
+        return first_seen
+    if last == doc.version and seen.get("moderator") == fingerprint and seen.get("first_seen") == first_seen:
+        return first_seen
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {max(doc.version, last or 0)}\n'
+        body = (f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {max(doc.version, last or 0)}\n'
+                f'first_seen = "{first_seen}"\n')
         write_atomic(path, body.encode("utf-8"))
     except (OSError, StorageError) as exc:  # remembering is a help, not a condition
         warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")
+    return first_seen

@@ -23,6 +23,8 @@ def _check_target(path: Path) -> None:
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if stat.S_ISLNK(st.st_mode):
         raise StorageError(f"{path} is a symbolic link; a picture is never written through one (nothing was written)")
+    if stat.S_ISDIR(st.st_mode):
+        raise StorageError(f"{path} is a folder; name a file for the picture (nothing was written)")
     if not stat.S_ISREG(st.st_mode):
         raise StorageError(f"{path} is not a regular file (nothing was written)")
 

@@ -33,7 +33,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
-    remember(doc)
+    first_seen = remember(doc)
     warn_conflict_copies(folder, path)
     game = match.game_of(doc)
     identity = load_identity(as_name, key_file, required=False, doc=doc)
@@ -52,6 +52,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         write_pictures(doc, game, view, html, svg)
         if not as_json:
             return
+    view["moderator"] = {"fingerprint": doc.moderator.fingerprint(), "first_seen": first_seen}
     from koryo_pbm.cli import log
 
     news: list[str] = []
@@ -72,7 +73,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     if news:
         click.echo("")
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
-               f"{doc.moderator.fingerprint()}")
+               f"{doc.moderator.fingerprint()}" + (f" (key first seen here {first_seen})" if first_seen else ""))
     click.echo(game.render(view))
     for line in ends:
         click.echo(line)

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from koryo_pbm.errors import GameError
 
 if TYPE_CHECKING:
+    from koryo_pbm.engine.menus import Menu
     from koryo_pbm.picture.model import Scene
 
 # An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
@@ -164,6 +165,17 @@ class Game(abc.ABC):
     def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
         """For an orders file: an example legal order, and comment lines explaining the legal
         choices (no ``#``; the writer adds it). Works on a :meth:`from_view` state."""
+
+    def menu(self, state: State, player: str, picked: Sequence[Any],
+             hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
+        """``koryo-pbm play``: the next question of ``player``'s answer to the pending decision,
+        given the option values ``picked`` so far, or the finished order once they make one.
+
+        Every option must lead to a legal order (the player never meets a dead end); the
+        option leading to ``hint`` (a suggested order), if any, is the menu's default. Raises
+        ``ValueError`` for picks that are not options. Pure; works on a :meth:`from_view`
+        state. A game without menus leaves its players to orders files."""
+        raise GameError(f"{self.title} has no menus: write an orders file (koryo-pbm orders)")
 
     # -- bots ----------------------------------------------------------------------------
 

@@ -202,3 +202,18 @@ def test_keygen_prints_the_fingerprint(arena):
     fpr = PublicIdentity.parse(r.out).fingerprint()
     assert f"fingerprint {fpr}" in r.err
     assert arena("keygen", "finn2", "--json").json["fingerprint"]
+
+
+def test_show_prints_the_moderators_fingerprint_and_when_it_was_first_seen(arena, world):
+    import re
+
+    folder = arena.game(world.g4_v1)
+    fpr = identity(world, "mod").public.fingerprint()
+    shown = arena.ok("show", folder, "--as", "alice", "--json").json["moderator"]
+    assert shown["fingerprint"] == fpr and re.fullmatch(r"\d{4}-\d{2}-\d{2}", shown["first_seen"])
+    seen = arena.home / "seen"
+    record = next(seen.iterdir())
+    # the date is the first one, kept from then on
+    record.write_text(record.read_text().replace(shown["first_seen"], "2026-01-02"))
+    text = arena.ok("show", folder).out
+    assert f"signed by moderator {fpr} (key first seen here 2026-01-02)" in text

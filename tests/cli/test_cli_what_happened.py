@@ -51,7 +51,8 @@ def test_show_as_opens_with_what_happened_since_last_seen(cli, tmp_path):
     assert f"  bob reveals {played['bob']} (the only legal move)" in out
     header = next(i for i, ln in enumerate(out) if ln.startswith("round 2: "))
     assert " is dealt " in out[header + 1]  # the deal of round 2
-    state = out.index(f"game {game_id} (Koryo), version 2, signed by moderator " + out[out.index("") + 1].split()[-1])
+    state = next(i for i, ln in enumerate(out)
+                 if ln.startswith(f"game {game_id} (Koryo), version 2, signed by moderator "))
     assert out[state - 1] == "" and out[state + 1] == "Koryo — round 2 of 8, phase orders"
     # remembered: the next look says there is nothing new
     again = cli.ok("show", "g", "--as", "alice").out.splitlines()

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from picture_kit import require_chromium
 
 _CLI = Path(__file__).resolve().parents[1] / "cli"
 sys.path.insert(0, str(_CLI))
@@ -120,21 +119,9 @@ class Browser:
         return png.read_bytes()
 
 
-def find_chromium() -> str | None:
-    for name in ("/usr/bin/chromium", "chromium", "chromium-browser"):
-        path = shutil.which(name) if not os.path.isabs(name) else (name if os.access(name, os.X_OK) else None)
-        if path:
-            return path
-    return None
-
-
 @pytest.fixture
 def browser(tmp_path) -> Browser:
-    exe = find_chromium()
-    if exe is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is missing (CI=true): apt-get install chromium")
-        pytest.skip("needs a real headless browser: apt-get install chromium")
+    exe = require_chromium()
     folder = tmp_path / "chromium"
     folder.mkdir()
     return Browser(exe, folder)

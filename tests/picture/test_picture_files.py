@@ -43,7 +43,7 @@ def test_the_picture_replaces_an_older_one_and_never_writes_through_a_symlink(cl
     assert victim.read_text() == "keep me" and link.is_symlink()
     # A folder, or the same file twice, is refused too, and no temporary file is left behind.
     (cli.cwd / "dir.html").mkdir()
-    assert "not a regular file" in cli.fails("show", "g", "--html", cli.cwd / "dir.html").err
+    assert "is a folder; name a file" in cli.fails("show", "g", "--html", cli.cwd / "dir.html").err
     assert sorted(p.name for p in cli.cwd.iterdir()) == ["dir.html", "g", "link.html", "t.html", "victim.txt"]
 
 
@@ -68,3 +68,16 @@ def test_the_deadline_hook_shows_when_a_decision_has_one():
     with_deadline = Frame(**{**frame.__dict__, "deadline": "2026-11-30 18:00 UTC"})
     text = page(scene, with_deadline)
     assert 'data-deadline="2026-11-30 18:00 UTC"' in text and "answer by 2026-11-30 18:00 UTC" in text
+
+
+def test_without_chromium_the_browser_tests_skip_with_the_install_command_but_fail_in_ci(monkeypatch):
+    import picture_kit
+    import pytest
+
+    monkeypatch.setattr(picture_kit, "find_chromium", lambda: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
+        picture_kit.require_chromium()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="apt-get install chromium"):
+        picture_kit.require_chromium()
