@@ -109,6 +109,9 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
             raise UsageError("--from must be one line")
     sources: list[Any] = [MaildirSource(d) for d in maildirs]
     if imap_url:
+        from koryo_pbm.transport.imap import parse_url
+
+        parse_url(imap_url, {"imaps": 993, "imap": 143}, "IMAP")  # a password in the URL: refused first
         password = _password(IMAP_PASSWORD_ENV, imap_password_file, "IMAP")
         if password is None:
             raise UsageError(f"--imap needs a password: set ${IMAP_PASSWORD_ENV} or give --imap-password-file")
@@ -146,6 +149,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        judge.close()
         for s in [*sources, *([sender] if sender else [])]:
             try:
                 s.close()

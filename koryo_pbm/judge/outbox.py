@@ -19,8 +19,8 @@ import contextlib
 import os
 import re
 from collections.abc import Callable
-from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses, parseaddr
+from email.header import Header
+from email.utils import encode_rfc2231, format_datetime, formataddr, getaddresses, parseaddr
 from pathlib import Path
 
 from koryo_pbm.judge.incoming import JUDGE_HEADER
@@ -45,31 +45,80 @@ def safe_key(key: str) -> str:
     return _SAFE.sub("_", key)[:120]
 
 
+def _header(name: str, value: str) -> str:
+    """``Name: value`` folded at spaces to lines of at most 78 characters, RFC 2047-encoded when
+    not ASCII (address headers: only the display names)."""
+    if "\r" in value or "\n" in value:
+        raise ValueError(f"a line break in the {name} header")
+    if not value.isascii():
+        if name in ("From", "To"):
+            return f"{name}: " + ", ".join(formataddr(pair, "utf-8") for pair in getaddresses([value]))
+        return f"{name}: " + Header(value, "utf-8", header_name=name).encode(linesep="\r\n")
+    line = f"{name}: {value}"
+    if len(line) <= 78:
+        return line
+    lines, current = [], ""
+    for word in line.split(" "):
+        if current and len(current) + 1 + len(word) > 78:
+            lines.append(current)
+            current = " " + word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return "\r\n".join(lines)
+
+
+def _crlf(data: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").replace(b"\n", b"\r\n")
+
+
 def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag: str,
            automatic: str = "auto-replied") -> bytes:
-    """The complete message for ``out`` (CRLF line ends, as SMTP wants them)."""
-    import datetime
-    import email.policy
+    """The complete message for ``out`` (CRLF line ends, as SMTP wants them).
 
-    msg = EmailMessage(policy=email.policy.SMTP)
-    msg["From"] = from_header
-    msg["To"] = out.to
-    msg["Subject"] = out.subject
-    msg["Date"] = format_datetime(datetime.datetime.fromtimestamp(date, datetime.UTC))
-    msg["Message-ID"] = message_id
+    Written out directly (what ``EmailMessage`` with the SMTP policy writes, twenty times faster:
+    the judge renders two or three mails per envelope): a text part, 7bit when it can be
+    (lines up to 998 characters are fine, so what a player copies out of the raw mail, a receipt
+    or a command, is exactly what is shown), quoted-printable otherwise; each attachment base64."""
+    import base64
+    import binascii
+    import datetime
+
+    head = [
+        _header("From", from_header),
+        _header("To", out.to),
+        _header("Subject", out.subject),
+        _header("Date", format_datetime(datetime.datetime.fromtimestamp(date, datetime.UTC))),
+        _header("Message-ID", message_id),
+    ]
     if out.in_reply_to:
-        msg["In-Reply-To"] = out.in_reply_to
+        head.append(_header("In-Reply-To", out.in_reply_to))
     if out.references:
-        msg["References"] = " ".join(out.references)
-    msg["Auto-Submitted"] = automatic  # RFC 3834: no robot answers the judge
-    msg[JUDGE_HEADER] = tag
-    # Plain 7bit when it can be (lines up to 998 characters are fine): what a player copies out of
-    # the raw mail (a receipt, a command) is then exactly what is shown.
-    plain = out.body.isascii() and all(len(line) <= 900 for line in out.body.splitlines())
-    msg.set_content(out.body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
+        head.append(_header("References", " ".join(out.references)))
+    head.append(_header("Auto-Submitted", automatic))  # RFC 3834: no robot answers the judge
+    head.append(_header(JUDGE_HEADER, tag))
+    head.append("MIME-Version: 1.0")
+    text = out.body if out.body.endswith("\n") else out.body + "\n"
+    if out.body.isascii() and all(len(line) <= 900 for line in out.body.splitlines()):
+        cte, body = "7bit", _crlf(text.encode("ascii"))
+    else:
+        cte, body = "quoted-printable", _crlf(binascii.b2a_qp(text.encode("utf-8"), istext=True))
+    text_part = f'Content-Type: text/plain; charset="utf-8"\r\nContent-Transfer-Encoding: {cte}\r\n\r\n'.encode() + body
+    if not out.attachments:
+        return ("\r\n".join(head) + "\r\n").encode("ascii") + text_part
+    boundary = f"==============={os.urandom(12).hex()}=="
+    parts = [text_part]
     for name, data in out.attachments:
-        msg.add_attachment(data, maintype="application", subtype="toml", filename=name)
-    return msg.as_bytes()
+        if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+            disposition = f'attachment; filename="{name}"'
+        else:
+            disposition = f"attachment; filename*={encode_rfc2231(name, 'utf-8')}"
+        parts.append(f"Content-Type: application/toml\r\nContent-Disposition: {disposition}\r\n"
+                     f"Content-Transfer-Encoding: base64\r\n\r\n".encode() + _crlf(base64.encodebytes(data)))
+    delimiter = f"--{boundary}\r\n".encode()
+    # each delimiter begins on a line of its own: the line break before it belongs to it
+    return ((("\r\n".join(head) + f'\r\nContent-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n').encode("ascii"))
+            + b"".join(delimiter + part + b"\r\n" for part in parts) + f"--{boundary}--\r\n".encode())
 
 
 def _known(folder: Path, name: str) -> bool:

@@ -19,6 +19,7 @@ one game is logged and the judge goes on with the others.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -39,6 +40,8 @@ from koryo_pbm.transport.senders import Sender
 from koryo_pbm.transport.sources import MAIL_LIMIT, IncomingMail, Source, SourceError
 
 REPORT_PREFIX = "report-"
+SEND_CONNECTIONS = 4  # connections a sender that can fork (SMTP) sends through at once
+SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked handled
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
 
 
@@ -71,6 +74,7 @@ class Judge:
     _ignored: set[tuple[str, str]] = field(default_factory=set)
     _source_wait: dict[int, float] = field(default_factory=dict)
     _source_fail: dict[int, int] = field(default_factory=dict)
+    _senders: list[Any] = field(default_factory=list)
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -147,8 +151,7 @@ class Judge:
         for ref in games:
             self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
         if self.sender is not None:
-            for ref in games:
-                self._guard(f"the outbox of {ref.folder}", self._flush, ref)
+            self._flush_all(games)
 
     def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
         try:
@@ -160,16 +163,33 @@ class Judge:
         sid = id(source)
         if self._source_wait.get(sid, 0.0) > self.clock():
             return
+        from koryo_pbm.store.atomic import batched_sync, sync_now
+
+        done: list[IncomingMail] = []
+
+        def mark_done() -> None:
+            # What the handled mails changed (game files, answers and state mails queued) is
+            # made durable by one barrier before any of them leaves the source: a power cut can
+            # then never lose the effect of a mail already moved away.
+            sync_now()
+            for handled_mail in done:
+                source.mark_handled(handled_mail)
+            done.clear()
+
         try:
-            for mail in source.fetch():
-                if (source.label, mail.key) in self._ignored:
-                    continue
-                handled = self._handle(mail)
-                if handled is True:
-                    source.mark_handled(mail)
-                elif handled is False:
-                    self._ignored.add((source.label, mail.key))
-                # None: try again at the next pass
+            with batched_sync():
+                for mail in source.fetch():
+                    if (source.label, mail.key) in self._ignored:
+                        continue
+                    handled = self._handle(mail)
+                    if handled is True:
+                        done.append(mail)
+                        if len(done) >= SYNC_BATCH:
+                            mark_done()
+                    elif handled is False:
+                        self._ignored.add((source.label, mail.key))
+                    # None: try again at the next pass
+                mark_done()
         except SourceError as exc:
             fails = self._source_fail.get(sid, 0) + 1
             self._source_fail[sid] = fails
@@ -358,7 +378,7 @@ class Judge:
 
         self._refresh(ref)
         data = gamefile.read_game_bytes(ref.path)
-        doc = gamefile.decode(data, expected_moderator=self.identity.public, source=f"game file {ref.path}")
+        doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public, source=f"game file {ref.path}")
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
         moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
@@ -424,9 +444,48 @@ class Judge:
         if result.written:
             self._owed(ref)
 
-    def _flush(self, ref: GameRef) -> None:
+    def _flush(self, ref: GameRef, sender: Sender | None = None) -> None:
+        sender = sender or self.sender
+        assert sender is not None
+        outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
+
+    def _flush_all(self, games: list[GameRef]) -> None:
+        """Send every game's outbox; through several connections at once when the sender can open
+        more (an SMTP server answers each mail only once it is safely queued: in parallel, those
+        waits overlap). Each game's outbox is sent by one connection, in its order."""
+        import queue
+        from concurrent.futures import ThreadPoolExecutor
+
         assert self.sender is not None
-        outbox.flush(ref.folder, self.sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
+        if not self._senders:
+            fork = getattr(self.sender, "fork", None)
+            self._senders = [self.sender, *(fork() for _ in range(SEND_CONNECTIONS - 1))] if fork else [self.sender]
+        due = [ref for ref in games if outbox.pending(ref.folder)]
+        if len(self._senders) == 1 or len(due) < 2:
+            for ref in due:
+                self._guard(f"the outbox of {ref.folder}", self._flush, ref)
+            return
+        todo: queue.SimpleQueue[GameRef] = queue.SimpleQueue()
+        for ref in due:
+            todo.put(ref)
+
+        def work(sender: Sender) -> None:
+            while True:
+                try:
+                    ref = todo.get_nowait()
+                except queue.Empty:
+                    return
+                self._guard(f"the outbox of {ref.folder}", lambda r: self._flush(r, sender), ref)
+
+        with ThreadPoolExecutor(len(self._senders)) as pool:
+            list(pool.map(work, self._senders))
+
+    def close(self) -> None:
+        """Close the extra connections opened for sending in parallel (not ``sender`` itself)."""
+        extra, self._senders = self._senders[1:], []
+        for sender in extra:
+            with contextlib.suppress(Exception):
+                sender.close()
 
 
 def _report_version(path: Path) -> int:

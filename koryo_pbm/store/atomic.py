@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -109,6 +110,101 @@ def unsynced() -> Iterator[None]:
         _sync = before
 
 
+_pending: dict[tuple[int, int], int] | None = None  # (device, inode) -> open descriptor, see `batched_sync`
+MAX_PENDING = 256  # descriptors kept open for one barrier at most; more make an early barrier
+
+
+@contextmanager
+def batched_sync() -> Iterator[None]:
+    """Within this block, ``write_atomic`` stays atomic (temporary file, then rename) but leaves
+    the fsync of each file and folder for one barrier: :func:`sync_now`, or the end of the block.
+
+    For the judge, which writes a handful of files per mail it handles: the caller runs the
+    barrier before anything that depends on those files surviving a power cut (moving the mail to
+    the done folder, sending an answer). One barrier costs one journal commit, however many files
+    it covers; each file on its own would cost one. A process killed before the barrier loses
+    nothing (the written files are in the page cache; only the machine crashing can lose them).
+    """
+    global _pending
+    if _pending is not None:  # nested: the outer block's barrier covers it
+        yield
+        return
+    _pending = {}
+    try:
+        yield
+    finally:
+        try:
+            sync_now()
+        finally:
+            _pending = None
+
+
+def sync_now() -> None:
+    """The barrier of :func:`batched_sync`: fsync every file and folder written since the last one
+    (files first, then their folders, so each rename is durable after its data)."""
+    if not _pending:
+        return
+    fds = list(_pending.values())
+    _pending.clear()
+    try:
+        if len(fds) > 2 and _syncfs(fds[0]):
+            return  # one flush of the whole file system: all of them at once
+        dirs = []
+        for fd in fds:
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                dirs.append(fd)
+            else:
+                os.fsync(fd)
+        for fd in dirs:
+            with suppress(OSError):  # some file systems (network shares) refuse fsync on a folder
+                os.fsync(fd)
+    finally:
+        for fd in fds:
+            with suppress(OSError):
+                os.close(fd)
+
+
+_SYNCFS: list = []  # [libc.syncfs] once looked up, [None] where there is none
+
+
+def _syncfs(fd: int) -> bool:
+    """Linux's ``syncfs``: every dirty file and the journal of the file system holding ``fd``,
+    written out at once (one journal commit instead of one per file). False where unavailable."""
+    if not _SYNCFS:
+        func = None
+        if sys.platform.startswith("linux"):
+            with suppress(OSError, AttributeError):
+                import ctypes
+
+                func = ctypes.CDLL(None, use_errno=True).syncfs  # libc, already loaded
+                func.argtypes, func.restype = [ctypes.c_int], ctypes.c_int
+        _SYNCFS.append(func)
+    func = _SYNCFS[0]
+    if func is None:
+        return False
+    global syncfs_calls
+    syncfs_calls += 1
+    return func(fd) == 0
+
+
+syncfs_calls = 0  # how many barriers used syncfs (for benchmarks)
+
+
+def _defer(fd: int) -> bool:
+    """Keep ``fd`` (a file just written, or its folder) for the barrier; False outside ``batched_sync``."""
+    if _pending is None or not _sync:
+        return False
+    st = os.fstat(fd)
+    key = (st.st_dev, st.st_ino)
+    if key in _pending:
+        os.close(fd)
+    else:
+        _pending[key] = fd
+        if len(_pending) >= MAX_PENDING:
+            sync_now()
+    return True
+
+
 def is_temp_name(name: str) -> bool:
     """True for the temporary files ``write_atomic`` creates (``.NAME.tmp-<hex>``)."""
     return name.startswith(".") and TEMP_MARK in name
@@ -120,6 +216,13 @@ def _reason(exc: OSError) -> str:
 
 def _fsync_dir(directory: Path, dir_fd: int | None = None) -> None:
     if os.name != "posix" or not _sync:  # Windows cannot open a folder for fsync
+        return
+    if _pending is not None:
+        try:
+            fd = os.dup(dir_fd) if dir_fd is not None else os.open(directory, os.O_RDONLY)
+        except OSError:
+            return
+        _defer(fd)
         return
     if dir_fd is not None:
         with suppress(OSError):  # some file systems (network shares) refuse fsync on a folder
@@ -159,7 +262,9 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, dir_fd: int | No
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            if _sync:
+            if _pending is not None and _sync:
+                _defer(os.dup(fd))  # synced at the barrier, through a descriptor of its own
+            elif _sync:
                 os.fsync(fd)
         finally:
             os.close(fd)

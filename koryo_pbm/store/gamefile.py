@@ -614,8 +614,14 @@ def read_game(path: Path, *, expected_moderator: PublicIdentity | None = None, s
     copy of each version) parses and verifies it once. Each call gets its own top-level tables;
     the values inside them are shared, and read-only.
     """
-    data = read_game_bytes(path)
-    source = source or f"game file {printable(path)}"
+    return decode_remembered(read_game_bytes(path), expected_moderator=expected_moderator,
+                             source=source or f"game file {printable(path)}")
+
+
+def decode_remembered(data: bytes, *, expected_moderator: PublicIdentity | None = None,
+                      source: str = "game file") -> GameDoc:
+    """:func:`decode`, remembered as :func:`read_game` remembers: the same bytes decoded again
+    (the judge reads a version it has just resolved twice) are parsed once."""
     doc = _recent.get(sha256_hex(data))
     if doc is None:
         doc = decode(data, expected_moderator=expected_moderator, source=source)

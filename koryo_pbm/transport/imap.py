@@ -126,7 +126,9 @@ def _reason(exc: BaseException) -> str:
 
 
 class ImapSource:
-    """One IMAP folder, read by one connection kept open between calls (see the module docstring)."""
+    """One IMAP folder, read by one connection kept open between calls (see the module docstring).
+
+    Its errors do not repeat its label: the judge names the source (``label``) in front of them."""
 
     def __init__(self, host: str, user: str, password: str, *, port: int | None = None, folder: str = "INBOX",
                  tls: str = "tls", ca_file: Path | str | None = None, done_folder: str = DONE_FOLDER,
@@ -163,7 +165,7 @@ class ImapSource:
 
     def _fail(self, doing: str, exc: BaseException) -> SourceError:
         self._drop()
-        return SourceError(f"{self.label}: {doing} failed: {_reason(exc)}")
+        return SourceError(f"{doing} failed: {_reason(exc)}")
 
     def _drop(self) -> None:
         client, self._client = self._client, None
@@ -189,8 +191,8 @@ class ImapSource:
                     client.starttls(self.context)
                 elif not is_loopback(self.host):
                     self._drop()
-                    raise SourceError(f"{self.label}: the server offers no STARTTLS; koryo-pbm sends a password "
-                                      f"without TLS only to 127.0.0.1 (use imaps:// or a server with STARTTLS)")
+                    raise SourceError("the server offers no STARTTLS; koryo-pbm sends a password "
+                                      "without TLS only to 127.0.0.1 (use imaps:// or a server with STARTTLS)")
             self._client = client
             doing = f"logging in as {self.user}"
             client.login(self.user, self._password)
@@ -270,7 +272,7 @@ class ImapSource:
         if not uids:
             return
         if self._client is None:
-            raise SourceError(f"{self.label}: the connection was lost")
+            raise SourceError("the connection was lost")
         try:
             found = self._client.fetch(uids, ["BODY.PEEK[]"])
         except Exception as exc:
@@ -287,7 +289,7 @@ class ImapSource:
 
     def _fetch_head(self, uid: int, size: int) -> Iterator[IncomingMail]:
         if self._client is None:
-            raise SourceError(f"{self.label}: the connection was lost")
+            raise SourceError("the connection was lost")
         try:
             found = self._client.fetch([uid], [f"BODY.PEEK[]<0.{HEAD_LIMIT}>"])
         except Exception as exc:

@@ -81,6 +81,14 @@ class SmtpSender:
         return cls(host, port=port, user=user, password=password if user else "",
                    tls="tls" if scheme == "smtps" else "starttls", ca_file=ca_file)
 
+    def fork(self) -> SmtpSender:
+        """Another sender to the same server with a connection of its own (for sending in parallel
+        from several threads: each thread its own sender)."""
+        twin = SmtpSender.__new__(SmtpSender)
+        twin.__dict__.update(self.__dict__)
+        twin._conn, twin._used = None, 0.0
+        return twin
+
     def _connect(self) -> smtplib.SMTP:
         doing = f"connecting to {self.host}:{self.port}"
         conn: smtplib.SMTP | None = None

@@ -1,0 +1,75 @@
+"""The judge writes its mails out directly (fast); mail readers must see exactly what the email
+package would have made of the same parts: headers, text, attachments byte for byte."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+
+import pytest
+
+from koryo_pbm.judge.messages import Outgoing
+from koryo_pbm.judge.outbox import render
+
+CASES = {
+    "state mail": Outgoing(key="k", to="p1@example.org", subject="[koryo-pbm friday] round 2: your turn",
+                           body="Koryo game friday, version 4, for p1.\n" * 40,
+                           attachments=(("game.toml", b'format = "koryo-pbm-game/v1"\n' * 500),)),
+    "non-ASCII everywhere": Outgoing(
+        key="k", to="Jürgen Müller <j@example.org>",
+        subject="[koryo-pbm fröhlich] Re: Grüße aus Köln, a long subject that goes on well beyond seventy-eight characters",
+        body="Grüße\n" + "x" * 1200 + "\nend", in_reply_to="<abc@example.org>", references=("<a@x.org>", "<b@y.org>")),
+    "carriage returns and binary": Outgoing(
+        key="k", to="p1@example.org", subject="s", body="line\r\nwith cr\n-----BEGIN KORYO-PBM RECEIPT-----\nabc\n",
+        attachments=(("game.toml", b"a\r\nb\n\x00\xff"),)),
+    "long ASCII subject, empty body": Outgoing(key="k", to="p1@example.org", subject="word " * 60, body=""),
+    "odd file names": Outgoing(key="k", to="p1@example.org", subject="tabs\tand  spaces", body="x\n",
+                               attachments=(("my game.toml", b""), ("spiel-ü.toml", b"1"))),
+}
+
+
+def _reference(out: Outgoing, from_header: str) -> bytes:
+    """What the email package writes for the same mail."""
+    import datetime
+    from email.message import EmailMessage
+    from email.utils import format_datetime
+
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["From"], msg["To"], msg["Subject"] = from_header, out.to, out.subject
+    msg["Date"] = format_datetime(datetime.datetime.fromtimestamp(1700000000, datetime.UTC))
+    msg["Message-ID"] = "<m.g@example.org>"
+    if out.in_reply_to:
+        msg["In-Reply-To"] = out.in_reply_to
+    if out.references:
+        msg["References"] = " ".join(out.references)
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["X-Koryo-Pbm-Judge"] = "friday"
+    plain = out.body.isascii() and all(len(line) <= 900 for line in out.body.splitlines())
+    msg.set_content(out.body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
+    for name, data in out.attachments:
+        msg.add_attachment(data, maintype="application", subtype="toml", filename=name)
+    return msg.as_bytes()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("from_header", ["Koryo judge <judge@example.org>", "Jüdge Dredd <judge@example.org>"])
+def test_a_rendered_mail_reads_as_the_email_package_would_write_it(case, from_header):
+    out = CASES[case]
+    data = render(out, from_header=from_header, message_id="<m.g@example.org>", date=1700000000, tag="friday")
+    ours = email.message_from_bytes(data, policy=email.policy.default)
+    ref = email.message_from_bytes(_reference(out, from_header), policy=email.policy.default)
+    assert sorted((k, str(v)) for k, v in ours.items() if k != "Content-Type") == \
+        sorted((k, str(v)) for k, v in ref.items() if k != "Content-Type")
+    assert ours.get_content_type() == ref.get_content_type()
+    assert ours.get_body(("plain",)).get_content() == ref.get_body(("plain",)).get_content()
+    assert [(p.get_filename(), p.get_content_type(), p.get_content()) for p in ours.iter_attachments()] == \
+        [(p.get_filename(), p.get_content_type(), p.get_content()) for p in ref.iter_attachments()]
+    assert all(not part.defects for part in ours.walk())
+    lines = data.split(b"\r\n")
+    assert b"\n" not in data.replace(b"\r\n", b"") and max(map(len, lines)) <= 998 and data.isascii()
+
+
+def test_a_line_break_in_a_header_is_refused():
+    out = Outgoing(key="k", to="p1@example.org\r\nBcc: everyone@example.org", subject="s", body="b")
+    with pytest.raises(ValueError, match="line break"):
+        render(out, from_header="J <j@example.org>", message_id="<m@example.org>", date=0, tag="t")

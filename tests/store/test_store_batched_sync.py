@@ -1,0 +1,69 @@
+"""batched_sync: atomic writes whose fsyncs wait for one barrier, and nothing is lost by it."""
+
+from __future__ import annotations
+
+import os
+
+from koryo_pbm.store import atomic
+from koryo_pbm.store.atomic import batched_sync, sync_now, write_atomic
+
+
+def _count(monkeypatch):
+    calls = {"fsync": 0, "syncfs": 0}
+    real = os.fsync
+
+    def fsync(fd):
+        calls["fsync"] += 1
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    real_syncfs = atomic._syncfs
+
+    def syncfs(fd):
+        calls["syncfs"] += 1
+        return real_syncfs(fd)
+
+    monkeypatch.setattr(atomic, "_syncfs", syncfs)
+    return calls
+
+
+def test_each_write_is_synced_at_once_outside_a_batch(tmp_path, monkeypatch):
+    calls = _count(monkeypatch)
+    write_atomic(tmp_path / "a", b"1")
+    assert calls["fsync"] == 2 and calls["syncfs"] == 0  # the file, then its folder
+
+
+def test_in_a_batch_the_writes_are_visible_at_once_and_synced_at_the_barrier(tmp_path, monkeypatch):
+    calls = _count(monkeypatch)
+    with batched_sync():
+        for n in range(20):
+            write_atomic(tmp_path / f"f{n}", f"data {n}".encode())
+        assert (tmp_path / "f7").read_bytes() == b"data 7"  # atomic as ever: renamed into place now
+        assert calls == {"fsync": 0, "syncfs": 0}
+        sync_now()
+        synced = dict(calls)
+        write_atomic(tmp_path / "late", b"x")
+    assert synced["syncfs"] == 1 or synced["fsync"] >= 21  # one flush of the file system, or every file
+    assert calls["syncfs"] + calls["fsync"] > sum(synced.values())  # the end of the block is a barrier too
+    assert not [n for n in os.listdir(tmp_path) if atomic.is_temp_name(n)]
+    assert atomic._pending is None
+
+
+def test_without_syncfs_every_file_and_folder_is_fsynced_once(tmp_path, monkeypatch):
+    calls = _count(monkeypatch)
+    monkeypatch.setattr(atomic, "_syncfs", lambda fd: False)
+    (tmp_path / "sub").mkdir()
+    with batched_sync():
+        for n in range(5):
+            write_atomic(tmp_path / f"f{n}", b"x")
+            write_atomic(tmp_path / "sub" / f"g{n}", b"y")
+    assert calls["fsync"] == 10 + 2  # ten files, two folders (each once)
+
+
+def test_a_long_batch_makes_early_barriers_and_never_holds_too_many_files_open(tmp_path, monkeypatch):
+    calls = _count(monkeypatch)
+    with batched_sync():
+        for n in range(atomic.MAX_PENDING * 2 + 10):
+            write_atomic(tmp_path / f"f{n}", b"x")
+            assert len(atomic._pending or {}) < atomic.MAX_PENDING
+    assert calls["syncfs"] + calls["fsync"] >= 2
