@@ -31,4 +31,4 @@ def test_an_overlapping_run_stops_without_touching_anything(cli, tmp_path):
     r = serve_once(cli, po)
     assert r.code == 0, r.err
     assert not os.listdir(po.judge_box / "new")
-    assert [str(m["Subject"]) for m in po.messages("alice@example.org")].count("[koryo-pbm friday] Re: help?") == 1
+    assert [str(m["Subject"]) for m in po.messages("alice@example.org")].count("[koryo-pbm friday] no envelope, help (re: help?)") == 1
