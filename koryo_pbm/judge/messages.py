@@ -176,8 +176,10 @@ def _detail(o: Outcome) -> str:
     return f"Reason: {o.reason}"
 
 
-def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str) -> Outgoing:
-    """The short help for a mail with the game's tag but no envelope."""
+def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
+               game_file: bytes = b"") -> Outgoing:
+    """The short help for a mail with the game's tag but no envelope; with the current
+    ``game_file`` attached (the steps it gives start with saving it)."""
     body = "\n".join([
         _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
               f"in game {info.tag}."),
@@ -193,7 +195,8 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     ])
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
-                    in_reply_to=mail.message_id, references=refs)
+                    in_reply_to=mail.message_id, references=refs,
+                    attachments=(("game.toml", game_file),) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:

@@ -325,8 +325,13 @@ class Judge:
             if parsed.automatic:
                 self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
                 return True
-            info = self._info(ref)
-            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}"))
+            from koryo_pbm.store import gamefile
+
+            data = gamefile.read_game_bytes(ref.path)
+            info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
+                                                              source=f"game file {ref.path}"))
+            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
+                                                 game_file=data))
             self.log(f"{parsed.names()}: no envelope; help sent to {player}")
             return True
         self.log(f"{parsed.names()}: tagged for {', '.join(g.tag for g in tagged)} but not from a player's "

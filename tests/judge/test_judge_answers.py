@@ -144,9 +144,12 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     po.send_to_judge("eve@evil.example", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("alice@example.org", "lunch?", "Lunch tomorrow?")
     assert serve_once(cli, po).code == 0
-    [(_m, t)] = answers(po, "alice@example.org")
+    [(m, t)] = answers(po, "alice@example.org")
+    assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in t
     assert "koryo-pbm submit orders.toml --as alice --game friday/game.toml --out orders.txt" in t
+    # the steps begin with saving the attached game.toml: it is attached, byte-exact
+    assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
     assert not po.box("eve@evil.example").joinpath("new").exists() or not answers(po, "eve@evil.example")
     # the untagged mail is left alone, where it was; the others are moved to the done folder
     left = [p.read_bytes() for p in (po.judge_box / "new").iterdir()]
