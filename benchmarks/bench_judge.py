@@ -244,8 +244,9 @@ def main() -> None:
         mail_envelopes(mail, judge, envelopes)
         fsyncs = work / "fsyncs"
         elapsed, samples, log = serve_once(work, mail, judge, fsyncs)
-        sent = sum(len([n for n in os.listdir(g / "outbox" / "sent")]) for g in run.iterdir())
-        waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in run.iterdir())
+        folders = [g for g in run.iterdir() if g.is_dir()]  # not the judge's lock file
+        sent = sum(len(os.listdir(g / "outbox" / "sent")) for g in folders)
+        waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in folders)
         accepted = log.count(": accepted") + log.count(": held")
         refused = [line for line in log.splitlines() if ": refused" in line or "unreadable" in line]
         count, barriers = (int(n) for n in fsyncs.read_text().split())
