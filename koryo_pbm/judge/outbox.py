@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, getaddresses, parseaddr
 from pathlib import Path
@@ -185,17 +185,13 @@ def pending(game_dir: Path) -> list[Path]:
 
 
 def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
-          log: Callable[[str], None], give_up_after: int = 3,
-          only: Collection[Path] | None = None) -> tuple[int, int]:
-    """Send what is due in this game's outbox (``only``: of these mails). ``(sent, deferred)``.
-    After ``give_up_after`` failures in a row the rest waits for the next round (the server is
-    probably down)."""
+          log: Callable[[str], None], give_up_after: int = 3) -> tuple[int, int]:
+    """Send what is due in this game's outbox. ``(sent, deferred)``. After ``give_up_after``
+    failures in a row the rest waits for the next round (the server is probably down)."""
     folder = outbox_dir(game_dir)
     sent = deferred = 0
     failures_in_a_row = 0
     for path in pending(game_dir):
-        if only is not None and path not in only:
-            continue
         retry = folder / RETRY / path.name
         attempts, next_try = _retry_state(retry)
         if next_try > now:

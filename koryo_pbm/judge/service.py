@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -89,12 +88,6 @@ class Judge:
     _senders: list[Any] = field(default_factory=list)
     _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
-    _touched: set[Path] = field(default_factory=set)  # games with mail queued since the last barrier
-    _behind: Any = None  # the threads sending behind the handling of mail (see _send_behind)
-    _idle: Any = None  # the connections not in use by them
-    _jobs: list[Any] = field(default_factory=list)
-    _claimed: set[Path] = field(default_factory=set)  # mails one of them is sending
-    _claim_lock: Any = field(default_factory=threading.Lock)
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -215,7 +208,6 @@ class Judge:
             for handled_mail in done:
                 source.mark_handled(handled_mail)
             done.clear()
-            self._send_behind()
 
         try:
             with batched_sync():
@@ -486,11 +478,8 @@ class Judge:
         if self.from_header is None:
             self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
             return False
-        queued = outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
-                              now=self.clock(), automatic=automatic) is not None
-        if queued:
-            self._touched.add(ref.folder)
-        return queued
+        return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
+                            now=self.clock(), automatic=automatic) is not None
 
     # -- inbox and outbox -------------------------------------------------------------------------
 
@@ -530,51 +519,6 @@ class Judge:
             self._senders = [self.sender, *(fork() for _ in range(SEND_CONNECTIONS - 1))] if fork else [self.sender]
         return self._senders
 
-    def _send_behind(self) -> None:
-        """Start sending, in the background, the mails the last batch of handled mail queued,
-        while the judge handles the next batch (through the extra connections of a sender that
-        can open them: SMTP; a sendmail program sends at the end of the pass).
-
-        Called right after a barrier (``sync_now``): only mails already durable are taken (the
-        list is made here, by the one thread that queues mail), so nothing is sent that a crash
-        could lose. A mail is taken by one sending thread at a time (``_claimed``)."""
-        import queue
-        from concurrent.futures import ThreadPoolExecutor
-
-        touched, self._touched = self._touched, set()
-        if self.sender is None or not touched or len(self._connections()) < 2:
-            return
-        if self._behind is None:
-            self._behind = ThreadPoolExecutor(len(self._senders), thread_name_prefix="koryo-pbm-send")
-            self._idle = queue.SimpleQueue()
-            for sender in self._senders:
-                self._idle.put(sender)
-        for folder in sorted(touched):
-            with self._claim_lock:
-                paths = {p for p in outbox.pending(folder) if p not in self._claimed}
-                self._claimed |= paths
-            if paths:
-                self._jobs.append(self._behind.submit(self._send_job, self.games[folder], paths))
-
-    def _send_job(self, ref: GameRef, paths: set[Path]) -> None:
-        sender = self._idle.get()
-
-        def send(r: GameRef) -> None:
-            outbox.flush(r.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log, only=paths)
-
-        try:
-            self._guard(f"the outbox of {ref.folder}", send, ref)
-        finally:
-            self._idle.put(sender)
-            with self._claim_lock:
-                self._claimed -= paths
-
-    def _wait_behind(self) -> None:
-        """Until the background sending has finished (its connections are free again)."""
-        jobs, self._jobs = self._jobs, []
-        for job in jobs:
-            job.result()
-
     def _flush_all(self, games: list[GameRef]) -> None:
         """Send every game's outbox; through several connections at once when the sender can open
         more (an SMTP server answers each mail only once it is safely queued: in parallel, those
@@ -583,7 +527,6 @@ class Judge:
         from concurrent.futures import ThreadPoolExecutor
 
         assert self.sender is not None
-        self._wait_behind()
         self._connections()
         due = [ref for ref in games if outbox.pending(ref.folder)]
         if len(self._senders) == 1 or len(due) < 2:
@@ -607,12 +550,6 @@ class Judge:
 
     def close(self) -> None:
         """Close the extra connections opened for sending in parallel (not ``sender`` itself)."""
-        try:
-            self._wait_behind()
-        finally:
-            if self._behind is not None:
-                self._behind.shutdown()
-                self._behind = None
         extra, self._senders = self._senders[1:], []
         for sender in extra:
             with contextlib.suppress(Exception):

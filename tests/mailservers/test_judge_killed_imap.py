@@ -182,9 +182,9 @@ def _orders_mail(t: Trial, name: str, state_mail: bytes) -> bytes:
 @pytest.mark.parametrize("connections", [1, 4])
 def test_the_judge_over_imap_and_smtp_stopped_at_every_step_finishes_the_job_exactly_once(
         mail_servers, tmp_path, monkeypatch, connections):
-    """With one SMTP connection every run takes the same steps; with four, mails are sent by
-    several threads, in the background while mail is handled, and a stop in one thread ends the
-    run while the others finish what they hold."""
+    """With one SMTP connection every run takes the same steps; with four, the outboxes are sent
+    by several threads at once, and a stop in one thread ends the run while the others finish
+    what they hold."""
     t = Trial(mail_servers, tmp_path, monkeypatch, connections)
     assert t.serve() == 0  # the start mails
     t.settle()
