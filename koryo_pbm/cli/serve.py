@@ -81,7 +81,9 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     every mail with receipts or reasons, resolves each game as soon as its orders are in, and
     mails every player the new game.toml with what happened and what to do next. Without mail
     options it serves shared folders only, writing report-PLAYER.txt next to each game file.
-    Runs until stopped (Ctrl-C, SIGTERM), or once with --once.
+    Runs until stopped (Ctrl-C, SIGTERM), or once with --once. One judge serves a ROOT at a
+    time (lock ROOT/.koryo-pbm-serve.lock): a --once run that finds another one running stops
+    at once, touching nothing (exit status 0, for cron).
 
     \b
     Examples:
