@@ -172,7 +172,9 @@ def _detail(o: Outcome) -> str:
     if o.status == "superseded":
         return f"{o.reason[:1].upper()}{o.reason[1:]}."
     if o.status == "unreadable":
-        return o.reason
+        reason = o.reason.rstrip(".")
+        return (f"{reason[:1].upper()}{reason[1:]}. Nothing was counted: send it again, the whole "
+                "envelope from its BEGIN line to its END line pasted as plain text, or the file attached.")
     return f"Reason: {o.reason}"
 
 
