@@ -189,6 +189,13 @@ class Policy:
             table["missed_in_row"] = dict(self.missed_in_row)
         return table
 
+    def next_step(self, deadline: datetime, who: str = "them") -> str:
+        """What happens to a missed order of this game, as a sentence (for the judge's mails)."""
+        if self.missed == "bot":
+            return (f"the {self.bot_level or 'random'} bot plays for {who} from {human(deadline + self.grace_period())} "
+                    f"if the orders are still missing then")
+        return f"the game waits for {who}; the moderator may extend the deadline"
+
     def describe(self) -> list[str]:
         """Sentences for ``show``/``status``: what happens to missed orders, the bot seats."""
         lines = []

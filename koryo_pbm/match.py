@@ -613,6 +613,22 @@ def deadline_of(doc: GameDoc) -> datetime | None:
     return _deadline(doc, doc.decision["id"]) if doc.decision else None
 
 
+def bot_due(doc: GameDoc, now: datetime) -> bool:
+    """True when a resolve at ``now`` would have the bot play even with no new envelope: the
+    deadline and grace of a ``missed = "bot"`` game have passed with players missing, or only
+    bot seats and abandoned seats are missing (the judge resolves then)."""
+    d = doc.decision
+    if d is None:
+        return False
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    missing = [p for p in d["waiting_for"] if p not in d.get("received", [])]
+    if missing and all(policy.bot_plays(p) for p in missing):
+        return True
+    deadline = deadline_of(doc)
+    return (bool(missing) and deadline is not None and policy.missed == "bot"
+            and now >= deadline + policy.grace_period())
+
+
 def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str, Any],
                  deadline: datetime | None, now: datetime | None) -> dict[str, tuple[str, str]] | None:
     """``{player: (level, why)}`` for every player of ``decision`` the bot answers for now,

@@ -1,0 +1,160 @@
+"""Issue 11, item 2: the judge's reminders and late notices, and the judge playing missed orders,
+through ``koryo-pbm serve --once`` (each run a new judge: a restart) with the time fixed by
+``KORYO_PBM_NOW``."""
+
+from __future__ import annotations
+
+from judge_kit import FROM, PostOffice, body
+
+from koryo_pbm.judge import messages
+
+PLAYERS = ["alice", "bob", "carol"]
+START = "2026-11-24T18:00Z"
+
+
+def setup_game(cli, tmp_path, monkeypatch, extra=()):
+    monkeypatch.setenv("KORYO_PBM_NOW", START)
+    pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *PLAYERS]}
+    (cli.cwd / "games").mkdir(exist_ok=True)
+    args = ["new", "games/friday", "--as", "mod", "--seed", "deadline-game", *extra]
+    for n in PLAYERS:
+        args += ["--player", f"{n}={pubs[n]}", "--email", f"{n}={n}@example.org"]
+    cli.ok(*args)
+    return PostOffice(tmp_path / "post")
+
+
+def serve_at(cli, po, monkeypatch, when, *extra):
+    monkeypatch.setenv("KORYO_PBM_NOW", when)
+    r = cli("serve", "games", "--as", "mod", "--once", "--maildir", po.judge_box, "--sendmail", po.sendmail,
+            "--from", FROM, "--retry", "0.01", *extra)
+    assert r.code == 0, r.err
+    return r
+
+
+def mails(po):
+    return {p: po.messages(f"{p}@example.org") for p in PLAYERS}
+
+
+def submit_by_folder(cli, players):
+    status = cli.ok("status", "games/friday", "--json").json
+    for p in players:
+        orders = cli.cwd / f"{status['decision']}-{p}.toml"
+        cli.ok("orders", "games/friday", "--as", p, "-o", orders)
+        cli.ok("submit", orders, "--as", p, "--game", "games/friday")
+
+
+def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_path, monkeypatch):
+    po = setup_game(cli, tmp_path, monkeypatch, ["--deadline", "2d"])
+    serve_at(cli, po, monkeypatch, START)
+    first = mails(po)
+    for p in PLAYERS:  # the state mail says when the deadline is
+        (state,) = first[p]
+        assert "Deadline: 2026-11-26 18:00 UTC." in " ".join(body(state).split())
+    # a day and a half before the deadline: too early for a reminder (the judge's --remind 1d)
+    serve_at(cli, po, monkeypatch, "2026-11-25T06:00Z")
+    assert mails(po) == {p: [] for p in PLAYERS}
+    submit_by_folder(cli, ["alice", "carol"])
+    serve_at(cli, po, monkeypatch, "2026-11-25T20:00Z")
+    got = mails(po)
+    assert got["alice"] == [] and got["carol"] == []
+    (reminder,) = got["bob"]
+    assert str(reminder["Subject"]) == ("[koryo-pbm friday] reminder: your orders for r1-orders are due "
+                                        "2026-11-26 18:00 UTC")
+    text = " ".join(body(reminder).split())
+    assert "The deadline is 2026-11-26 18:00 UTC (in 22 h)." in text
+    assert "If your orders are not in by then, the game waits for you; the moderator may extend the deadline." in text
+    assert "koryo-pbm orders friday/game.toml --as bob -o orders.toml" in text
+    # a restarted judge does not remind again
+    serve_at(cli, po, monkeypatch, "2026-11-26T10:00Z")
+    assert mails(po) == {p: [] for p in PLAYERS}
+    # the deadline passes: everyone is told, once, who is late and what happens next
+    serve_at(cli, po, monkeypatch, "2026-11-26T18:05Z")
+    got = mails(po)
+    for p in PLAYERS:
+        (late,) = got[p]
+        assert str(late["Subject"]) == "[koryo-pbm friday] deadline passed: waiting for bob"
+        text = " ".join(body(late).split())
+        assert "The deadline of decision r1-orders of Koryo game friday" in text
+        assert "Late: bob." in text
+        assert "What happens next: the game waits for them; the moderator may extend the deadline." in text
+        assert ("That includes you." in text) == (p == "bob")
+    serve_at(cli, po, monkeypatch, "2026-11-27T18:05Z")
+    assert mails(po) == {p: [] for p in PLAYERS}
+    # the moderator extends it: a new deadline gets its own reminder
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T18:10Z")
+    cli.ok("deadline", "games/friday", "--as", "mod", "+2d")
+    serve_at(cli, po, monkeypatch, "2026-11-28T09:00Z")
+    got = mails(po)
+    for p in PLAYERS:  # everyone is mailed the new version, which says so
+        state = got[p][0]
+        assert "the moderator extended the deadline of r1-orders to 2026-11-28 18:00 UTC" in body(state)
+        assert "Deadline: 2026-11-28 18:00 UTC." in " ".join(body(state).split())
+    assert len(got["alice"]) == 1 and len(got["carol"]) == 1
+    reminder = got["bob"][1]
+    assert "due 2026-11-28 18:00 UTC" in str(reminder["Subject"])
+    outbox = cli.cwd / "games" / "friday" / "outbox"
+    sent = sorted(p.name for p in (outbox / "sent").glob("*.eml"))
+    assert [n for n in sent if n.startswith("remind-")] == [
+        "remind-r1-orders-20261126T1800-bob.eml", "remind-r1-orders-20261128T1800-bob.eml"]
+    assert len([n for n in sent if n.startswith("late-")]) == 3
+
+
+def test_the_judge_plays_missed_orders_after_the_grace_period(cli, tmp_path, monkeypatch):
+    po = setup_game(cli, tmp_path, monkeypatch, ["--deadline", "1d", "--grace", "2h", "--missed", "bot"])
+    serve_at(cli, po, monkeypatch, START)
+    mails(po)
+    submit_by_folder(cli, ["alice", "carol"])
+    serve_at(cli, po, monkeypatch, "2026-11-25T18:30Z")  # late, within the grace period
+    got = mails(po)
+    for p in PLAYERS:
+        (late,) = got[p]
+        text = " ".join(body(late).split())
+        assert ("What happens next: the heuristic bot plays for them from 2026-11-25 20:00 UTC if the orders are "
+                "still missing then.") in text
+    assert cli.ok("status", "games/friday", "--json").json["decision"] == "r1-orders"
+    # the grace period is over: the judge resolves with an empty inbox, the bot plays for bob
+    serve_at(cli, po, monkeypatch, "2026-11-25T20:00Z")
+    got = mails(po)
+    for p in PLAYERS:
+        (state,) = got[p]
+        text = body(state)
+        assert "bob missed the deadline: the heuristic bot played for them" in text
+        assert "Deadline: 2026-11-26 20:00 UTC." in " ".join(text.split())
+    status = cli.ok("status", "games/friday", "--json").json
+    assert status["decision"] != "r1-orders" and status["deadline"] == "2026-11-26T20:00:00Z"
+
+
+def test_a_game_without_deadline_gets_no_reminders(cli, tmp_path, monkeypatch):
+    po = setup_game(cli, tmp_path, monkeypatch)
+    serve_at(cli, po, monkeypatch, START)
+    got = mails(po)
+    for p in PLAYERS:
+        (state,) = got[p]
+        assert "There is no deadline." in " ".join(body(state).split())
+    serve_at(cli, po, monkeypatch, "2027-01-01T00:00Z")
+    assert mails(po) == {p: [] for p in PLAYERS}
+
+
+def test_serve_refuses_a_bad_remind_in_one_line(cli, tmp_path, monkeypatch):
+    po = setup_game(cli, tmp_path, monkeypatch, ["--deadline", "1d"])
+    r = cli.fails("serve", "games", "--as", "mod", "--once", "--remind", "-1d", "--maildir", po.judge_box,
+                  "--sendmail", po.sendmail, "--from", FROM)
+    assert "--remind cannot be negative" in r.err and r.err.count("\n") == 1
+
+
+def test_reminder_and_late_notice_texts():
+    info = messages.GameInfo(tag="friday", game_id="koryo-1", title="Koryo", version=3,
+                             decision={"id": "r2-orders", "kind": "orders", "waiting_for": ["alice", "bob"],
+                                       "received": ["alice"]}, round=2, players=["alice", "bob"],
+                             deadline="2026-11-27 18:00 UTC")
+    out = messages.reminder(info, "bob", "bob@example.org", deadline="2026-11-27 18:00 UTC", left="in 5 h",
+                            next_step="the random bot plays for you", key="remind-x")
+    assert out.to == "bob@example.org" and out.key == "remind-x" and not out.attachments
+    text = " ".join(out.body.split())
+    assert "waits for your orders for decision r2-orders" in text
+    assert "The deadline is 2026-11-27 18:00 UTC (in 5 h). If your orders are not in by then, the random bot plays for you." in text
+    late = messages.late_notice(info, "alice", "alice@example.org", late=["bob"], deadline="2026-11-27 18:00 UTC",
+                                next_step="the game waits for them", key="late-x")
+    text = " ".join(late.body.split())
+    assert "Late: bob." in text and "That includes you" not in text and "koryo-pbm orders" not in text
+    assert late.subject == "[koryo-pbm friday] deadline passed: waiting for bob"
