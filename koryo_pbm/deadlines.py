@@ -41,6 +41,7 @@ _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:\d{1,6}[wdhm])+")
 _PART = re.compile(r"(\d{1,6})([wdhm])")
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
+_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # a decision kind, a bot level
 
 
 class DeadlineError(UsageError):
@@ -234,6 +235,8 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
         if not isinstance(deadlines, Mapping) or not all(isinstance(v, str) for v in deadlines.values()):
             raise FormatError("'service.deadlines' must be a table of durations")
         for kind, text in deadlines.items():
+            if not _WORD.fullmatch(kind):
+                raise FormatError("'service.deadlines' has a key that is not a decision kind")
             parse_duration(text, what=f"'service.deadlines.{kind}'")
         p.deadlines = dict(deadlines)
         for key in ("grace", "remind"):
@@ -247,14 +250,14 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
         if p.missed not in MISSED:
             raise FormatError("'service.missed' must be 'wait' or 'bot'")
         p.bot_level = table.get("bot_level", "")
-        if not isinstance(p.bot_level, str):
-            raise FormatError("'service.bot_level' must be text")
+        if not isinstance(p.bot_level, str) or (p.bot_level and not _WORD.fullmatch(p.bot_level)):
+            raise FormatError("'service.bot_level' must be a bot level")
         p.abandon_after = table.get("abandon_after", 0)
         if isinstance(p.abandon_after, bool) or not isinstance(p.abandon_after, int) or not (
                 0 <= p.abandon_after <= MAX_ABANDON):
             raise FormatError(f"'service.abandon_after' must be a number from 1 to {MAX_ABANDON}")
         bots = table.get("bots", {})
-        if not isinstance(bots, Mapping) or not all(isinstance(v, str) and v for v in bots.values()):
+        if not isinstance(bots, Mapping) or not all(isinstance(v, str) and _WORD.fullmatch(v) for v in bots.values()):
             raise FormatError("'service.bots' must be a table of bot levels")
         p.bots = dict(bots)
         abandoned = table.get("abandoned", [])

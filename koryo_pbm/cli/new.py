@@ -25,16 +25,20 @@ def _parse_player(spec: str):
     return name, load_public(key)
 
 
-def parse_deadline_specs(specs: tuple[str, ...]) -> dict[str, str]:
+def parse_deadline_specs(game, specs: tuple[str, ...]) -> dict[str, str]:
     """``{kind: duration}`` from ``--deadline 3d`` (every kind) and ``--deadline KIND=3d``."""
     from koryo_pbm.deadlines import DEFAULT_KIND, parse_duration
 
+    kinds = tuple(game.decision_kinds)
     out: dict[str, str] = {}
     for spec in specs:
         kind, sep, text = spec.rpartition("=")
         kind = kind.strip() if sep else DEFAULT_KIND
         if sep and not kind:
             raise UsageError(f"--deadline takes DURATION or KIND=DURATION (orders=3d), not {spec!r}")
+        if kinds and kind not in kinds and kind != DEFAULT_KIND:
+            raise UsageError(f"--deadline {spec!r}: {game.title} has no decisions of kind {kind!r} "
+                             f"(its kinds: {', '.join(kinds)})")
         if kind in out:
             raise UsageError(f"--deadline gives {'every decision' if kind == DEFAULT_KIND else kind} two durations")
         parse_duration(text, what=f"the deadline {spec!r}")
@@ -62,7 +66,7 @@ def make_policy(game, deadline_specs: tuple[str, ...], grace: str | None, missed
     from koryo_pbm.deadlines import MAX_ABANDON, Policy, parse_duration
     from koryo_pbm.engine import bots
 
-    policy = Policy(deadlines=parse_deadline_specs(deadline_specs), missed=missed, bots=dict(bot_seats))
+    policy = Policy(deadlines=parse_deadline_specs(game, deadline_specs), missed=missed, bots=dict(bot_seats))
     for level in bot_seats.values():
         bots.check_level(game, level)
     if grace is not None:

@@ -147,6 +147,7 @@ def test_only_the_moderator_sets_a_deadline(cli, monkeypatch):
     (["--deadline", "100d"], "over the limit of 90 days"),
     (["--deadline", "3 days"], "must be like 30m, 12h, 3d, 1w or 1d12h"),
     (["--deadline", "3d", "--deadline", "3d"], "--deadline gives every decision two durations"),
+    (["--deadline", "turn=3d"], "Koryo has no decisions of kind 'turn' (its kinds: orders, action, discard)"),
     (["--missed", "bot"], "--missed bot, --grace and --remind need a deadline"),
     (["--deadline", "3d", "--abandon-after", "2"], "--abandon-after counts the orders the bot played"),
     (["--deadline", "3d", "--missed", "bot", "--abandon-after", "0"], "--abandon-after takes a number"),
