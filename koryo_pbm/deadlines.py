@@ -211,7 +211,8 @@ class Policy:
         elif self.deadlines:
             lines.append("missed orders: the game waits")
         if self.abandon_after:
-            lines.append(f"a seat that misses {self.abandon_after} decisions in a row is abandoned "
+            n = self.abandon_after
+            lines.append(f"a seat that misses {n} decision{'s' if n != 1 else ''} in a row is abandoned "
                          "(the bot plays it until a substitute takes it over)")
         for name, level in self.bots.items():
             lines.append(f"{name} is a bot seat ({level})")

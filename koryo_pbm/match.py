@@ -676,7 +676,8 @@ def _count_missed(policy: deadlines.Policy, decision: Decision, played: Mapping[
             if policy.abandon_after and count >= policy.abandon_after:
                 policy.missed_in_row.pop(p, None)
                 policy.abandoned.append(p)
-                notes.append(f"{p} missed {count} decisions in a row: the seat is abandoned; the "
+                notes.append(f"{p} missed {count} decision{'s' if count != 1 else ''} in a row: the seat is "
+                             "abandoned; the "
                              f"{policy.bot_level or bots.RANDOM} bot plays it until a substitute takes it over")
             else:
                 policy.missed_in_row[p] = count

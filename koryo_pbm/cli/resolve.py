@@ -163,6 +163,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
             "decision": decision["id"] if decision else None,
             "waiting_for": decision["waiting_for"] if decision else [],
             "received": decision.get("received", []) if decision else [],
+            "deadline": decision.get("deadline") if decision else None,
         })
         _fail_on_rejects(result)
         return

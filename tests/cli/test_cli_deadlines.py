@@ -344,3 +344,32 @@ def test_a_bot_sees_only_its_seats_view(cli, monkeypatch):
     revealed = [e for e in events if e.startswith("carol reveals ")]
     assert revealed and revealed[0].startswith(f"carol reveals {cards[0]}" + (f" ×{len(cards)}" if len(cards) > 1 else ""))
     assert private  # alice's part opened: the file is a real game
+
+
+def test_korsar_game_with_a_seat_abandoned_after_one_missed_turn_finishes(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    r, _ = new(cli, lines, extra=["--game", "korsar", "--deadline", "turn=1d", "--missed", "bot",
+                                  "--bot-level", "random", "--abandon-after", "1"])
+    assert "a seat that misses 1 decision in a row is abandoned" in r.out
+    folder = cli.cwd / "g"
+    steps = 0
+    while True:
+        status = cli.ok("status", folder, "--json").json
+        if status["over"]:
+            break
+        if "bob" in status["missing"]:
+            at(monkeypatch, stamp(status["deadline"]))
+            r = cli.ok("resolve", folder, "--as", "mod")
+            assert "bob missed the deadline: the random bot played for them" in r.out
+            assert ("bob missed 1 decision in a row: the seat is abandoned; the random bot plays it until a "
+                    "substitute takes it over") in r.out
+        else:
+            answer(cli, folder, status["missing"])
+            cli.ok("resolve", folder, "--as", "mod")
+        steps += 1
+        assert steps < 400
+    log = cli.ok("log", folder).out
+    assert log.count("bob missed the deadline") == 1
+    assert log.count("bob's seat is abandoned: the random bot played for them") >= 3
+    assert cli.ok("status", folder, "--json").json["service"]["abandoned"] == ["bob"]
