@@ -570,7 +570,10 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
         changed = True
 
     pending = game.pending(state)
-    resolved = {entry.get("decision") for entry in doc.log} | {entry["decision"] for entry in new_log}
+    # (a log entry may name the decision that was pending, unresolved: a deadline moved)
+    open_id = doc.decision["id"] if doc.decision else None
+    resolved = ({entry.get("decision") for entry in doc.log if entry.get("decision") != open_id}
+                | {entry["decision"] for entry in new_log})
     for c, _ in live:
         if c.status == "pending":
             env = c.envelope

@@ -158,3 +158,23 @@ def test_reminder_and_late_notice_texts():
     text = " ".join(late.body.split())
     assert "Late: bob." in text and "That includes you" not in text and "koryo-pbm orders" not in text
     assert late.subject == "[koryo-pbm friday] deadline passed: waiting for bob"
+
+
+def test_the_judge_plays_a_bot_seat_whose_turn_it_is(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("KORYO_PBM_NOW", START)
+    pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob"]}
+    (cli.cwd / "games").mkdir(exist_ok=True)
+    cli.ok("new", "games/friday", "--as", "mod", "--game", "korsar", "--seed", "bot-seat", "--first", "carol",
+           "--player", f"alice={pubs['alice']}", "--player", f"bob={pubs['bob']}", "--bot", "carol=random",
+           "--email", "alice=alice@example.org", "--email", "bob=bob@example.org")
+    status = cli.ok("status", "games/friday", "--json").json
+    assert status["waiting_for"] == ["carol"] and status["missing"] == [] and status["bot_plays"] == ["carol"]
+    po = PostOffice(tmp_path / "post")
+    serve_at(cli, po, monkeypatch, START)
+    status = cli.ok("status", "games/friday", "--json").json
+    assert status["waiting_for"] == ["alice"]
+    log = cli.ok("log", "games/friday").out
+    assert "the random bot played carol's seat" in log
+    got = po.messages("alice@example.org")  # the game starts (version 1), then the bot's turn (version 2)
+    assert len(got) == 2 and str(got[-1]["Subject"]).endswith("your turn")
+    assert "the random bot played carol's seat" in body(got[-1])
