@@ -178,3 +178,16 @@ def test_the_judge_plays_a_bot_seat_whose_turn_it_is(cli, tmp_path, monkeypatch)
     got = po.messages("alice@example.org")  # the game starts (version 1), then the bot's turn (version 2)
     assert len(got) == 2 and str(got[-1]["Subject"]).endswith("your turn")
     assert "the random bot played carol's seat" in body(got[-1])
+
+
+def test_a_games_own_remind_wins_over_the_judges(cli, tmp_path, monkeypatch):
+    po = setup_game(cli, tmp_path, monkeypatch, ["--deadline", "3d", "--remind", "6h"])
+    serve_at(cli, po, monkeypatch, START)
+    mails(po)
+    serve_at(cli, po, monkeypatch, "2026-11-27T11:00Z", "--remind", "2d")  # 7 h before: not yet
+    assert mails(po) == {p: [] for p in PLAYERS}
+    serve_at(cli, po, monkeypatch, "2026-11-27T12:00Z", "--remind", "2d")
+    got = mails(po)
+    for p in PLAYERS:
+        (reminder,) = got[p]
+        assert "The deadline is 2026-11-27 18:00 UTC (in 6 h)." in " ".join(body(reminder).split())
