@@ -146,13 +146,9 @@ def create(
     for name, level in policy.bots.items():
         if name not in players or players[name] != moderator.public:
             raise SetupError(f"the bot seat {name!r} must be a seat with the moderator's key")
-        from koryo_pbm.engine.bots import check_level
-
-        check_level(game, level)
+        bots.check_level(game, level)
     if policy.missed == "bot" or policy.abandon_after:
-        from koryo_pbm.engine.bots import check_level
-
-        check_level(game, policy.bot_level or "random")
+        bots.check_level(game, policy.bot_level or bots.RANDOM)
     owners: dict[PublicIdentity, str] = {}
     for name, key in players.items():
         if name in policy.bots:
