@@ -272,14 +272,17 @@ def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_fi
 
 
 def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,
-             key: str) -> Outgoing:
-    """The reminder to ``player``, still missing, some time before the deadline."""
+             key: str, overdue: bool = False) -> Outgoing:
+    """The reminder to ``player``, still missing, some time before the deadline; ``overdue``:
+    one of the reminders that go on after it while the game waits."""
     d = info.decision or {}
+    when = (f"The deadline was {deadline} ({left}): {next_step}." if overdue
+            else f"The deadline is {deadline} ({left}). If your orders are not in by then, {next_step}.")
     lines = [
         _wrap(f"Reminder: {info.title} game {info.tag} ({info.game_id}) waits for your orders for decision "
               f"{d.get('id')}."),
         "",
-        _wrap(f"The deadline is {deadline} ({left}). If your orders are not in by then, {next_step}."),
+        _wrap(when),
         "",
         "What to do now:",
         "",
@@ -287,8 +290,9 @@ def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, 
         "",
         SIGNATURE,
     ]
-    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} "
-                                            f"are due {deadline}", body="\n".join(lines))
+    subject = (f"{subject_tag(info.tag)} reminder: the game waits for your orders for {d.get('id')}" if overdue
+               else f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} are due {deadline}")
+    return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines))
 
 
 def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], deadline: str, next_step: str,

@@ -12,7 +12,8 @@ One pass (:meth:`Judge.run_once`) does, in this order, each step safe to repeat 
    with an address ``remind`` before the deadline (the game's ``--remind``, else the judge's;
    at most half the decision's time to answer, so never together with the state mail),
    a late notice to every player with an address once the deadline has passed with players
-   missing; each once per decision and deadline (their outbox keys say which);
+   missing, and (``missed = "wait"``) a reminder to each late player every ``remind`` after it;
+   each once per decision and deadline (their outbox keys say which);
 5. each game's outbox is sent.
 
 The judge's time is its ``clock`` (tests give it a fake one): deadlines are compared with it.
@@ -507,7 +508,20 @@ class Judge:
                                         next_step=policy.next_step(deadline, "you"))
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
-        elif now >= deadline:
+        elif now >= deadline + remind and policy.missed == "wait":
+            # the game waits: the reminders go on, one every `remind` (only the latest one owed
+            # after a judge was stopped for a while, never a burst)
+            k = int((now - deadline) / remind)
+            for player in missing:
+                address = ref.emails.get(player)
+                if address is None:
+                    continue
+                out = messages.reminder(info, player, address, deadline=when, overdue=True,
+                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
+                                        next_step=policy.next_step(deadline, "you"))
+                if self._queue(ref, out, automatic="auto-generated"):
+                    self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
+        if now >= deadline:
             for player in doc.players:
                 address = ref.emails.get(player)
                 if address is None:

@@ -78,7 +78,17 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
         assert "Late: bob." in text
         assert "What happens next: the game waits for them; the moderator may extend the deadline." in text
         assert ("That includes you." in text) == (p == "bob")
+    serve_at(cli, po, monkeypatch, "2026-11-26T23:00Z")
+    assert mails(po) == {p: [] for p in PLAYERS}
+    # the game waits: the reminders go on, one a day (the judge's --remind), to bob alone
     serve_at(cli, po, monkeypatch, "2026-11-27T18:05Z")
+    got = mails(po)
+    assert got["alice"] == [] and got["carol"] == []
+    (again,) = got["bob"]
+    assert str(again["Subject"]) == "[koryo-pbm friday] reminder: the game waits for your orders for r1-orders"
+    assert ("The deadline was 2026-11-26 18:00 UTC (passed 1 day ago): the game waits for you; the moderator may "
+            "extend the deadline.") in " ".join(body(again).split())
+    serve_at(cli, po, monkeypatch, "2026-11-27T18:06Z")
     assert mails(po) == {p: [] for p in PLAYERS}
     # the moderator extends it: a new deadline gets its own reminder
     monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T18:10Z")
@@ -95,7 +105,8 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     outbox = cli.cwd / "games" / "friday" / "outbox"
     sent = sorted(p.name for p in (outbox / "sent").glob("*.eml"))
     assert [n for n in sent if n.startswith("remind-")] == [
-        "remind-r1-orders-20261126T1800-bob.eml", "remind-r1-orders-20261128T1800-bob.eml"]
+        "remind-r1-orders-20261126T1800-bob.eml", "remind-r1-orders-20261126T1800-late1-bob.eml",
+        "remind-r1-orders-20261128T1800-bob.eml"]
     assert len([n for n in sent if n.startswith("late-")]) == 3
 
 
