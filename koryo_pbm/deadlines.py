@@ -95,9 +95,12 @@ def parse_stamp(text: Any, *, what: str = "the time") -> datetime:
     if isinstance(text, str):
         for fmt in (_STAMP, "%Y-%m-%dT%H:%MZ"):
             try:
-                return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+                when = datetime.strptime(text, fmt).replace(tzinfo=UTC)
             except ValueError:
                 continue
+            if not 2000 <= when.year <= 9000:  # far from datetime's limits: durations never overflow
+                raise DeadlineError(f"{what} must be between the years 2000 and 9000, not {text[:40]!r}")
+            return when
     raise DeadlineError(f"{what} must be a UTC time like 2026-11-27T18:00Z, not {str(text)[:40]!r}")
 
 
@@ -115,10 +118,10 @@ def relative(when: datetime, now: datetime) -> str:
 
 def parse_new_deadline(text: str, current: datetime | None, now: datetime) -> datetime:
     """What ``koryo-pbm deadline`` sets: ``+1d`` (from the current deadline, or from now when
-    there is none) or an absolute UTC time, which must be in the future."""
+    there is none or it has passed) or an absolute UTC time, which must be in the future."""
     s = text.strip()
     if s.startswith("+"):
-        base = current if current is not None else now
+        base = current if current is not None and current > now else now
         when = base + parse_duration(s[1:], what="the extension")
     elif s[:1] == "-":
         raise DeadlineError(f"the extension cannot be negative: {text!r} (give a later time, or +DURATION)")

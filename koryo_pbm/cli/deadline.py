@@ -18,7 +18,7 @@ from koryo_pbm.store.folder import game_paths
 def command(target: str, when: str, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
     """Set the deadline of GAME's pending decision (GAME: a folder or a game file): +DURATION
     extends it (30m, 12h, 3d, 1w, 1d12h; counted from the current deadline, or from now when
-    there is none), or give a UTC time (2026-11-30T18:00Z), which must be in the future.
+    there is none or it has passed), or give a UTC time (2026-11-30T18:00Z), which must be in the future.
 
     Writes the next version of the game file; the change is in the public log.
 

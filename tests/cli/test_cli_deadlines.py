@@ -102,6 +102,27 @@ def test_moderator_extends_the_deadline_and_the_log_says_so(cli, monkeypatch):
     assert cli.ok("status", folder, "--json").json["decision"] != "r1-orders"
 
 
+def test_extending_a_passed_deadline_counts_from_now(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    _, folder = new(cli, lines, extra=["--deadline", "1d"])
+    at(monkeypatch, "2026-11-28T09:15Z")
+    r = cli.ok("deadline", folder, "--as", "mod", "+12h")
+    assert r.out.startswith("the moderator extended the deadline of r1-orders to 2026-11-28 21:15 UTC")
+
+
+def test_an_absurd_clock_is_refused_in_one_line(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    _, folder = new(cli, lines, extra=["--deadline", "1d"])
+    monkeypatch.setenv("KORYO_PBM_NOW", "9999-12-31T23:59Z")
+    r = cli.fails("status", folder)
+    assert "KORYO_PBM_NOW must be between the years 2000 and 9000" in r.err
+    monkeypatch.setenv("KORYO_PBM_NOW", "yesterday")
+    r = cli.fails("resolve", folder, "--as", "mod")
+    assert "KORYO_PBM_NOW must be a UTC time like 2026-11-27T18:00Z" in r.err
+
+
 def test_a_game_without_deadline_gets_one_from_the_moderator(cli, monkeypatch):
     at(monkeypatch, START)
     lines = make_keys(cli, ["alice", "bob", "carol"])
