@@ -90,23 +90,23 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
             "extend the deadline.") in " ".join(body(again).split())
     serve_at(cli, po, monkeypatch, "2026-11-27T18:06Z")
     assert mails(po) == {p: [] for p in PLAYERS}
-    # the moderator extends it: a new deadline gets its own reminder
+    # the moderator extends it (from now: it has passed): a new deadline gets its own reminder
     monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T18:10Z")
     cli.ok("deadline", "games/friday", "--as", "mod", "+2d")
-    serve_at(cli, po, monkeypatch, "2026-11-28T09:00Z")
+    serve_at(cli, po, monkeypatch, "2026-11-29T09:00Z")
     got = mails(po)
     for p in PLAYERS:  # everyone is mailed the new version, which says so
         state = got[p][0]
-        assert "the moderator extended the deadline of r1-orders to 2026-11-28 18:00 UTC" in body(state)
-        assert "Deadline: 2026-11-28 18:00 UTC." in " ".join(body(state).split())
+        assert "the moderator extended the deadline of r1-orders to 2026-11-29 18:10 UTC" in body(state)
+        assert "Deadline: 2026-11-29 18:10 UTC." in " ".join(body(state).split())
     assert len(got["alice"]) == 1 and len(got["carol"]) == 1
     reminder = got["bob"][1]
-    assert "due 2026-11-28 18:00 UTC" in str(reminder["Subject"])
+    assert "due 2026-11-29 18:10 UTC" in str(reminder["Subject"])
     outbox = cli.cwd / "games" / "friday" / "outbox"
     sent = sorted(p.name for p in (outbox / "sent").glob("*.eml"))
     assert [n for n in sent if n.startswith("remind-")] == [
         "remind-r1-orders-20261126T1800-bob.eml", "remind-r1-orders-20261126T1800-late1-bob.eml",
-        "remind-r1-orders-20261128T1800-bob.eml"]
+        "remind-r1-orders-20261129T1810-bob.eml"]
     assert len([n for n in sent if n.startswith("late-")]) == 3
 
 
