@@ -15,6 +15,13 @@ The moderator's sealed part holds::
             decision, held until everyone it waits for has answered
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
 
+The public ``[service]`` table (:mod:`koryo_pbm.deadlines`) holds the deadline policy, the
+bot seats and the abandoned ones; the pending decision's deadline is set here, when a version
+that opens a new decision is written, from the ``now`` the caller passes (never a clock of
+this module's own, never one in the rules). Bots play here too (:func:`resolve`): bot seats and
+abandoned seats as soon as everyone else is in, missed orders once the deadline and its grace
+period have passed, each from that player's view only.
+
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
 """
@@ -27,10 +34,13 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koryo_pbm import deadlines
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision, Event, Game, State
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import (
@@ -119,17 +129,30 @@ def create(
     position: Mapping[str, Any] | None = None,
     game_id: str | None = None,
     emails: Mapping[str, str] | None = None,
+    policy: deadlines.Policy | None = None,
+    now: datetime | None = None,
 ) -> tuple[GameDoc, State]:
     """A new match's first game document (version 1) and its state. ``emails``: players' mail
-    addresses, kept in the moderator's sealed part."""
+    addresses, kept in the moderator's sealed part. ``policy``: the public deadline and bot
+    policy; its bot seats are in ``players`` with the moderator's own key (the moderator plays
+    them). ``now``: the time the first decision's deadline counts from."""
     names = list(players)
+    policy = policy or deadlines.Policy()
     for name in names:
         if name in RESERVED_NAMES:
             raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
     if len(set(names)) != len(names):
         raise SetupError("a player is named twice")
+    for name, level in policy.bots.items():
+        if name not in players or players[name] != moderator.public:
+            raise SetupError(f"the bot seat {name!r} must be a seat with the moderator's key")
+        bots.check_level(game, level)
+    if policy.missed == "bot" or policy.abandon_after:
+        bots.check_level(game, policy.bot_level or bots.RANDOM)
     owners: dict[PublicIdentity, str] = {}
     for name, key in players.items():
+        if name in policy.bots:
+            continue
         if key in owners:
             raise SetupError(
                 f"{owners[key]} and {name} have the same public key ({key.fingerprint()}): each player needs a key "
@@ -164,8 +187,9 @@ def create(
         public={},
         log=[],
         sealed={},
+        service=policy.to_table() or None,
     )
-    _fill(doc, game, state, _secret(seed, {}, emails))
+    _fill(doc, game, state, _secret(seed, {}, emails), now=now)
     return doc, state
 
 
@@ -189,10 +213,14 @@ def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str]) -> 
     return secret
 
 
-def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any]) -> None:
-    """Write ``state`` (and the moderator's ``secret``) into ``doc`` at its current version."""
+def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now: datetime | None = None) -> None:
+    """Write ``state`` (and the moderator's ``secret``) into ``doc`` at its current version.
+
+    The decision keeps its deadline while it stays pending; a new decision gets one from the
+    policy (counted from ``now``) when the policy gives its kind a time to answer."""
     decision = game.pending(state)
     held = secret.get("orders", {})
+    before = doc.decision
     doc.decision = (
         None
         if decision is None
@@ -203,6 +231,15 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any]) -> Non
             "received": [p for p in decision.players if p in held],
         }
     )
+    if decision is not None and doc.decision is not None:
+        if before is not None and before.get("id") == decision.id and "deadline" in before:
+            doc.decision["deadline"] = before["deadline"]
+        else:
+            duration = deadlines.policy_of(doc.service).duration(decision.kind)
+            if duration is not None:
+                if now is None:
+                    raise ValueError("a decision with a deadline opens: the caller must pass now")
+                doc.decision["deadline"] = deadlines.stamp(now + duration)
     doc.public = game.public(state)
     doc.sealed = {
         name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
@@ -281,9 +318,10 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
 
 
 def player_name(doc: GameDoc, identity: Identity) -> str:
-    """The seat of ``identity`` in this game (by key, not by name)."""
+    """The seat of ``identity`` in this game (by key, not by name). A bot seat (it has the
+    moderator's key) is nobody's: the moderator's bot plays it."""
     for name, key in doc.players.items():
-        if key == identity.public:
+        if key == identity.public and key != doc.moderator:
             return name
     which = f"key {identity.name!r} ({identity.public.fingerprint()})"
     seat = doc.players.get(identity.name)
@@ -392,13 +430,21 @@ def _seen_digests(doc: GameDoc) -> set[str]:
     return seen
 
 
-def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
+def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime | None = None) -> Resolution:
     """Verify every candidate envelope and apply every decision that is complete.
 
     Pure apart from sealing: returns the resolution with the new document (``written`` says
     whether anything changed). The caller writes the document, then archives inbox files.
+
+    ``now`` (the caller's clock, UTC) is when the run happens: deadlines are compared with it
+    and new decisions get their deadline from it. Bots play here: a bot seat's or an abandoned
+    seat's order is chosen once everyone else the decision waits for is in (the seat's view
+    cannot change while the decision is pending, so the order is never held); with
+    ``missed = "bot"``, a player still missing once the deadline and its grace period have
+    passed (at ``now``) gets the bot's order, and the log says so.
     """
     doc, game = mv.doc, mv.game
+    policy = deadlines.policy_of(doc.service, list(doc.players))
     state, held = mv.state, {p: dict(v) for p, v in mv.orders.items()}
     seen = _seen_digests(doc) | {v.get("digest") for v in held.values()}
     result = Resolution(candidates=list(candidates))
@@ -495,22 +541,35 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
             c.status = "held"
             changed = True
-        if not all(p in held for p in decision.players):
+        deadline = _deadline(doc, decision.id) if not new_log else None  # a new decision's is in the future
+        played = _bot_players(policy, decision, held, deadline, now)
+        if played is None:
             break
-        orders = {p: held[p]["order"] for p in decision.players}
+        notes: list[str] = []
+        orders = {p: held[p]["order"] for p in decision.players if p in held}
+        for p, (level, why) in played.items():
+            choice = bots.choose(game, state, p, level, seed=f"{doc.game_id}:{decision.id}:{p}")
+            orders[p] = choice.order
+            notes.append(_bot_note(p, level, why, policy, bool(choice.fallback)))
+        orders = {p: orders[p] for p in decision.players}
+        notes += _count_missed(policy, decision, played)
         state, events = game.apply(state, orders)
-        accepted = [held[p]["digest"] for p in decision.players]
+        accepted = [held[p]["digest"] for p in decision.players if p in held]
         for digest in accepted:
             for c in by_digest.get(digest, ()):
                 if c.status == "held":
                     c.status = "accepted"
+        events = [Event("service", note) for note in notes] + list(events)
         new_log.append({"decision": decision.id, "events": [e.text for e in events], "accepted": accepted})
         result.applied.append((decision, events))
         held = {}
         changed = True
 
     pending = game.pending(state)
-    resolved = {entry.get("decision") for entry in doc.log} | {entry["decision"] for entry in new_log}
+    # (a log entry may name the decision that was pending, unresolved: a deadline moved)
+    open_id = doc.decision["id"] if doc.decision else None
+    resolved = ({entry.get("decision") for entry in doc.log if entry.get("decision") != open_id}
+                | {entry["decision"] for entry in new_log})
     for c, _ in live:
         if c.status == "pending":
             env = c.envelope
@@ -528,15 +587,128 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
 
     if changed:
         new = next_version(doc)
+        new.service = policy.to_table() or None
         for entry in new_log:
             if entry is new_log[-1] and pending is None:
                 new.seed = mv.seed  # published with the end: anyone can check the commitment
             gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
-        _fill(new, game, state, _secret(mv.seed, held, mv.emails))
+        _fill(new, game, state, _secret(mv.seed, held, mv.emails), now=now)
         result.doc, result.written = new, True
     else:
         result.doc = doc
     return result
+
+
+def _deadline(doc: GameDoc, decision_id: str) -> datetime | None:
+    """The deadline of ``doc``'s pending decision if it is ``decision_id`` and has one."""
+    d = doc.decision
+    if d is None or d.get("id") != decision_id or "deadline" not in d:
+        return None
+    return deadlines.parse_stamp(d["deadline"])
+
+
+def deadline_of(doc: GameDoc) -> datetime | None:
+    """The pending decision's deadline, if it has one."""
+    return _deadline(doc, doc.decision["id"]) if doc.decision else None
+
+
+def bot_due(doc: GameDoc, now: datetime) -> bool:
+    """True when a resolve at ``now`` would have the bot play even with no new envelope: the
+    deadline and grace of a ``missed = "bot"`` game have passed with players missing, or only
+    bot seats and abandoned seats are missing (the judge resolves then)."""
+    d = doc.decision
+    if d is None:
+        return False
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    missing = [p for p in d["waiting_for"] if p not in d.get("received", [])]
+    if missing and all(policy.bot_plays(p) for p in missing):
+        return True
+    deadline = deadline_of(doc)
+    return (bool(missing) and deadline is not None and policy.missed == "bot"
+            and now >= deadline + policy.grace_period())
+
+
+def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str, Any],
+                 deadline: datetime | None, now: datetime | None) -> dict[str, tuple[str, str]] | None:
+    """``{player: (level, why)}`` for every player of ``decision`` the bot answers for now,
+    or ``None`` when a player the game still waits for is missing (nothing is played then)."""
+    played: dict[str, tuple[str, str]] = {}
+    passed = (deadline is not None and now is not None and policy.missed == "bot"
+              and now >= deadline + policy.grace_period())
+    for p in decision.players:
+        if p in held:
+            continue
+        if p in policy.bots:
+            played[p] = (policy.bots[p], "seat")
+        elif p in policy.abandoned:
+            played[p] = (policy.bot_level or bots.RANDOM, "abandoned")
+        elif passed:
+            played[p] = (policy.bot_level or bots.RANDOM, "missed")
+        else:
+            return None
+    return played
+
+
+def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool) -> str:
+    """The public log line that says the bot played for ``player``."""
+    if why == "missed":
+        text = f"{player} missed the deadline: the {level} bot played for them"
+    elif why == "abandoned":
+        text = f"{player}'s seat is abandoned: the {level} bot played for them"
+    else:
+        text = f"the {level} bot played {player}'s seat"
+    if fallback:  # what failed stays private: its message might show the seat's hidden cards
+        text += f" (the {level} bot failed; a random legal order stood in)"
+    return text
+
+
+def _count_missed(policy: deadlines.Policy, decision: Decision, played: Mapping[str, tuple[str, str]]) -> list[str]:
+    """Count the decisions each player missed in a row (their own order resets the count);
+    abandon a seat at ``policy.abandon_after``. Returns the public notes."""
+    notes = []
+    for p in decision.players:
+        why = played.get(p, ("", "own"))[1]
+        if why == "own":
+            policy.missed_in_row.pop(p, None)
+        elif why == "missed":
+            count = policy.missed_in_row.get(p, 0) + 1
+            if policy.abandon_after and count >= policy.abandon_after:
+                policy.missed_in_row.pop(p, None)
+                policy.abandoned.append(p)
+                notes.append(f"{p} missed {count} decision{'s' if count != 1 else ''} in a row: the seat is "
+                             "abandoned; the "
+                             f"{policy.bot_level or bots.RANDOM} bot plays it until a substitute takes it over")
+            else:
+                policy.missed_in_row[p] = count
+    return notes
+
+
+def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
+    """The next version with the pending decision's deadline set to ``when`` (checked by the
+    caller: in the future), logged publicly. The caller writes it."""
+    doc = mv.doc
+    if doc.decision is None:
+        raise StaleError(f"game {doc.game_id} is over: it has no deadline")
+    before = deadline_of(doc)
+    new = next_version(doc)
+    new.decision = {**doc.decision, "deadline": deadlines.stamp(when)}
+    verb = "set" if before is None else ("extended" if when > before else "moved")
+    gamefile.append_log(new, doc.decision["id"],
+                        [f"the moderator {verb} the deadline of {doc.decision['id']} to {deadlines.human(when)}"], [])
+    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, mv.emails))
+    return new
+
+
+def unabandon(doc: GameDoc, seat: str) -> bool:
+    """Clear ``seat``'s abandoned flag (and its count of missed decisions) in ``doc``'s
+    ``[service]`` table, in place: for a substitute taking the seat over (``doc`` is the next
+    version its caller writes). True if the seat was abandoned."""
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    was = seat in policy.abandoned
+    policy.abandoned = [p for p in policy.abandoned if p != seat]
+    policy.missed_in_row.pop(seat, None)
+    doc.service = policy.to_table() or None
+    return was
 
 
 def load_for_resolve(path: Path, identity: Identity) -> ModeratorView:

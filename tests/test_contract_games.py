@@ -71,6 +71,8 @@ def checked_play(game, players, seed, options):
     game.check_invariants(state)
     while (decision := game.pending(state)) is not None:
         assert decision.players and set(decision.players) <= set(players)
+        # a game that names its kinds of decision (for deadlines per kind) names them all
+        assert not game.decision_kinds or decision.kind in game.decision_kinds, decision
         before = json.dumps(game.dump_state(state), sort_keys=True)
         orders = {}
         for p in decision.players:

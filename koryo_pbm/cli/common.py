@@ -239,3 +239,46 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
     except (OSError, StorageError) as exc:  # remembering is a help, not a condition
         warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")
     return first_seen
+
+
+NOW_ENV = "KORYO_PBM_NOW"
+
+
+def now_utc() -> Any:
+    """The time now, UTC (a ``datetime``): the real clock, or ``KORYO_PBM_NOW``
+    (``2026-11-27T18:00Z``) when set, which is for tests and for replaying a run."""
+    from datetime import UTC, datetime
+
+    fixed = os.environ.get(NOW_ENV)
+    if fixed:
+        from koryo_pbm.deadlines import parse_stamp
+
+        return parse_stamp(fixed, what=NOW_ENV)
+    return datetime.now(UTC)
+
+
+def deadline_lines(doc: Any, now: Any) -> list[str]:
+    """What ``status`` and ``show`` say of the deadline and the absent-player policy."""
+    from koryo_pbm import deadlines
+
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    lines = []
+    decision = doc.decision or {}
+    if "deadline" in decision:
+        when = deadlines.parse_stamp(decision["deadline"])
+        lines.append(f"deadline {deadlines.human(when)} ({deadlines.relative(when, now)})")
+    return lines + policy.describe()
+
+
+def deadline_json(doc: Any, now: Any) -> dict[str, Any]:
+    """The deadline fields of ``status --json`` and ``show --json``."""
+    from koryo_pbm import deadlines
+
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    decision = doc.decision or {}
+    deadline = decision.get("deadline")
+    return {
+        "deadline": deadline,
+        "deadline_passed": bool(deadline) and deadlines.parse_stamp(deadline) <= now,
+        "service": policy.to_table(),
+    }

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "deadline": "deadline",
     "serve": "serve",
     "wait": "wait",
     "receipt": "receipt",
@@ -57,6 +58,7 @@ _HELP_LINES = {
     "games": "List the installed games.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
+    "deadline": "Extend or set the pending decision's deadline (moderator).",
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
@@ -98,7 +100,7 @@ def cli() -> None:
 
     \b
     Players:    keygen, show, log, status, orders, submit, wait, receipt
-    Moderator:  new, address, resolve, serve, status
+    Moderator:  new, address, deadline, resolve, serve, status
     Try it:     demo, simulate
     """
 

@@ -7,9 +7,12 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import (
+    deadline_json,
+    deadline_lines,
     echo_json,
     identity_options,
     load_identity,
+    now_utc,
     remember,
     warn_conflict_copies,
 )
@@ -65,6 +68,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         view["last_seen"] = last
         log.record_shown(doc.game_id, me, doc.version)
     ends, view["breakdown"] = log.breakdown(game, view)
+    now = now_utc()
+    view.update(deadline_json(doc, now))
     if as_json:
         echo_json(view)
         return
@@ -80,6 +85,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     if doc.decision:
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
+        for line in deadline_lines(doc, now):
+            click.echo(line)
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
             import shlex
 

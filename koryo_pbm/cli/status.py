@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from koryo_pbm.cli.common import echo_json, remember, warn_conflict_copies
+from koryo_pbm.cli.common import deadline_json, deadline_lines, echo_json, now_utc, remember, warn_conflict_copies
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -41,7 +41,11 @@ def command(target: str | None, as_json: bool) -> None:
                 except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
                     continue
                 in_inbox.add(env.player)
-    missing = [p for p in waiting if p not in received and p not in in_inbox]
+    from koryo_pbm.deadlines import policy_of
+
+    policy = policy_of(doc.service, list(doc.players))
+    by_bot = [p for p in waiting if p not in received and policy.bot_plays(p)]
+    missing = [p for p in waiting if p not in received and p not in in_inbox and p not in by_bot]
     received_list = [p for p in waiting if p in received]
     inbox_list = [p for p in waiting if p in in_inbox and p not in received]
     data = {
@@ -54,6 +58,8 @@ def command(target: str | None, as_json: bool) -> None:
         "received": received_list,
         "in_inbox": inbox_list,
         "missing": missing,
+        "bot_plays": by_bot,
+        **deadline_json(doc, now_utc()),
         "round": doc.public.get("round"),
         "phase": doc.public.get("phase") if doc.decision else "over",
         "over": doc.decision is None,
@@ -71,4 +77,8 @@ def command(target: str | None, as_json: bool) -> None:
         click.echo(f"  received by the moderator: {', '.join(received_list)}")
     if inbox_list:
         click.echo(f"  in the inbox, not yet resolved: {', '.join(inbox_list)}")
+    if by_bot:
+        click.echo(f"  the bot plays at resolve: {', '.join(by_bot)}")
     click.echo(f"  missing: {', '.join(missing) if missing else 'nobody — the moderator can resolve'}")
+    for line in deadline_lines(doc, now_utc()):
+        click.echo(f"  {line}")

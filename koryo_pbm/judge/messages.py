@@ -269,3 +269,49 @@ def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_fi
     body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
     return Outgoing(key=key, to=to, subject=state_subject(info, player), body=body,
                     attachments=(("game.toml", game_file),))
+
+
+def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,
+             key: str, overdue: bool = False) -> Outgoing:
+    """The reminder to ``player``, still missing, some time before the deadline; ``overdue``:
+    one of the reminders that go on after it while the game waits."""
+    d = info.decision or {}
+    when = (f"The deadline was {deadline} ({left}): {next_step}." if overdue
+            else f"The deadline is {deadline} ({left}). If your orders are not in by then, {next_step}.")
+    lines = [
+        _wrap(f"Reminder: {info.title} game {info.tag} ({info.game_id}) waits for your orders for decision "
+              f"{d.get('id')}."),
+        "",
+        _wrap(when),
+        "",
+        "What to do now:",
+        "",
+        *_commands(info, player, route="mail"),
+        "",
+        SIGNATURE,
+    ]
+    subject = (f"{subject_tag(info.tag)} reminder: the game waits for your orders for {d.get('id')}" if overdue
+               else f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} are due {deadline}")
+    return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines))
+
+
+def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], deadline: str, next_step: str,
+                key: str) -> Outgoing:
+    """The notice to every player once the deadline has passed with ``late`` players missing."""
+    d = info.decision or {}
+    names = ", ".join(late)
+    you = player in late
+    lines = [
+        _wrap(f"The deadline of decision {d.get('id')} of {info.title} game {info.tag} ({info.game_id}) passed at "
+              f"{deadline}."),
+        "",
+        _wrap(f"Late: {names}." + (" That includes you." if you else "")),
+        "",
+        _wrap(f"What happens next: {next_step}."),
+        "",
+    ]
+    if you:
+        lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
+    lines.append(SIGNATURE)
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: waiting for {names}",
+                    body="\n".join(lines))

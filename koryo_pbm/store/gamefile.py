@@ -11,7 +11,10 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
     seed_commitment = "sha256:<hex>"
     seed = "..."                       # only once the game is over: the seed, published
     [players]                          # seat order
-    [decision]                         # id, kind, waiting_for, received; absent when over
+    [decision]                         # id, kind, waiting_for, received, deadline (optional, UTC
+                                       #   "2026-11-27T18:00:00Z"); absent when over
+    [service]                          # optional: the public deadline and absent-player policy
+                                       #   (see koryo_pbm.deadlines)
     [public]                           # the game's public state (the game decides)
     [[log]]                            # hash-chained entries: seq, version, decision, prev, hash,
                                        #   accepted, events (the public events, one sentence each)
@@ -23,7 +26,7 @@ Reading checks the signature before parsing: the plain lines before the first ta
 is verified with it, and only then is the whole body parsed; a forged 16 MB file costs a hash.
 
 Rule for unknown fields: format v1 has exactly these top-level keys (``decision`` and ``seed``
-optional, never both), and
+optional, never both; ``service`` optional), and
 the ``decision``, ``log`` entries and ``sealed`` parts exactly theirs; anything else is refused.
 A later format gets a new first line.
 
@@ -60,8 +63,8 @@ MAX_GAME_FILE = 16 * 1024 * 1024
 ZERO_HASH = "sha256:" + "0" * 64
 
 TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "seed_commitment", "seed", "players",
-            "decision", "public", "log", "sealed")
-DECISION_KEYS = ("id", "kind", "waiting_for", "received")
+            "decision", "service", "public", "log", "sealed")
+DECISION_KEYS = ("id", "kind", "waiting_for", "received", "deadline")
 LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
 PART_KEYS = ("recipient", "data")
 
@@ -88,6 +91,7 @@ class GameDoc:
     log: list[dict[str, Any]] = field(default_factory=list)
     sealed: dict[str, dict[str, str]] = field(default_factory=dict)
     seed: str | None = None  # published once the game is over (decision is None)
+    service: dict[str, Any] | None = None  # the deadline and absent-player policy (koryo_pbm.deadlines)
 
 
 def seed_commitment(seed: str) -> str:
@@ -323,7 +327,7 @@ def _validate(doc: GameDoc) -> None:
     if d is not None:
         if not isinstance(d, dict):
             raise FormatError("'decision' must be a table")
-        _exact_keys(d, DECISION_KEYS, "'decision'")
+        _exact_keys(d, DECISION_KEYS, "'decision'", optional=("deadline",))
         if not isinstance(d["id"], str) or not _ID.fullmatch(d["id"]):
             raise FormatError("'decision.id' must be a decision id")
         if not isinstance(d["kind"], str) or not d["kind"]:
@@ -336,6 +340,17 @@ def _validate(doc: GameDoc) -> None:
                 raise FormatError(f"'decision.{field_name}' names a player twice")
         if not set(d["received"]) <= set(d["waiting_for"]):
             raise FormatError("'decision.received' names a player the decision does not wait for")
+        if "deadline" in d:
+            from koryo_pbm.deadlines import DeadlineError, parse_stamp
+
+            try:
+                parse_stamp(d["deadline"], what="'decision.deadline'")
+            except DeadlineError as exc:
+                raise FormatError(str(exc)) from None
+    if doc.service is not None:
+        from koryo_pbm.deadlines import policy_of
+
+        policy_of(doc.service, list(doc.players))
     if doc.seed is not None:
         if not isinstance(doc.seed, str):
             raise FormatError("'seed' must be text")
@@ -384,7 +399,9 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
         top["seed"] = doc.seed
     top["players"] = {name: key.line() for name, key in doc.players.items()}
     if doc.decision is not None:
-        top["decision"] = {k: doc.decision[k] for k in DECISION_KEYS}
+        top["decision"] = {k: doc.decision[k] for k in DECISION_KEYS if k in doc.decision}
+    if doc.service is not None:
+        top["service"] = _plain(doc.service, "service")
     top["public"] = _plain(doc.public, "public")
     top["log"] = [{k: e[k] for k in LOG_KEYS} for e in doc.log]
     top["sealed"] = {name: {k: part[k] for k in PART_KEYS} for name, part in doc.sealed.items()}
@@ -545,7 +562,7 @@ def _decode_crlf(data: bytes, expected_moderator: PublicIdentity | None, source:
 
 
 def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
-    _exact_keys(top, TOP_KEYS, "the game file", optional=("decision", "seed"))
+    _exact_keys(top, TOP_KEYS, "the game file", optional=("decision", "seed", "service"))
     if top["format"] != FORMAT:
         raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT})")
     players = top["players"]
@@ -565,6 +582,7 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
         log=top["log"],
         sealed=top["sealed"],
         seed=top.get("seed"),
+        service=top.get("service"),
     )
 
 
@@ -585,6 +603,7 @@ def _fresh(doc: GameDoc) -> GameDoc:
         doc,
         players=dict(doc.players),
         decision=dict(doc.decision) if doc.decision is not None else None,
+        service=dict(doc.service) if doc.service is not None else None,
         public=dict(doc.public),
         log=list(doc.log),
         sealed=dict(doc.sealed),
