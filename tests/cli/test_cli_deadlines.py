@@ -3,6 +3,7 @@ seats, through the real command line with real keys. The time comes from ``KORYO
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -394,3 +395,20 @@ def test_korsar_game_with_a_seat_abandoned_after_one_missed_turn_finishes(cli, m
     assert log.count("bob missed the deadline") == 1
     assert log.count("bob's seat is abandoned: the random bot played for them") >= 3
     assert cli.ok("status", folder, "--json").json["service"]["abandoned"] == ["bob"]
+
+
+def test_the_picture_shows_the_deadline_as_people_read_it(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    _, folder = new(cli, lines, extra=["--deadline", "3d"])
+    page = cli.cwd / "table.html"
+    cli.ok("show", folder, "--html", page)
+    text = page.read_text(encoding="utf-8")
+    assert "answer by 2026-11-27 18:00 UTC" in text
+    assert 'data-deadline="2026-11-27 18:00 UTC"' in text
+    image = cli.cwd / "table.svg"
+    cli.ok("show", folder, "--svg", image)
+    svg = image.read_text(encoding="utf-8")
+    assert 'data-deadline="2026-11-27 18:00 UTC"' in svg
+    words = " ".join(re.findall(r">([^<>]+)</text>", svg))  # the SVG wraps its lines
+    assert "answer by 2026-11-27 18:00 UTC" in words
