@@ -52,6 +52,10 @@ RESERVED_NAMES = frozenset({MODERATOR_PART})
 # signed submission time. More are set aside unread (archive/set-aside): resolve's cost stays
 # linear in the inbox whatever a player puts there.
 MAX_PER_DECISION = 16
+# Bytes the moderator's sealed part keeps for each player's held order, whether one is held or
+# not: the part's size does not change as orders come in (a player who has not answered yet
+# learns nothing from it). An order that does not fit (no legal order comes near) is rejected.
+HELD_ROOM = 1024
 
 
 # -- orders files --------------------------------------------------------------------------
@@ -207,9 +211,17 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any]) -> Non
     doc.sealed = {
         name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
     }
-    doc.sealed[MODERATOR_PART] = gamefile.seal_part(
-        doc, MODERATOR_PART, doc.moderator, {**secret, "state": game.dump_state(state)}
-    )
+    whole = {**secret, "state": game.dump_state(state)}
+    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
+
+
+def held_size(player: str, entry: Mapping[str, Any]) -> int:
+    """The bytes a held order takes in the moderator's part (at most ``HELD_ROOM``)."""
+    try:
+        return len(gamefile.compact_json({player: entry}).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise FormatError("the orders hold a value that cannot be kept (not a number, or nested too deeply)") from None
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -484,6 +496,16 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             except KoryoPbmError as exc:
                 c.status, c.reason = "rejected", str(exc)
                 continue
+            entry = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            try:
+                size = held_size(env.player, entry)
+            except KoryoPbmError as exc:
+                c.status, c.reason = "rejected", str(exc)
+                continue
+            if size > HELD_ROOM:
+                c.status, c.reason = "rejected", (
+                    f"the orders take {size} bytes to hold, more than the {HELD_ROOM} kept for each player")
+                continue
             before = held.get(env.player)
             if before is not None and (before["submitted"], before["digest"]) > (env.submitted, env.digest):
                 c.status, c.reason = "superseded", "a later submission of the same player was already received"
@@ -492,7 +514,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
                 c.replaces = before["digest"]
                 for other in by_digest.get(before["digest"], ()):
                     other.status, other.reason = "superseded", "replaced by a later submission"
-            held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            held[env.player] = entry
             c.status = "held"
             changed = True
         if not all(p in held for p in decision.players):
