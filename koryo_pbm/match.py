@@ -12,8 +12,13 @@ The moderator's sealed part holds::
     state   the game's whole state (game.dump_state), its seeded generator included
     seed    the seed text (its SHA-256 is public in the file from the start)
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
-            decision, held until everyone it waits for has answered
+            decision, held until everyone it waits for has answered; the part is padded as
+            if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how many
+            are held, nor what they say
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
+
+Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
+answers to this game's history at the pending decision.
 
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
@@ -72,6 +77,42 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
     if not isinstance(decision, str) or not decision:
         raise OrderError(f"{source} has no 'decision' (the pending decision, as `koryo-pbm status` shows it)")
     return game_id, decision, doc
+
+
+def _inline(value: Any) -> str:
+    """``value`` as an inline TOML value (lists and tables on one line)."""
+    import tomli_w
+
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").removesuffix("\n")
+
+
+def _key(key: str) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({key: 0}).removesuffix(" = 0\n")
+
+
+def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:
+    """The orders as ``submit`` seals them: ``game``, ``decision`` and the order, one line per
+    key, lists and tables inline, no comments, no spacing of the player's: every legal order of
+    a decision fits in the envelope's first padding block, so all seal to one size."""
+    import tomli_w
+
+    table = {"game": game_id, "decision": decision, **body}
+    try:
+        text = "".join(f"{_key(k)} = {_inline(v)}\n" for k, v in table.items())
+        if tomllib.loads(text) == table:
+            return text
+    except (TypeError, ValueError, tomllib.TOMLDecodeError, RecursionError):
+        pass
+    try:  # what an inline table cannot say (none of the games' orders): the plain writer
+        return tomli_w.dumps(table)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"the orders cannot be written: {exc}") from None
 
 
 def loads_toml(text: str, source: str) -> dict[str, Any]:
@@ -415,7 +456,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
     seen = _seen_digests(doc) | {v.get("digest") for v in held.values()}
     result = Resolution(candidates=list(candidates))
     changed = False
-    new_log: list[dict[str, Any]] = []
+    new = next_version(doc)  # its log grows as decisions are applied; written only if changed
+    answered = gamefile.head(doc)  # what an envelope for the pending decision must answer
 
     # First pass: what does not depend on the decision. Every step is linear in the number
     # of candidates: a player who floods the inbox costs the moderator time in proportion.
@@ -488,6 +530,11 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             if env.player not in decision.players:
                 c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
                 continue
+            if env.answers != answered:
+                c.status, c.reason = "rejected", (
+                    f"it answers a game file whose history ends with {env.answers[7:23]}, but the history of game "
+                    f"{doc.game_id} at {decision.id} ends with {answered[7:23]}: the player was shown another file")
+                continue
             try:
                 game_id, decision_id, body = parse_orders(text, source=f"orders of {env.player}")
                 if game_id != doc.game_id or decision_id != env.decision:
@@ -526,13 +573,14 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             for c in by_digest.get(digest, ()):
                 if c.status == "held":
                     c.status = "accepted"
-        new_log.append({"decision": decision.id, "events": [e.text for e in events], "accepted": accepted})
+        gamefile.append_log(new, decision.id, [e.text for e in events], accepted)
+        answered = new.log[-1]["hash"]
         result.applied.append((decision, events))
         held = {}
         changed = True
 
     pending = game.pending(state)
-    resolved = {entry.get("decision") for entry in doc.log} | {entry["decision"] for entry in new_log}
+    resolved = {entry.get("decision") for entry in new.log}
     for c, _ in live:
         if c.status == "pending":
             env = c.envelope
@@ -549,11 +597,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
                 )
 
     if changed:
-        new = next_version(doc)
-        for entry in new_log:
-            if entry is new_log[-1] and pending is None:
-                new.seed = mv.seed  # published with the end: anyone can check the commitment
-            gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
+        if pending is None and len(new.log) > len(doc.log):
+            new.seed = mv.seed  # published with the end: anyone can check the commitment
         _fill(new, game, state, _secret(mv.seed, held, mv.emails))
         result.doc, result.written = new, True
     else:

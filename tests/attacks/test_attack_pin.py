@@ -140,3 +140,40 @@ def test_two_files_of_one_version_shown_to_two_players(arena):
                     f"{game_id_of(forked)}: version 2 here has head {head_bob}, but the version 2 you saw has "
                     f"head {head_alice}; the copy you saw is {pinned_copy(arena.home, forked)}; keep both files: "
                     "together they prove it (both carry the moderator's signature)")
+
+
+def test_an_answer_to_another_history_is_refused_by_resolve(arena):
+    """Each envelope names the head of the history it answers (signed, in its header). A player
+    shown the forked version 2 answers it; resolve on the game's real version 2 refuses that
+    envelope, saying so, and nothing changes; the player's answer to the real file is taken."""
+    world = arena.world
+    real = arena.game(world.g4_v2, "g")
+    other = arena.game(world.g4_v1, "other", envelopes={
+        "a.envelope": world.env4_old_alice, "b.envelope": world.env4["bob"],
+        "c.envelope": world.env4["carol"], "d.envelope": world.env4["dave"]})
+    arena.ok("resolve", "other", "--as", "mod", home=second_home(arena, "modhome"))
+    player = arena.ok("status", "other", "--json", home=second_home(arena, "h1")).json["waiting_for"][0]
+    home = second_home(arena, "player")
+    arena.ok("orders", "other", "--as", player, "-o", "forked.toml", home=home)
+    arena.ok("submit", "forked.toml", "--as", player, "--game", "other", "--out", "forked.envelope", home=home)
+    forked = (arena.cwd / "forked.envelope").read_text()
+    assert f"answers: {gamefile.head(gamefile.decode((other / 'game.toml').read_bytes()))[7:]}\n" in forked
+    (real / "inbox" / "forked.envelope").write_text(forked)
+    before = (real / "game.toml").read_bytes()
+    r = arena("resolve", "g", "--as", "mod", "--json")
+    assert r.code == 3, r.err
+    [env] = r.json["envelopes"]
+    head_real = gamefile.head(gamefile.decode(world.g4_v2))[7:23]
+    assert env["status"] == "rejected"
+    assert env["reason"].endswith(f"but the history of game {game_id_of(world.g4_v2)} at "
+                                  f"{gamefile.decode(world.g4_v2).decision['id']} ends with {head_real}: the player "
+                                  "was shown another file"), env["reason"]
+    assert (real / "game.toml").read_bytes() == before
+    # the player's own tools, having seen the fork, now refuse the real file: the proof is theirs
+    assert "signed two different histories" in assert_refused(arena("orders", "g", "--as", player, home=home))
+    # the same player answering the real file (on a machine that never saw the fork) is counted
+    fresh = second_home(arena, "player2")
+    arena.ok("orders", "g", "--as", player, "-o", "real.toml", home=fresh)
+    arena.ok("submit", "real.toml", "--as", player, "--game", "g", home=fresh)
+    r = arena.ok("resolve", "g", "--as", "mod", "--json")
+    assert [e["status"] for e in r.json["envelopes"]] in (["accepted"], ["held"])

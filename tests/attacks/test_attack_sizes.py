@@ -178,3 +178,68 @@ def orders_text(game_id: str, decision: str, order: dict) -> str:
 
     return tomli_w.dumps({"game": game_id, "decision": decision, **order})
 
+
+
+# -- envelopes ------------------------------------------------------------------------------------
+
+
+def sample_decisions(game_name: str, players: list[str], want: dict, seeds: range, options=None):
+    """States of random matches whose pending decision is of each kind wanted, with a variety
+    of hand sizes: ``want`` maps a decision kind to how many samples of it to take (one per
+    shape of the answering player's part: hand and face-down or loot sizes)."""
+    game = find_game(game_name)
+    picked: dict[tuple, tuple] = {}
+
+    def after(state, _events):
+        decision = game.pending(state)
+        if decision is None or decision.kind not in want:
+            return
+        player = decision.players[0]
+        key = (decision.kind, shape(game.private(state, player)))
+        if key not in picked and sum(k[0] == decision.kind for k in picked) < want[decision.kind]:
+            picked[key] = (state, player)
+
+    for seed in seeds:
+        play_random(game, players, f"envelope-sizes-{seed}", options=options, after=after)
+    return game, picked
+
+
+def real_doc(world, game, state, players):
+    """A game file's document holding ``state`` (what the player's tools read it from)."""
+    from koryo_pbm import match
+
+    mod = identity(world, "mod")
+    doc = gamefile.GameDoc(game_id=f"{game.name}-sizes", game=game.name, version=1, moderator=mod.public,
+                           seed_commitment=gamefile.seed_commitment("s"),
+                           players={p: identity(world, p).public for p in players})
+    match._fill(doc, game, state, match._secret("s", {}, {}))
+    return doc
+
+
+@pytest.mark.parametrize("game_name,want", [
+    ("koryo", {"orders": 4, "action": 3, "discard": 1}),
+    ("korsar", {"turn": 12}),
+])
+def test_every_legal_order_of_a_decision_gives_one_envelope_size(world, game_name, want):
+    """Sample decisions (Koryo: order phases with hands of several sizes, action turns, end-phase
+    discards; Korsar: turns with hands of several sizes): every legal order, written as a player
+    might (with comments and spacing), is checked, signed and sealed by the real ``submit`` code;
+    all envelopes of one decision have one size."""
+    from koryo_pbm import match
+    from koryo_pbm.cli.submit import seal_orders
+
+    game, picked = sample_decisions(game_name, KORYO4, want, range(30))
+    assert {k[0] for k in picked} == set(want) and len(picked) == sum(want.values())
+    total = 0
+    for (kind, hand), (state, player) in picked.items():
+        doc = real_doc(world, game, state, KORYO4)
+        me = identity(world, player)
+        _, private = match.open_private(doc, me)
+        orders = legal_orders(game, match.player_state(doc, game, player, private), player)
+        sizes = set()
+        for i, order in enumerate(orders):
+            text = "# " + "my thoughts, " * (i % 7) + "\n\n" + orders_text(doc.game_id, doc.decision["id"], order)
+            sizes.add(len(seal_orders(doc, game, me, text).armor()))
+        assert len(sizes) == 1, (kind, hand, len(orders), sizes)
+        total += len(orders)
+    assert total > 20
