@@ -188,16 +188,26 @@ def _seen_dir() -> Path:
 
 
 def _pinned_copy(game_id: str) -> Path:
-    return _seen_dir() / f"{game_id}.pinned.toml"
+    """Where the game file last pinned is kept: ``$KORYO_PBM_HOME/pinned/<game_id>.toml``."""
+    return _seen_dir().parent / "pinned" / f"{game_id}.toml"
 
 
 def _short(h: str) -> str:
     return h.removeprefix("sha256:")[:16]
 
 
-def _check_history(doc: Any, seen: dict[str, Any], copy: Path) -> None:
+def _file_digest(data: bytes | None) -> str | None:
+    """SHA-256 of a game file's signed bytes, line endings as signed (a copy whose line endings
+    a mail client turned into CRLF is the same file)."""
+    from koryo_pbm.crypto.keys import sha256_hex
+
+    return None if data is None else "sha256:" + sha256_hex(data.replace(b"\r\n", b"\n"))
+
+
+def _check_history(doc: Any, seen: dict[str, Any], copy: Path, digest: str | None) -> None:
     """Refuse ``doc`` when its history does not extend the one pinned in ``seen`` (the head of
-    the log at the version last seen here): the moderator signed two different histories."""
+    the log at the version last seen here), or when it is another file of the version seen
+    (``digest``: of its bytes): the moderator signed two different histories, or two files."""
     from koryo_pbm.store.gamefile import head
 
     last, pinned, length = seen.get("version"), seen.get("head"), seen.get("log_length")
@@ -210,6 +220,12 @@ def _check_history(doc: Any, seen: dict[str, Any], copy: Path) -> None:
         raise TamperedError(
             f"the moderator signed two different histories of game {doc.game_id}: version {last} here has head "
             f"{_short(mine)}, but the version {last} you saw has head {_short(pinned)}; {where}; {keep}")
+    seen_file = seen.get("file")
+    if doc.version == last and isinstance(seen_file, str) and digest is not None and digest != seen_file:
+        raise TamperedError(
+            f"the moderator signed two different files of version {last} of game {doc.game_id}: the same history, "
+            f"but another public state or other sealed parts (file {_short(digest)}, you saw {_short(seen_file)}); "
+            f"{where}; {keep}")
     if doc.version < last and doc.log and copy.is_file():  # an older file: is it in the history seen?
         from koryo_pbm.store.gamefile import read_game
 
@@ -244,9 +260,10 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
     (UTC, ``YYYY-MM-DD``) the key was first seen here, for players to compare out of band.
 
     The head of the history (the hash of the last log entry) is pinned with the version, and a
-    copy of the game file is kept beside it (``seen/<game_id>.pinned.toml``, one per game): a
+    copy of the game file is kept (``pinned/<game_id>.toml``, one per game): a
     file of the same version with another head, or a later one whose log does not hold the
-    pinned head at its place, is refused as proof that the moderator signed two histories.
+    pinned head at its place, is refused as proof that the moderator signed two histories; so is
+    another file of the same version (its digest is pinned too: another hand dealt to you).
 
     ``strict`` (the moderator's resolve) refuses a rollback too: resolving from an older state
     would fork the game and let envelopes already counted count again."""
@@ -274,7 +291,9 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
             f"game {doc.game_id} is now signed by moderator key {fingerprint}, but it was signed by "
             f"{pinned} before: this file is not from your moderator (delete {path} if the key really changed)"
         )
-    _check_history(doc, seen, copy)
+    data = signed_bytes(doc)
+    digest = _file_digest(data)
+    _check_history(doc, seen, copy, digest)
     last = seen.get("version")
     if isinstance(last, int) and doc.version < last:
         if strict:
@@ -289,16 +308,20 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
         )
         return first_seen
     mine = head(doc)
-    data = signed_bytes(doc)
     if (last == doc.version and seen.get("moderator") == fingerprint and seen.get("first_seen") == first_seen
-            and seen.get("head") == mine and (copy.is_file() or data is None)):
+            and seen.get("head") == mine and (copy.is_file() or data is None)
+            and (digest is None or seen.get("file") == digest)):
         return first_seen
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if data is not None and (last != doc.version or not copy.is_file()):
+            copy.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(copy, data)
+        if digest is None and last == doc.version and isinstance(seen.get("file"), str):
+            digest = seen["file"]  # this file was not read from disk here: keep the digest pinned
         body = (f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {doc.version}\n'
-                f'head = "{mine}"\nlog_length = {len(doc.log)}\nfirst_seen = "{first_seen}"\n')
+                f'head = "{mine}"\nlog_length = {len(doc.log)}\nfirst_seen = "{first_seen}"\n'
+                + (f'file = "{digest}"\n' if digest is not None else ""))
         write_atomic(path, body.encode("utf-8"))
     except (OSError, StorageError) as exc:  # remembering is a help, not a condition
         warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")

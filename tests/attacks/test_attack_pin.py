@@ -43,7 +43,7 @@ def rewritten(data: bytes, mod, *, entry: int = 0) -> bytes:
 
 
 def pinned_copy(home, data: bytes):
-    return home / "seen" / f"{game_id_of(data)}.pinned.toml"
+    return home / "pinned" / f"{game_id_of(data)}.toml"
 
 
 def second_home(arena, name: str):
@@ -177,3 +177,29 @@ def test_an_answer_to_another_history_is_refused_by_resolve(arena):
     arena.ok("submit", "real.toml", "--as", player, "--game", "g", home=fresh)
     r = arena.ok("resolve", "g", "--as", "mod", "--json")
     assert [e["status"] for e in r.json["envelopes"]] in (["accepted"], ["held"])
+
+
+def test_another_file_of_the_same_version_and_history_is_refused(arena):
+    """The moderator deals alice another hand in a second file of version 2 (same log, so the
+    same head): the file's digest is pinned too, and alice's tools refuse the second file."""
+    world = arena.world
+    mod, alice = identity(world, "mod"), identity(world, "alice")
+    folder = arena.game(world.g4_v2)
+    arena.ok("show", "g", "--as", "alice")
+    doc = gamefile.decode(world.g4_v2)
+    mine = gamefile.open_part(doc, "alice", alice)
+    other_hand = {**mine, "hand": [*sorted(mine["hand"], reverse=True)[:-1], "omniscient"]}
+    assert other_hand != mine
+    doc.sealed["alice"] = gamefile.seal_part(doc, "alice", alice.public, other_hand)
+    forged = gamefile.encode(doc, mod)
+    assert gamefile.head(gamefile.decode(forged)) == gamefile.head(gamefile.decode(world.g4_v2))
+    (folder / "game.toml").write_bytes(forged)
+    line = assert_refused(arena("show", "g", "--as", "alice"), code=1)
+    assert line.startswith(f"koryo-pbm: error: the moderator signed two different files of version 2 of game "
+                           f"{game_id_of(forged)}: the same history, but another public state or other sealed "
+                           "parts (file "), line
+    assert line.endswith(f"the copy you saw is {pinned_copy(arena.home, forged)}; keep both files: together they "
+                         "prove it (both carry the moderator's signature)"), line
+    # the same file again, its line endings turned into CRLF by a mail client, is the same file
+    (folder / "game.toml").write_bytes(world.g4_v2.replace(b"\n", b"\r\n"))
+    arena.ok("show", "g", "--as", "alice")
