@@ -82,7 +82,7 @@ def _check_field(key: str, value: object) -> str:
     if key == "format":
         if value in OLD_FORMATS:
             raise FormatError(f"envelope format {value} is no longer read (this koryo-pbm reads {FORMAT}, which "
-                              "names the game version it answers): submit the orders again")
+                              "names the history it answers): submit the orders again")
         if value != FORMAT:
             raise FormatError(f"unsupported envelope format {value[:40]!r} (this koryo-pbm reads {FORMAT})")
         return value

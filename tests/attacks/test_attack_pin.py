@@ -203,3 +203,23 @@ def test_another_file_of_the_same_version_and_history_is_refused(arena):
     # the same file again, its line endings turned into CRLF by a mail client, is the same file
     (folder / "game.toml").write_bytes(world.g4_v2.replace(b"\n", b"\r\n"))
     arena.ok("show", "g", "--as", "alice")
+
+
+def test_an_envelope_of_the_old_format_is_refused_with_a_reason(arena):
+    """An envelope written by an older koryo-pbm (format v1: no ``answers``) left in the inbox:
+    resolve rejects it, says to submit again, and the game does not change."""
+    import re
+
+    world = arena.world
+    v1 = re.sub(r"answers: [0-9a-f]{64}\n", "", world.env4["alice"]).replace(
+        "format: koryo-pbm-envelope/v2", "format: koryo-pbm-envelope/v1")
+    folder = arena.game(world.g4_v1, envelopes={"old.envelope": v1})
+    before = (folder / "game.toml").read_bytes()
+    r = arena("resolve", "g", "--as", "mod", "--json")
+    assert r.code == 3
+    [env] = r.json["envelopes"]
+    assert env["status"] == "rejected"
+    assert env["reason"] == ("envelope file g/inbox/old.envelope: envelope format koryo-pbm-envelope/v1 is no "
+                             "longer read (this koryo-pbm reads koryo-pbm-envelope/v2, which names the history it "
+                             "answers): submit the orders again")
+    assert (folder / "game.toml").read_bytes() == before
