@@ -132,6 +132,11 @@ def test_two_files_of_one_version_shown_to_two_players(arena):
     bob_home = second_home(arena, "bobhome")
     arena.ok("show", "other", "--as", "bob", home=bob_home)  # bob's file, on bob's machine: fine
     arena.ok("show", "g", "--as", "alice")  # alice's
+    # what they would compare on the phone: status names the head of the history each was shown
+    heads = [arena.ok("status", "g").out.splitlines()[0], arena.ok("status", "other", home=bob_home).out.splitlines()[0]]
+    assert heads == [f"game {game_id_of(forked)} (koryo), version 2, history {h[7:23]}"
+                     for h in (gamefile.head(gamefile.decode(world.g4_v2)), gamefile.head(gamefile.decode(forked)))]
+    assert arena.ok("status", "g", "--json").json["head"] == gamefile.head(gamefile.decode(world.g4_v2))
     (first / "game.toml").write_bytes(forked)
     line = assert_refused(arena("show", "g", "--as", "alice"), code=1)
     head_alice = gamefile.head(gamefile.decode(world.g4_v2)).removeprefix("sha256:")[:16]
