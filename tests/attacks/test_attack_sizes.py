@@ -243,3 +243,27 @@ def test_every_legal_order_of_a_decision_gives_one_envelope_size(world, game_nam
         assert len(sizes) == 1, (kind, hand, len(orders), sizes)
         total += len(orders)
     assert total > 20
+
+
+def test_the_canonical_form_of_an_order_reads_back_as_the_same_order():
+    """What ``submit`` seals instead of the player's text is the same order: any TOML table of
+    texts (quotes, control characters, any Unicode), numbers, booleans, lists and tables reads
+    back equal from its canonical form."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from koryo_pbm.match import canonical_orders
+
+    text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+    scalars = text | st.integers(-(2**63), 2**63 - 1) | st.booleans()
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(text, inner, max_size=4), max_leaves=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(text.filter(lambda k: k not in ("game", "decision")), values, max_size=4))
+    def case(body):
+        written = canonical_orders("koryo-0123456789", "r1-orders", body)
+        assert tomllib.loads(written) == {"game": "koryo-0123456789", "decision": "r1-orders", **body}
+        assert written.count("\n") == 2 + len(body)  # one line per key: the compact form, always
+
+    case()
