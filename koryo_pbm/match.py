@@ -12,7 +12,9 @@ The moderator's sealed part holds::
     state   the game's whole state (game.dump_state), its seeded generator included
     seed    the seed text (its SHA-256 is public in the file from the start)
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
-            decision, held until everyone it waits for has answered
+            decision, held until everyone it waits for has answered; the part is padded as
+            if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how many
+            are held, nor what they say
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
 
 The public ``[service]`` table (:mod:`koryo_pbm.deadlines`) holds the deadline policy, the
@@ -21,6 +23,8 @@ that opens a new decision is written, from the ``now`` the caller passes (never 
 this module's own, never one in the rules). Bots play here too (:func:`resolve`): bot seats and
 abandoned seats as soon as everyone else is in, missed orders once the deadline and its grace
 period have passed, each from that player's view only.
+Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
+answers to this game's history at the pending decision.
 
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
@@ -62,6 +66,10 @@ RESERVED_NAMES = frozenset({MODERATOR_PART})
 # signed submission time. More are set aside unread (archive/set-aside): resolve's cost stays
 # linear in the inbox whatever a player puts there.
 MAX_PER_DECISION = 16
+# Bytes the moderator's sealed part keeps for each player's held order, whether one is held or
+# not: the part's size does not change as orders come in (a player who has not answered yet
+# learns nothing from it). An order that does not fit (no legal order comes near) is rejected.
+HELD_ROOM = 1024
 
 
 # -- orders files --------------------------------------------------------------------------
@@ -78,6 +86,42 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
     if not isinstance(decision, str) or not decision:
         raise OrderError(f"{source} has no 'decision' (the pending decision, as `koryo-pbm status` shows it)")
     return game_id, decision, doc
+
+
+def _inline(value: Any) -> str:
+    """``value`` as an inline TOML value (lists and tables on one line)."""
+    import tomli_w
+
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").removesuffix("\n")
+
+
+def _key(key: str) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({key: 0}).removesuffix(" = 0\n")
+
+
+def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:
+    """The orders as ``submit`` seals them: ``game``, ``decision`` and the order, one line per
+    key, lists and tables inline, no comments, no spacing of the player's: every legal order of
+    a decision fits in the envelope's first padding block, so all seal to one size."""
+    import tomli_w
+
+    table = {"game": game_id, "decision": decision, **body}
+    try:
+        text = "".join(f"{_key(k)} = {_inline(v)}\n" for k, v in table.items())
+        if tomllib.loads(text) == table:
+            return text
+    except (TypeError, ValueError, tomllib.TOMLDecodeError, RecursionError):
+        pass
+    try:  # what an inline table cannot say (none of the games' orders): the plain writer
+        return tomli_w.dumps(table)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"the orders cannot be written: {exc}") from None
 
 
 def loads_toml(text: str, source: str) -> dict[str, Any]:
@@ -244,9 +288,17 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     doc.sealed = {
         name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
     }
-    doc.sealed[MODERATOR_PART] = gamefile.seal_part(
-        doc, MODERATOR_PART, doc.moderator, {**secret, "state": game.dump_state(state)}
-    )
+    whole = {**secret, "state": game.dump_state(state)}
+    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
+
+
+def held_size(player: str, entry: Mapping[str, Any]) -> int:
+    """The bytes a held order takes in the moderator's part (at most ``HELD_ROOM``)."""
+    try:
+        return len(gamefile.compact_json({player: entry}).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise FormatError("the orders hold a value that cannot be kept (not a number, or nested too deeply)") from None
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -449,7 +501,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     seen = _seen_digests(doc) | {v.get("digest") for v in held.values()}
     result = Resolution(candidates=list(candidates))
     changed = False
-    new_log: list[dict[str, Any]] = []
+    new = next_version(doc)  # its log grows as decisions are applied; written only if changed
+    answered = answerable_heads(doc)  # what an envelope for the pending decision may answer
 
     # First pass: what does not depend on the decision. Every step is linear in the number
     # of candidates: a player who floods the inbox costs the moderator time in proportion.
@@ -522,6 +575,12 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
             if env.player not in decision.players:
                 c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
                 continue
+            if env.answers not in answered:
+                c.status, c.reason = "rejected", (
+                    f"it answers a game file whose history ends with {env.answers[7:23]}, but the history of game "
+                    f"{doc.game_id} at {decision.id} ends with {gamefile.head(doc)[7:23]}: the player was shown "
+                    "another file")
+                continue
             try:
                 game_id, decision_id, body = parse_orders(text, source=f"orders of {env.player}")
                 if game_id != doc.game_id or decision_id != env.decision:
@@ -529,6 +588,16 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
                 game.check(state, env.player, body)
             except KoryoPbmError as exc:
                 c.status, c.reason = "rejected", str(exc)
+                continue
+            entry = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            try:
+                size = held_size(env.player, entry)
+            except KoryoPbmError as exc:
+                c.status, c.reason = "rejected", str(exc)
+                continue
+            if size > HELD_ROOM:
+                c.status, c.reason = "rejected", (
+                    f"the orders take {size} bytes to hold, more than the {HELD_ROOM} kept for each player")
                 continue
             before = held.get(env.player)
             if before is not None and (before["submitted"], before["digest"]) > (env.submitted, env.digest):
@@ -538,10 +607,10 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
                 c.replaces = before["digest"]
                 for other in by_digest.get(before["digest"], ()):
                     other.status, other.reason = "superseded", "replaced by a later submission"
-            held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            held[env.player] = entry
             c.status = "held"
             changed = True
-        deadline = _deadline(doc, decision.id) if not new_log else None  # a new decision's is in the future
+        deadline = _deadline(doc, decision.id) if len(new.log) == len(doc.log) else None  # a new decision's is in the future
         played = _bot_players(policy, decision, held, deadline, now)
         if played is None:
             break
@@ -560,7 +629,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
                 if c.status == "held":
                     c.status = "accepted"
         events = [Event("service", note) for note in notes] + list(events)
-        new_log.append({"decision": decision.id, "events": [e.text for e in events], "accepted": accepted})
+        gamefile.append_log(new, decision.id, [e.text for e in events], accepted)
+        answered = {new.log[-1]["hash"]}
         result.applied.append((decision, events))
         held = {}
         changed = True
@@ -569,7 +639,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     # (a log entry may name the decision that was pending, unresolved: a deadline moved)
     open_id = doc.decision["id"] if doc.decision else None
     resolved = ({entry.get("decision") for entry in doc.log if entry.get("decision") != open_id}
-                | {entry["decision"] for entry in new_log})
+                | {entry["decision"] for entry in new.log[len(doc.log):]})
     for c, _ in live:
         if c.status == "pending":
             env = c.envelope
@@ -586,17 +656,29 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
                 )
 
     if changed:
-        new = next_version(doc)
         new.service = policy.to_table() or None
-        for entry in new_log:
-            if entry is new_log[-1] and pending is None:
-                new.seed = mv.seed  # published with the end: anyone can check the commitment
-            gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
+        if pending is None and len(new.log) > len(doc.log):
+            new.seed = mv.seed  # published with the end: anyone can check the commitment
         _fill(new, game, state, _secret(mv.seed, held, mv.emails), now=now)
         result.doc, result.written = new, True
     else:
         result.doc = doc
     return result
+
+
+def answerable_heads(doc: GameDoc) -> set[str]:
+    """The heads of ``doc``'s history that an envelope for its pending decision may answer: the
+    head when the decision opened and every head since. Entries logged while a decision is
+    pending (a deadline moved, a seat taken over) name that decision and resolve nothing, so a
+    player who answered before them answered the same decision of the same history."""
+    heads = {gamefile.head(doc)}
+    open_id = doc.decision["id"] if doc.decision else None
+    log = doc.log
+    i = len(log)
+    while i > 0 and log[i - 1].get("decision") == open_id:
+        i -= 1
+        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(dataclasses.replace(doc, log=[])))
+    return heads
 
 
 def _deadline(doc: GameDoc, decision_id: str) -> datetime | None:

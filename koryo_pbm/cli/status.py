@@ -17,14 +17,18 @@ from koryo_pbm.errors import KoryoPbmError
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_json: bool) -> None:
-    """The pending decision of the game in DIR (default: here) and who is still missing."""
+    """The pending decision of the game in DIR (default: here) and who is still missing.
+
+    The first line ends with the head of the game's history (the hash of its last log entry,
+    shortened): players who compare it (by phone, in person) know they were shown one history."""
     from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import read_game
+    from koryo_pbm.store.gamefile import head, read_game
 
     folder, path = game_paths(target)
     doc = read_game(path)
     remember(doc)  # the pin: a file signed by another moderator key is refused, a rollback told
+    history = head(doc)
     warn_conflict_copies(folder, path)
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
@@ -52,6 +56,7 @@ def command(target: str | None, as_json: bool) -> None:
         "id": doc.game_id,
         "game": doc.game,
         "version": doc.version,
+        "head": history,
         "decision": decision.get("id"),
         "kind": decision.get("kind"),
         "waiting_for": waiting,
@@ -67,7 +72,7 @@ def command(target: str | None, as_json: bool) -> None:
     if as_json:
         echo_json(data)
         return
-    click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}")
+    click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}, history {history[7:23]}")
     if doc.decision is None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return

@@ -19,14 +19,18 @@ def utc_now() -> str:
 
 
 def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submitted: str | None = None):
-    """Check ``text`` against the player's own view, then sign and seal it: an envelope."""
+    """Check ``text`` against the player's own view, then sign and seal its canonical form (no
+    comments: its size is the decision's, not the player's writing) with the head of the
+    history it answers: an envelope."""
     from koryo_pbm import match
     from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.store.gamefile import head
 
     name, private = match.open_private(doc, identity)
-    match.check_own_order(doc, game, name, private, text, source=source)
+    body = match.check_own_order(doc, game, name, private, text, source=source)
+    canonical = match.canonical_orders(doc.game_id, doc.decision["id"], body)
     return make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                         player=name, orders_text=text, submitted=submitted or utc_now())
+                         answers=head(doc), player=name, orders_text=canonical, submitted=submitted or utc_now())
 
 
 def _read_stdin(limit: int) -> str:

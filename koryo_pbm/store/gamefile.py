@@ -33,6 +33,12 @@ A later format gets a new first line.
 Sealed parts hold compact JSON (only their recipient reads it); their HPKE ``info`` is ``b"koryo-pbm game part v1\\0" + game_id + b"\\0"
 + version + b"\\0" + name + b"\\0" + recipient fingerprint``, so a part cannot be moved to another
 game, version, seat or key and still open.
+
+The JSON is padded with spaces before it is sealed, so that the size of a part depends only on
+its *shape*, never on the text inside it: :func:`padded_size` counts every text as a multiple of
+16 bytes (at least 16: every card name fits), every number as 24 bytes, and the structure (keys,
+lists, tables) as it is. Two parts whose lists have the same lengths (a hand of 7 cards, whichever
+they are) seal to the same size. The opener refuses padding of anything but spaces after the JSON.
 """
 
 from __future__ import annotations
@@ -165,6 +171,30 @@ def append_log(doc: GameDoc, decision_id: str, events: list[str], accepted: list
     return entry
 
 
+def head(doc: GameDoc) -> str:
+    """The head of the game's history: the ``hash`` of its last log entry; before the first
+    resolution, a hash of what the game started as (id, game, moderator, seed commitment,
+    players, the public state and the pending decision's id), the same in every version until
+    a decision is resolved. Players pin it; envelopes name the head they answer."""
+    if doc.log:
+        return str(doc.log[-1]["hash"])
+    start = {
+        "game_id": doc.game_id,
+        "game": doc.game,
+        "moderator": doc.moderator.line(),
+        "seed_commitment": doc.seed_commitment,
+        "players": {name: key.line() for name, key in doc.players.items()},
+        "public": doc.public,
+        "decision": doc.decision["id"] if doc.decision else None,
+    }
+    try:
+        text = json.dumps(start, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                          default=_json_default)
+    except (TypeError, ValueError, RecursionError):
+        raise FormatError(f"game {doc.game_id}: its public state cannot be hashed") from None
+    return "sha256:" + sha256_hex(text.encode("utf-8"))
+
+
 def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> None:
     where = f"log entry {index + 1}"
     if not isinstance(entry, dict):
@@ -217,21 +247,59 @@ def part_info(game_id: str, version: int, name: str, recipient: str) -> bytes:
     )
 
 
-def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any]) -> dict[str, str]:
+TEXT_QUANTUM = 16  # bytes: every text in a sealed part counts as a multiple of this (card names fit in one)
+NUMBER_ROOM = 24  # bytes: any JSON number koryo-pbm writes (an int below 2**63, a float's repr) fits
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON, the form sealed parts hold (``ValueError`` or ``TypeError`` for
+    what JSON cannot hold: NaN, infinities, other objects)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default)
+
+
+def _room(value: Any) -> int:
+    """The bytes ``value`` takes in a padded part: what its compact JSON would take if every text
+    were as long as the next multiple of ``TEXT_QUANTUM`` and every number ``NUMBER_ROOM`` long."""
+    if isinstance(value, (str, datetime, date, time)):
+        inner = len(compact_json(value).encode("utf-8")) - 2
+        return 2 + max(1, -(-inner // TEXT_QUANTUM)) * TEXT_QUANTUM
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, (int, float)):
+        return max(NUMBER_ROOM, len(compact_json(value)))
+    if isinstance(value, Mapping):
+        return 2 + max(0, len(value) - 1) + sum(_room(k) + 1 + _room(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return 2 + max(0, len(value) - 1) + sum(_room(v) for v in value)
+    raise FormatError(f"a sealed part holds a value that cannot be written ({type(value).__name__})")
+
+
+def padded_size(data: Mapping[str, Any]) -> int:
+    """The size in bytes that ``data`` is padded to in a sealed part: a function of its shape only
+    (the keys, the lengths of its lists and tables, and of any text longer than 16 bytes)."""
+    return _room(_plain(data, "part"))
+
+
+def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any], *,
+              size: int | None = None) -> dict[str, str]:
     """Seal ``data`` to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``.
 
-    Inside the seal the data is compact JSON: only its recipient ever reads it, and JSON is read
-    many times faster than TOML (the moderator's part holds the whole game state)."""
+    Inside the seal the data is compact JSON (only its recipient ever reads it, and JSON is read
+    many times faster than TOML: the moderator's part holds the whole game state), padded with
+    spaces to ``size`` bytes (default: :func:`padded_size`): the sealed size says nothing that
+    the shape of ``data`` does not. ``FormatError`` if the JSON is longer than ``size``."""
     from koryo_pbm.crypto.seal import seal
 
     plain = _plain(data, f"part {name!r}")
     try:
-        text = json.dumps(plain, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
-                          default=_json_default)
+        raw = compact_json(plain).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise FormatError(f"part {name!r} cannot be written: {exc}") from None
+    target = _room(plain) if size is None else size
+    if len(raw) > target:
+        raise FormatError(f"part {name!r} takes {len(raw)} bytes, more than the {target} it is padded to")
     fpr = recipient.fingerprint()
-    blob = seal(recipient, text.encode("utf-8"), part_info(doc.game_id, doc.version, name, fpr))
+    blob = seal(recipient, raw + b" " * (target - len(raw)), part_info(doc.game_id, doc.version, name, fpr))
     return {"recipient": fpr, "data": base64.b64encode(blob).decode("ascii")}
 
 
@@ -251,12 +319,15 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     blob = _b64(part.get("data"), f"sealed part {name!r}")
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
     plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
+    text = plain.rstrip(b" ")  # the padding: spaces only, after the JSON table
     try:
-        data = json.loads(plain.decode("utf-8"))
+        data = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise FormatError(f"{what} does not hold valid data") from None
     if not isinstance(data, dict):
         raise FormatError(f"{what} does not hold a table")
+    if not text.endswith(b"}"):  # JSON allows other white space: padding is spaces, nothing else
+        raise FormatError(f"{what} is padded with something other than spaces")
     return data
 
 
@@ -586,14 +657,23 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
     )
 
 
-_recent: dict[str, GameDoc] = {}  # SHA-256 of a game file's bytes -> its document
+_recent: dict[str, tuple[GameDoc, bytes]] = {}  # SHA-256 of a game file's bytes -> (document, bytes)
 _RECENT = 4
 
 
 def _keep(data: bytes, doc: GameDoc) -> None:
     if len(_recent) >= _RECENT:
         _recent.pop(next(iter(_recent)))
-    _recent[sha256_hex(data)] = doc
+    _recent[sha256_hex(data)] = (doc, data)
+
+
+def signed_bytes(doc: GameDoc) -> bytes | None:
+    """The signed bytes this process read ``doc`` from (one of the last few game files read),
+    or ``None``: what a player keeps as a copy of the version they saw."""
+    for seen, data in reversed(list(_recent.values())):
+        if (seen.game_id, seen.version, seen.sealed) == (doc.game_id, doc.version, doc.sealed):
+            return data
+    return None
 
 
 def _fresh(doc: GameDoc) -> GameDoc:
@@ -641,15 +721,17 @@ def decode_remembered(data: bytes, *, expected_moderator: PublicIdentity | None 
                       source: str = "game file") -> GameDoc:
     """:func:`decode`, remembered as :func:`read_game` remembers: the same bytes decoded again
     (the judge reads a version it has just resolved twice) are parsed once."""
-    doc = _recent.get(sha256_hex(data))
-    if doc is None:
+    kept = _recent.get(sha256_hex(data))
+    if kept is None:
         doc = decode(data, expected_moderator=expected_moderator, source=source)
         _keep(data, doc)
-    elif expected_moderator is not None and doc.moderator != expected_moderator:
-        raise TamperedError(
-            f"{source} is signed by a different moderator key ({doc.moderator.fingerprint()}, "
-            f"expected {expected_moderator.fingerprint()})"
-        )
+    else:
+        doc = kept[0]
+        if expected_moderator is not None and doc.moderator != expected_moderator:
+            raise TamperedError(
+                f"{source} is signed by a different moderator key ({doc.moderator.fingerprint()}, "
+                f"expected {expected_moderator.fingerprint()})"
+            )
     return _fresh(doc)
 
 

@@ -412,3 +412,18 @@ def test_the_picture_shows_the_deadline_as_people_read_it(cli, monkeypatch):
     assert 'data-deadline="2026-11-27 18:00 UTC"' in svg
     words = " ".join(re.findall(r">([^<>]+)</text>", svg))  # the SVG wraps its lines
     assert "answer by 2026-11-27 18:00 UTC" in words
+
+
+def test_orders_submitted_before_the_deadline_moved_still_count(cli, monkeypatch):
+    """Moving a deadline logs an entry (a new head of the history) but resolves nothing: an
+    envelope that answered the file before the move answers the same decision and counts."""
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol"])
+    _, folder = new(cli, lines, extra=["--deadline", "3d"])
+    answer(cli, folder, ["alice"])
+    cli.ok("deadline", folder, "--as", "mod", "+1d")
+    cli.ok("deadline", folder, "--as", "mod", "+1d")
+    answer(cli, folder, ["bob", "carol"])
+    r = cli.ok("resolve", folder, "--as", "mod", "--json")
+    assert r.json["applied"][0]["decision"] == "r1-orders"
+    assert not [e for e in r.json["envelopes"] if e["status"] == "rejected"]
