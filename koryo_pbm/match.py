@@ -14,6 +14,8 @@ The moderator's sealed part holds::
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
             decision, held until everyone it waits for has answered
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
+    former  {player: [fingerprint, ...]} — keys that held a seat before a substitute took it
+            over (``replace``): their envelopes are refused by name (absent: none)
 
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
@@ -165,7 +167,7 @@ def create(
         log=[],
         sealed={},
     )
-    _fill(doc, game, state, _secret(seed, {}, emails))
+    _fill(doc, game, state, _secret(seed, {}, emails, {}))
     return doc, state
 
 
@@ -181,11 +183,14 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str]) -> dict[str, Any]:
+def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str],
+            former: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
     secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
     if emails:
         secret["emails"] = dict(emails)
+    if former:
+        secret["former"] = {name: list(keys) for name, keys in former.items()}
     return secret
 
 
@@ -226,6 +231,7 @@ class ModeratorView:
     seed: str
     orders: dict[str, dict[str, Any]]
     emails: dict[str, str] = field(default_factory=dict)
+    former: dict[str, list[str]] = field(default_factory=dict)  # seat -> fingerprints of former keys
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -253,14 +259,19 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
         orders = secret.get("orders", {})
         raw_state = secret["state"]
         emails = secret.get("emails", {})
+        former = secret.get("former", {})
         if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
+        if not isinstance(former, dict) or not all(
+                isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
+            raise TypeError
     except (KeyError, TypeError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails))
+    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails),
+                         {name: list(keys) for name, keys in former.items()})
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -276,8 +287,67 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
             emails[name] = address
     emails = check_emails(emails, mv.doc.players)
     new = next_version(mv.doc)
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails))
+    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails, mv.former))
     return new
+
+
+@dataclass
+class Replacement:
+    """What :func:`replace_seat` did: the next ``doc``, the seat, the former and new keys'
+    fingerprints, the decision whose held order of the former key was dropped (or ``None``),
+    and the seat's mail address now (``None``: shared folder only)."""
+
+    doc: GameDoc
+    seat: str
+    former: str
+    new: str
+    dropped: str | None
+    email: str | None
+
+
+def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: str | None = None) -> Replacement:
+    """The next version of the game with ``seat`` held by ``key`` (a substitute): the seat's
+    part sealed to the new key from this version on, a public log line saying so, the former
+    key remembered (its envelopes are refused by name at resolve), an order it had in for the
+    pending decision dropped (the substitute answers anew). The seat's mail address becomes
+    ``email``, or none (the former player's address is not the substitute's). The caller
+    writes the document."""
+    doc = mv.doc
+    if seat not in doc.players:
+        raise SetupError(f"{seat!r} is not a player of game {doc.game_id} (the players are {', '.join(doc.players)})")
+    pending = mv.game.pending(mv.state)
+    if pending is None:
+        raise StaleError(f"game {doc.game_id} is over: there is no seat to take over")
+    fingerprint = key.fingerprint()
+    if key == doc.moderator:
+        raise SetupError(f"key {fingerprint} is the moderator's own key: the moderator sees everything, so a "
+                         "player needs a key of their own")
+    for name, held in doc.players.items():
+        if held == key:
+            raise SetupError(f"key {fingerprint} is already at the table: it is {name}'s key (each player needs "
+                             "a key of their own: koryo-pbm keygen NAME)")
+    for name, keys in mv.former.items():
+        if fingerprint in keys:
+            raise SetupError(f"key {fingerprint} held {name}'s seat before: a substitute needs a key that was "
+                             "never at the table")
+    old = doc.players[seat].fingerprint()
+    emails = dict(mv.emails)
+    emails.pop(seat, None)
+    if email is not None:
+        emails[seat] = email
+    emails = check_emails(emails, doc.players)
+    former = {name: list(keys) for name, keys in mv.former.items()}
+    former.setdefault(seat, []).append(old)
+    orders = dict(mv.orders)
+    dropped = pending.id if orders.pop(seat, None) is not None else None
+    # MERGE(deadlines): a seat marked abandoned (played by the moderator's bot) is cleared
+    # here with the `deadlines` branch's match-layer function, so the substitute plays it.
+    new = next_version(doc)
+    new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
+    gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint})"],
+                        [])
+    _fill(new, mv.game, mv.state, _secret(mv.seed, orders, emails, former))
+    return Replacement(new, seat, old, fingerprint, dropped, emails.get(seat))
 
 
 def player_name(doc: GameDoc, identity: Identity) -> str:
@@ -428,6 +498,11 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         if player_key is None:
             c.status, c.reason = "rejected", f"{env.player!r} is not a player of this game"
             continue
+        if env.sender in mv.former.get(env.player, ()):
+            c.status, c.reason = "rejected", (
+                f"signed by {env.player}'s former key ({env.sender}): the seat was taken over by a new player"
+            )
+            continue
         if digest in seen:
             c.status, c.reason = "duplicate", "already counted"
             continue
@@ -532,7 +607,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             if entry is new_log[-1] and pending is None:
                 new.seed = mv.seed  # published with the end: anyone can check the commitment
             gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
-        _fill(new, game, state, _secret(mv.seed, held, mv.emails))
+        _fill(new, game, state, _secret(mv.seed, held, mv.emails, mv.former))
         result.doc, result.written = new, True
     else:
         result.doc = doc

@@ -35,6 +35,8 @@ COMMANDS: dict[str, str] = {
     "position": "position",
     "games": "games",
     "address": "address",
+    "replace": "replace",
+    "bot": "bot",
     "serve": "serve",
     "wait": "wait",
     "receipt": "receipt",
@@ -57,6 +59,8 @@ _HELP_LINES = {
     "games": "List the installed games.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
+    "replace": "Give a player's seat to a substitute's key (moderator).",
+    "bot": "Let a bot answer for a player, with that player's key.",
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
@@ -97,8 +101,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit, wait, receipt
-    Moderator:  new, address, resolve, serve, status
+    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
+    Moderator:  new, address, replace, resolve, serve, status
     Try it:     demo, simulate
     """
 

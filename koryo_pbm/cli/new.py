@@ -11,13 +11,13 @@ from koryo_pbm.errors import SetupError, StorageError, UsageError
 from koryo_pbm.store.folder import GAME_FILE
 
 
-def _parse_player(spec: str):
+def _parse_player(spec: str, option: str = "--player"):
     from koryo_pbm.crypto.keys import load_public
 
     name, sep, key = spec.partition("=")
     name, key = name.strip(), key.strip()
     if not sep or not name or not key:
-        raise UsageError(f"--player takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
+        raise UsageError(f"{option} takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
     return name, load_public(key)
 
 
