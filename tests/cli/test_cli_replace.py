@@ -137,3 +137,17 @@ def test_a_finished_game_has_no_seat_to_take_over(cli):
         cli.ok("resolve", folder, "--as", "mod")
     r = cli.fails("replace", folder, "--as", "mod", f"bob={lines['erin']}", code=1)
     assert "is over: there is no seat to take over" in r.err
+
+
+def test_a_korsar_substitute_sees_the_seat_and_its_partners_hand(cli):
+    names = ["a", "b", "c", "d"]
+    lines = make_keys(cli, [*names, "e"])
+    folder = new_game(cli, lines, names=names, seed="korsar-seat",
+                      extra=["--game", "korsar", "--team", "a,b", "--team", "c,d"])
+    before = cli.ok("show", folder, "--as", "b", "--json").json
+    cli.ok("replace", folder, "--as", "mod", f"b={lines['e']}")
+    after = cli.ok("show", folder, "--as", "e", "--json").json
+    assert after["me"] == "b" and after["hand"] == before["hand"]
+    assert after["partner"] == "a" and after["partner_hand"] == before["partner_hand"]
+    # the partner still opens their own part, with b's hand in it
+    assert cli.ok("show", folder, "--as", "a", "--json").json["partner_hand"] == before["hand"]
