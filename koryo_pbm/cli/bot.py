@@ -72,8 +72,8 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
 @click.command("bot")
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
-@click.option("--level", default="heuristic", show_default=True,
-              help="The bot's level (koryo-pbm games lists the games; random, heuristic, and search in Koryo).")
+@click.option("--level", metavar="LEVEL", default="heuristic", show_default=True,
+              help="The bot's level: random, heuristic (Koryo, Korsar) or search (Koryo).")
 @click.option("--budget", type=click.FloatRange(min=0.001, max=600), default=1.0, show_default=True,
               help="Seconds of CPU the bot may think per decision.")
 @click.option("--watch", is_flag=True, help="Keep looking, and answer every time you are waited for, until the "
