@@ -14,8 +14,8 @@ The moderator's sealed part holds::
     orders  {player: {order, digest, submitted}} — valid orders received for the pending
             decision, held until everyone it waits for has answered
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
-    former  {player: [fingerprint, ...]} — keys that held a seat before a substitute took it
-            over (``replace``): their envelopes are refused by name (absent: none)
+    former  {player: [public key line, ...]} — keys that held a seat before a substitute took
+            it over (``replace``): their envelopes are refused by name (absent: none)
 
 At the end of the match the seed is published in the game file (``seed``), so that every player
 can check it against the commitment made at the start and replay the match.
@@ -184,13 +184,13 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
 
 
 def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str],
-            former: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+            former: Mapping[str, Sequence[PublicIdentity]]) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
     secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
     if emails:
         secret["emails"] = dict(emails)
     if former:
-        secret["former"] = {name: list(keys) for name, keys in former.items()}
+        secret["former"] = {name: [key.line() for key in keys] for name, keys in former.items()}
     return secret
 
 
@@ -231,7 +231,7 @@ class ModeratorView:
     seed: str
     orders: dict[str, dict[str, Any]]
     emails: dict[str, str] = field(default_factory=dict)
-    former: dict[str, list[str]] = field(default_factory=dict)  # seat -> fingerprints of former keys
+    former: dict[str, list[PublicIdentity]] = field(default_factory=dict)  # seat -> its former keys
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -267,11 +267,11 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
         if not isinstance(former, dict) or not all(
                 isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
             raise TypeError
-    except (KeyError, TypeError):
+        former_keys = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in former.items()}
+    except (KeyError, TypeError, KoryoPbmError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails),
-                         {name: list(keys) for name, keys in former.items()})
+    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails), former_keys)
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -327,10 +327,10 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
             raise SetupError(f"key {fingerprint} is already at the table: it is {name}'s key (each player needs "
                              "a key of their own: koryo-pbm keygen NAME)")
     for name, keys in mv.former.items():
-        if fingerprint in keys:
+        if key in keys:
             raise SetupError(f"key {fingerprint} held {name}'s seat before: a substitute needs a key that was "
                              "never at the table")
-    old = doc.players[seat].fingerprint()
+    old = doc.players[seat]
     emails = dict(mv.emails)
     emails.pop(seat, None)
     if email is not None:
@@ -347,7 +347,7 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
     gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint})"],
                         [])
     _fill(new, mv.game, mv.state, _secret(mv.seed, orders, emails, former))
-    return Replacement(new, seat, old, fingerprint, dropped, emails.get(seat))
+    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat))
 
 
 def player_name(doc: GameDoc, identity: Identity) -> str:
@@ -498,11 +498,6 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         if player_key is None:
             c.status, c.reason = "rejected", f"{env.player!r} is not a player of this game"
             continue
-        if env.sender in mv.former.get(env.player, ()):
-            c.status, c.reason = "rejected", (
-                f"signed by {env.player}'s former key ({env.sender}): the seat was taken over by a new player"
-            )
-            continue
         if digest in seen:
             c.status, c.reason = "duplicate", "already counted"
             continue
@@ -510,10 +505,16 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             c.status, c.reason = "duplicate", "the same envelope was found twice"
             continue
         found.add(digest)
+        former = next((k for k in mv.former.get(env.player, ()) if k.fingerprint() == env.sender), None)
         try:
-            env.verify(player_key)  # the outer signature: cheap, and nobody else can make one
+            env.verify(former or player_key)  # the outer signature: cheap, and nobody else can make one
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
+            continue
+        if former is not None:
+            c.status, c.reason = "rejected", (
+                f"signed by {env.player}'s former key ({env.sender}): the seat was taken over by a new player"
+            )
             continue
         signed.setdefault((env.player, env.decision), []).append((c, digest))
     # At most MAX_PER_DECISION envelopes of one player for one decision are opened: the latest

@@ -59,10 +59,16 @@ def test_a_substitute_takes_over_midway_and_finishes_the_game(cli):
     # the former key opens nothing any more, and its envelope is refused by name
     old = cli.fails("show", folder, "--as", "bob", code=1)
     assert "not the key game" in old.err
+    # a copy changed in its signed header still names the former key, but is not signed by it
+    [held] = list((folder / "inbox").iterdir())
+    text = held.read_text()
+    (folder / "inbox" / "forged.envelope").write_text(text.replace("submitted: 20", "submitted: 21"))
     res = cli("resolve", folder, "--as", "mod")
     assert res.code == 3
-    assert f"signed by bob's former key ({fingerprint(lines['bob'])}): the seat was taken over by a new player" \
-        in res.out + res.err
+    said = res.out + res.err
+    assert said.count(f"signed by bob's former key ({fingerprint(lines['bob'])}): the seat was taken over by a "
+                      "new player") == 1
+    assert "does not verify: it was changed" in said
 
     # the substitute answers the decision anew and plays the game to the end
     seats = {"alice": "alice", "bob": "erin", "carol": "carol"}
