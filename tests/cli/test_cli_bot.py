@@ -201,3 +201,27 @@ def test_play_alone_against_bots_as_the_readme_says(tmp_path):
     import json
 
     assert json.loads(final.stdout)["phase"] == "over"
+
+
+def test_a_watching_bot_stops_when_its_seat_is_given_to_another_key(cli):
+    import os
+
+    lines = make_keys(cli, [*NAMES, "erin"])
+    folder = new_game(cli, lines, names=NAMES, seed="replaced-bot")
+    cli.ok("bot", folder, "--as", "bob")  # bob's orders are in: the watching bot waits
+    env = {**os.environ, "KORYO_PBM_HOME": str(cli.home)}
+    proc = subprocess.Popen([sys.executable, "-m", "koryo_pbm", "bot", str(folder), "--as", "bob", "--watch",
+                             "--poll", "0.05"], cwd=cli.cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        assert proc.poll() is None
+        cli.ok("replace", folder, "--as", "mod", f"bob={lines['erin']}")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1 and out == ""  # nothing to answer while it watched
+    assert err.startswith("koryo-pbm: error: key 'bob' (") and "is not the key game" in err
+    assert err.count("\n") == 1
