@@ -16,6 +16,8 @@ The moderator's sealed part holds::
             if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how many
             are held, nor what they say
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
+    former  {player: [public key line, ...]} — keys that held a seat before a substitute took
+            it over (``replace``): their envelopes are refused by name (absent: none)
 
 The public ``[service]`` table (:mod:`koryo_pbm.deadlines`) holds the deadline policy, the
 bot seats and the abandoned ones; the pending decision's deadline is set here, when a version
@@ -233,7 +235,7 @@ def create(
         sealed={},
         service=policy.to_table() or None,
     )
-    _fill(doc, game, state, _secret(seed, {}, emails), now=now)
+    _fill(doc, game, state, _secret(seed, {}, emails, {}), now=now)
     return doc, state
 
 
@@ -249,11 +251,14 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str]) -> dict[str, Any]:
+def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str],
+            former: Mapping[str, Sequence[PublicIdentity]]) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
     secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
     if emails:
         secret["emails"] = dict(emails)
+    if former:
+        secret["former"] = {name: [key.line() for key in keys] for name, keys in former.items()}
     return secret
 
 
@@ -315,6 +320,7 @@ class ModeratorView:
     seed: str
     orders: dict[str, dict[str, Any]]
     emails: dict[str, str] = field(default_factory=dict)
+    former: dict[str, list[PublicIdentity]] = field(default_factory=dict)  # seat -> its former keys
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -342,14 +348,19 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
         orders = secret.get("orders", {})
         raw_state = secret["state"]
         emails = secret.get("emails", {})
+        former = secret.get("former", {})
         if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
-    except (KeyError, TypeError):
+        if not isinstance(former, dict) or not all(
+                isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
+            raise TypeError
+        former_keys = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in former.items()}
+    except (KeyError, TypeError, KoryoPbmError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails))
+    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails), former_keys)
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -365,8 +376,67 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
             emails[name] = address
     emails = check_emails(emails, mv.doc.players)
     new = next_version(mv.doc)
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails))
+    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails, mv.former))
     return new
+
+
+@dataclass
+class Replacement:
+    """What :func:`replace_seat` did: the next ``doc``, the seat, the former and new keys'
+    fingerprints, the decision whose held order of the former key was dropped (or ``None``),
+    and the seat's mail address now (``None``: shared folder only)."""
+
+    doc: GameDoc
+    seat: str
+    former: str
+    new: str
+    dropped: str | None
+    email: str | None
+
+
+def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: str | None = None) -> Replacement:
+    """The next version of the game with ``seat`` held by ``key`` (a substitute): the seat's
+    part sealed to the new key from this version on, a public log line saying so, the former
+    key remembered (its envelopes are refused by name at resolve), an order it had in for the
+    pending decision dropped (the substitute answers anew). The seat's mail address becomes
+    ``email``, or none (the former player's address is not the substitute's). The caller
+    writes the document."""
+    doc = mv.doc
+    if seat not in doc.players:
+        raise SetupError(f"{seat!r} is not a player of game {doc.game_id} (the players are {', '.join(doc.players)})")
+    pending = mv.game.pending(mv.state)
+    if pending is None:
+        raise StaleError(f"game {doc.game_id} is over: there is no seat to take over")
+    fingerprint = key.fingerprint()
+    if key == doc.moderator:
+        raise SetupError(f"key {fingerprint} is the moderator's own key: the moderator sees everything, so a "
+                         "player needs a key of their own")
+    for name, held in doc.players.items():
+        if held == key:
+            raise SetupError(f"key {fingerprint} is already at the table: it is {name}'s key (each player needs "
+                             "a key of their own: koryo-pbm keygen NAME)")
+    for name, keys in mv.former.items():
+        if key in keys:
+            raise SetupError(f"key {fingerprint} held {name}'s seat before: a substitute needs a key that was "
+                             "never at the table")
+    old = doc.players[seat]
+    emails = dict(mv.emails)
+    emails.pop(seat, None)
+    if email is not None:
+        emails[seat] = email
+    emails = check_emails(emails, doc.players)
+    former = {name: list(keys) for name, keys in mv.former.items()}
+    if old != doc.moderator:  # a bot seat held the moderator's key: nobody's to refuse
+        former.setdefault(seat, []).append(old)
+    orders = dict(mv.orders)
+    dropped = pending.id if orders.pop(seat, None) is not None else None
+    new = next_version(doc)
+    unabandon(new, seat)  # an abandoned seat or a bot seat: the substitute plays it from now on
+    new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
+    gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint})"],
+                        [])
+    _fill(new, mv.game, mv.state, _secret(mv.seed, orders, emails, former))
+    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat))
 
 
 def player_name(doc: GameDoc, identity: Identity) -> str:
@@ -534,10 +604,16 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
             c.status, c.reason = "duplicate", "the same envelope was found twice"
             continue
         found.add(digest)
+        former = next((k for k in mv.former.get(env.player, ()) if k.fingerprint() == env.sender), None)
         try:
-            env.verify(player_key)  # the outer signature: cheap, and nobody else can make one
+            env.verify(former or player_key)  # the outer signature: cheap, and nobody else can make one
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
+            continue
+        if former is not None:
+            c.status, c.reason = "rejected", (
+                f"signed by {env.player}'s former key ({env.sender}): the seat was taken over by a new player"
+            )
             continue
         signed.setdefault((env.player, env.decision), []).append((c, digest))
     # At most MAX_PER_DECISION envelopes of one player for one decision are opened: the latest
@@ -659,7 +735,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
         new.service = policy.to_table() or None
         if pending is None and len(new.log) > len(doc.log):
             new.seed = mv.seed  # published with the end: anyone can check the commitment
-        _fill(new, game, state, _secret(mv.seed, held, mv.emails), now=now)
+        _fill(new, game, state, _secret(mv.seed, held, mv.emails, mv.former), now=now)
         result.doc, result.written = new, True
     else:
         result.doc = doc
@@ -777,17 +853,18 @@ def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
     verb = "set" if before is None else ("extended" if when > before else "moved")
     gamefile.append_log(new, doc.decision["id"],
                         [f"the moderator {verb} the deadline of {doc.decision['id']} to {deadlines.human(when)}"], [])
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, mv.emails))
+    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, mv.emails, mv.former))
     return new
 
 
 def unabandon(doc: GameDoc, seat: str) -> bool:
-    """Clear ``seat``'s abandoned flag (and its count of missed decisions) in ``doc``'s
-    ``[service]`` table, in place: for a substitute taking the seat over (``doc`` is the next
-    version its caller writes). True if the seat was abandoned."""
+    """Clear ``seat``'s abandoned flag (and its count of missed decisions), or its bot seat, in
+    ``doc``'s ``[service]`` table, in place: for a substitute taking the seat over (``doc`` is
+    the next version its caller writes). True if the bot played the seat."""
     policy = deadlines.policy_of(doc.service, list(doc.players))
-    was = seat in policy.abandoned
+    was = seat in policy.abandoned or seat in policy.bots
     policy.abandoned = [p for p in policy.abandoned if p != seat]
+    policy.bots.pop(seat, None)
     policy.missed_in_row.pop(seat, None)
     doc.service = policy.to_table() or None
     return was

@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "games": "games",
     "address": "address",
     "deadline": "deadline",
+    "replace": "replace",
+    "bot": "bot",
     "serve": "serve",
     "wait": "wait",
     "receipt": "receipt",
@@ -59,6 +61,8 @@ _HELP_LINES = {
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
     "deadline": "Extend or set the pending decision's deadline (moderator).",
+    "replace": "Give a player's seat to a substitute's key (moderator).",
+    "bot": "Let a bot answer for a player, with that player's key.",
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
@@ -99,8 +103,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit, wait, receipt
-    Moderator:  new, address, deadline, resolve, serve, status
+    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
+    Moderator:  new, address, deadline, replace, resolve, serve, status
     Try it:     demo, simulate
     """
 

@@ -13,14 +13,14 @@ from koryo_pbm.store.folder import GAME_FILE
 BOT_KEY = "bot"  # --player carol=bot: a bot seat, in its place in the seat order
 
 
-def _parse_player(spec: str):
+def _parse_player(spec: str, option: str = "--player"):
     from koryo_pbm.crypto.keys import load_public
 
     name, sep, key = spec.partition("=")
     name, key = name.strip(), key.strip()
     if not sep or not name or not key:
-        raise UsageError(f"--player takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
-    if key == BOT_KEY:
+        raise UsageError(f"{option} takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
+    if key == BOT_KEY and option == "--player":
         return name, None
     return name, load_public(key)
 
