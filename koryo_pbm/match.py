@@ -252,7 +252,7 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
 
 
 def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str],
-            former: Mapping[str, Sequence[PublicIdentity]]) -> dict[str, Any]:
+            former: Mapping[str, Sequence[PublicIdentity]] | None = None) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
     secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
     if emails:

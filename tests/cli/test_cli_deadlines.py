@@ -427,3 +427,49 @@ def test_orders_submitted_before_the_deadline_moved_still_count(cli, monkeypatch
     r = cli.ok("resolve", folder, "--as", "mod", "--json")
     assert r.json["applied"][0]["decision"] == "r1-orders"
     assert not [e for e in r.json["envelopes"] if e["status"] == "rejected"]
+
+
+def test_a_substitute_takes_over_an_abandoned_seat_and_the_bot_stops_playing_it(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "carol", "erin"])
+    _, folder = new(cli, lines, names=("alice", "bob", "carol"),
+                    extra=["--deadline", "1d", "--missed", "bot", "--abandon-after", "1"])
+    status = cli.ok("status", folder, "--json").json
+    answer(cli, folder, ["alice", "carol"])
+    at(monkeypatch, stamp(status["deadline"]))
+    assert "the seat is abandoned" in cli.ok("resolve", folder, "--as", "mod").out
+    assert cli.ok("status", folder, "--json").json["service"]["abandoned"] == ["bob"]
+
+    r = cli.ok("replace", folder, "--as", "mod", f"bob={lines['erin']}")
+    assert "bob's seat in game" in r.out
+    status = cli.ok("status", folder, "--json").json
+    assert "abandoned" not in status.get("service", {}) and "bob" not in status.get("bot_plays", [])
+    for _ in range(6):  # up to the next decision that waits for bob's seat
+        status = cli.ok("status", folder, "--json").json
+        answer(cli, folder, [p for p in status["missing"] if p != "bob"])
+        r = cli.ok("resolve", folder, "--as", "mod")
+        if "bob" in status["waiting_for"]:
+            break
+    else:
+        raise AssertionError("no decision waited for bob's seat")
+    assert "bot played" not in r.out  # the game waits for the substitute now
+    assert cli.ok("status", folder, "--json").json["missing"] == ["bob"]
+    orders = cli.cwd / "erin.toml"
+    cli.ok("orders", folder, "--as", "erin", "-o", orders)
+    cli.ok("submit", orders, "--as", "erin", "--game", folder)
+    assert f"resolved {status['decision']}" in cli.ok("resolve", folder, "--as", "mod").out
+
+
+def test_a_person_takes_over_a_bot_seat(cli, monkeypatch):
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice", "bob", "erin"])
+    _, folder = new(cli, lines, names=("alice", "bob"), extra=["--bot", "carol=random"])
+    assert cli.ok("status", folder, "--json").json["service"]["bots"] == {"carol": "random"}
+    cli.ok("replace", folder, "--as", "mod", f"carol={lines['erin']}")
+    status = cli.ok("status", folder, "--json").json
+    assert "bots" not in status.get("service", {}) and "carol" in status["missing"]
+    answer(cli, folder, ["alice", "bob"])
+    cli.ok("resolve", folder, "--as", "mod")
+    assert cli.ok("status", folder, "--json").json["missing"] == ["carol"]  # nobody plays it but erin
+    hand = cli.ok("show", folder, "--as", "erin", "--json").json
+    assert hand["decision"] == status["decision"] and len(hand["hand"]) > 0
