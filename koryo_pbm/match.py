@@ -9,14 +9,21 @@ and the player's view.
 
 The moderator's sealed part holds::
 
-    state   the game's whole state (game.dump_state), its seeded generator included
-    seed    the seed text (its SHA-256 is public in the file from the start)
-    orders  {player: {order, digest, submitted}} — valid orders received for the pending
-            decision, held until everyone it waits for has answered
+    state   the game's whole state (game.dump_state), its seeded generator included; before
+            a joined game is dealt, the join state (:mod:`koryo_pbm.fair`)
+    seed    the moderator's secret seed (committed to in the file from the start)
+    salt    the salt of that commitment
+    setup   {first, options, position}: how the game was set up (each if given)
+    orders  {player: {order, digest, submitted, envelope, text, inner}} — valid orders received
+            for the pending decision, held until everyone it waits for has answered
+    played  every accepted order so far: {decision, player, envelope, orders, inner}
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
 
-At the end of the match the seed is published in the game file (``seed``), so that every player
-can check it against the commitment made at the start and replay the match.
+The deal: a game created without a seed or a position begins with the join decision (see
+:mod:`koryo_pbm.fair`); its deal is derived from the moderator's secret, every player's
+contribution and the game id. At the end of the match the seed and salt are published in the
+game file, with ``replay`` (setup and every accepted order, as the players signed them), so that
+anyone can check the commitment and replay the match (``koryo-pbm verify``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from koryo_pbm import fair
+from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Decision, Event, Game, State
 from koryo_pbm.engine.registry import find_game
@@ -119,9 +128,14 @@ def create(
     position: Mapping[str, Any] | None = None,
     game_id: str | None = None,
     emails: Mapping[str, str] | None = None,
+    join: bool | None = None,
 ) -> tuple[GameDoc, State]:
     """A new match's first game document (version 1) and its state. ``emails``: players' mail
-    addresses, kept in the moderator's sealed part."""
+    addresses, kept in the moderator's sealed part.
+
+    Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
+    ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
+    moderator's secret comes from the demo's seed, and its bots join)."""
     names = list(players)
     for name in names:
         if name in RESERVED_NAMES:
@@ -140,8 +154,15 @@ def create(
         raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
                          "sees everything, so a player needs a key of their own")
     emails = check_emails(emails or {}, names)
-    # os.urandom is what the secrets module uses, without its import cost (hashlib, hmac).
-    seed = seed if seed is not None else base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
+    game_id = game_id or new_game_id(game)
+    if join is None:
+        join = seed is None and position is None
+    if join and position is not None:
+        raise SetupError("a game from a position has no join: its deal is the position")
+    deal = "position" if position is not None else "joined" if join else "seed"
+    seed = seed if seed is not None else commit.new_secret()
+    salt = commit.new_salt()
+    setup: dict[str, Any] = {}
     if position is not None:
         seats = position.get("players")
         if seats != names:
@@ -150,22 +171,31 @@ def create(
             )
         if first is not None:
             raise SetupError("--first cannot be used with --position (the position names the first player)")
-        state = game.load_position(position, seed)
+        setup["position"] = dict(position)
+        state = game.load_position(position, commit.deal_seed(seed, game_id))
     else:
-        state = game.setup(names, seed, first=first, options=options)
+        if first is not None:
+            setup["first"] = first
+        if options:
+            setup["options"] = dict(options)
+        state = game.setup(names, commit.deal_seed(seed, game_id), first=first, options=options)
+        if deal == "joined":  # the set-up above checked the players, first and options; the deal waits
+            game = fair.Joining(game)
+            state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}))
     doc = GameDoc(
-        game_id=game_id or new_game_id(game),
+        game_id=game_id,
         game=game.name,
         version=1,
         moderator=moderator.public,
-        seed_commitment=gamefile.seed_commitment(seed),
+        seed_commitment=gamefile.seed_commitment(seed, salt),
         players=dict(players),
         decision=None,
         public={},
         log=[],
         sealed={},
+        deal=deal,
     )
-    _fill(doc, game, state, _secret(seed, {}, emails))
+    _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails))
     return doc, state
 
 
@@ -181,9 +211,21 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str]) -> dict[str, Any]:
+@dataclass
+class Secrets:
+    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
+    every order accepted so far (all published when the game is over)."""
+
+    seed: str
+    salt: str
+    setup: dict[str, Any] = field(default_factory=dict)
+    played: list[dict[str, str]] = field(default_factory=list)
+
+
+def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str]) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
-    secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
+    secret: dict[str, Any] = {"seed": secrets.seed, "salt": secrets.salt, "setup": secrets.setup,
+                              "played": secrets.played, "orders": dict(orders)}
     if emails:
         secret["emails"] = dict(emails)
     return secret
@@ -223,9 +265,13 @@ class ModeratorView:
     identity: Identity
     game: Game
     state: State
-    seed: str
+    secrets: Secrets
     orders: dict[str, dict[str, Any]]
     emails: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def seed(self) -> str:
+        return self.secrets.seed
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -233,7 +279,9 @@ def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) ->
 
 
 def game_of(doc: GameDoc) -> Game:
-    return find_game(doc.game)
+    """The game of ``doc``; for a joined game, seen through its join step (:mod:`koryo_pbm.fair`)."""
+    game = find_game(doc.game)
+    return fair.Joining(game) if doc.deal == "joined" else game
 
 
 def require_moderator(doc: GameDoc, identity: Identity) -> None:
@@ -249,18 +297,21 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     game = game_of(doc)
     secret = gamefile.open_part(doc, MODERATOR_PART, identity)
     try:
-        seed = secret["seed"]
+        seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
         orders = secret.get("orders", {})
         raw_state = secret["state"]
         emails = secret.get("emails", {})
         if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
+            raise TypeError
+        if not isinstance(salt, str) or not isinstance(setup, dict) or not isinstance(played, list):
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
     except (KeyError, TypeError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails))
+    return ModeratorView(doc, identity, game, state, Secrets(seed, salt, setup, list(played)), dict(orders),
+                         dict(emails))
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -276,7 +327,7 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
             emails[name] = address
     emails = check_emails(emails, mv.doc.players)
     new = next_version(mv.doc)
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails))
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, emails))
     return new
 
 
@@ -408,6 +459,9 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
     # First pass: what does not depend on the decision. Every step is linear in the number
     # of candidates: a player who floods the inbox costs the moderator time in proportion.
     live: list[tuple[Candidate, str]] = []  # (candidate, orders text)
+    inners: dict[int, bytes] = {}  # id(candidate) -> the player's inner signature of the orders
+    played = list(mv.secrets.played)
+    contributions: dict[str, str] | None = None
     found: set[str] = set()
     signed: dict[tuple[str, str], list[tuple[Candidate, str]]] = {}  # (player, decision) -> (c, digest)
     by_digest: dict[str, list[Candidate]] = {}
@@ -455,10 +509,11 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
             continue
         env = c.envelope
         try:
-            text = env.open(mv.identity, doc.players[env.player])
+            text, inner = env.open_signed(mv.identity, doc.players[env.player])
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
             continue
+        inners[id(c)] = inner
         live.append((c, text))
     by_decision: dict[str, list[tuple[Candidate, str]]] = {}
     for c, text in live:
@@ -492,7 +547,9 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
                 c.replaces = before["digest"]
                 for other in by_digest.get(before["digest"], ()):
                     other.status, other.reason = "superseded", "replaced by a later submission"
-            held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            held[env.player] = {"order": body, "digest": env.digest, "submitted": env.submitted,
+                                "envelope": env.armor(), "text": text,
+                                "inner": base64.b64encode(inners[id(c)]).decode("ascii")}
             c.status = "held"
             changed = True
         if not all(p in held for p in decision.players):
@@ -500,6 +557,10 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
         orders = {p: held[p]["order"] for p in decision.players}
         state, events = game.apply(state, orders)
         accepted = [held[p]["digest"] for p in decision.players]
+        played += [{"decision": decision.id, "player": p, "envelope": held[p]["envelope"], "orders": held[p]["text"],
+                    "inner": held[p]["inner"]} for p in decision.players]
+        if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
+            contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
         for digest in accepted:
             for c in by_digest.get(digest, ()):
                 if c.status == "held":
@@ -528,11 +589,17 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate]) -> Resolution:
 
     if changed:
         new = next_version(doc)
+        secrets = dataclasses.replace(mv.secrets, played=played)
+        if contributions is not None:
+            new.contributions = contributions
         for entry in new_log:
             if entry is new_log[-1] and pending is None:
-                new.seed = mv.seed  # published with the end: anyone can check the commitment
+                # published with the end: anyone can check the commitment and replay the game
+                new.seed, new.salt = secrets.seed, secrets.salt
+                new.replay = {**secrets.setup, "orders": played}
+                secrets = dataclasses.replace(secrets, played=[])  # published: no second, sealed copy
             gamefile.append_log(new, entry["decision"], entry["events"], entry["accepted"])
-        _fill(new, game, state, _secret(mv.seed, held, mv.emails))
+        _fill(new, game, state, _secret(secrets, held, mv.emails))
         result.doc, result.written = new, True
     else:
         result.doc = doc

@@ -18,6 +18,7 @@ from koryo_pbm.errors import KoryoPbmError
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_json: bool) -> None:
     """The pending decision of the game in DIR (default: here) and who is still missing."""
+    from koryo_pbm.fair import describe_deal
     from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
     from koryo_pbm.store.gamefile import read_game
@@ -57,11 +58,13 @@ def command(target: str | None, as_json: bool) -> None:
         "round": doc.public.get("round"),
         "phase": doc.public.get("phase") if doc.decision else "over",
         "over": doc.decision is None,
+        "deal": doc.deal,
     }
     if as_json:
         echo_json(data)
         return
     click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}")
+    click.echo(describe_deal(doc.deal, doc.contributions is not None or doc.deal != "joined"))
     if doc.decision is None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return

@@ -19,14 +19,36 @@ def utc_now() -> str:
 
 
 def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submitted: str | None = None):
-    """Check ``text`` against the player's own view, then sign and seal it: an envelope."""
+    """Check ``text`` against the player's own view, then sign and seal its orders (the
+    ``game``, ``decision`` and order keys, as TOML, without comments): an envelope."""
+    import tomli_w
+
     from koryo_pbm import match
     from koryo_pbm.crypto.envelope import make_envelope
 
     name, private = match.open_private(doc, identity)
-    match.check_own_order(doc, game, name, private, text, source=source)
-    return make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                         player=name, orders_text=text, submitted=submitted or utc_now())
+    body = match.check_own_order(doc, game, name, private, text, source=source)
+    # Only the orders are sealed, without the file's comments: the moderator publishes every
+    # order when the game ends (for `koryo-pbm verify`), and a player's notes are their own.
+    text = tomli_w.dumps({"game": doc.game_id, "decision": doc.decision["id"], **body})
+    envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
+                             player=name, orders_text=text, submitted=submitted or utc_now())
+    return envelope
+
+
+def record_submission(envelope) -> None:
+    """Remember the envelope in this machine's record of what it submitted (``verify --as`` and
+    the withdrawn-order notice of ``show --as`` read it); a record that cannot be written is
+    told, not fatal."""
+    from koryo_pbm.cli.common import warn
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import submissions
+
+    try:
+        submissions.add(envelope.game_id, submissions.Submission(envelope.decision, envelope.player,
+                                                                 envelope.digest, envelope.submitted))
+    except KoryoPbmError as exc:
+        warn(f"cannot record the envelope in the record of what this machine submitted ({exc})")
 
 
 def _read_stdin(limit: int) -> str:
@@ -69,6 +91,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
+    record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
         if str(out) == "-":
