@@ -25,7 +25,7 @@ from typing import Any
 
 from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, State
-from koryo_pbm.errors import FormatError, OrderError
+from koryo_pbm.errors import FormatError, OrderError, PositionError
 
 JOIN = "join"  # the id and the kind of the join decision
 DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game file's ``deal``)
@@ -210,6 +210,8 @@ class Joining(Game):
         return self.inner.load_position(doc, seed)
 
     def dump_position(self, state: State) -> dict[str, Any]:
+        if isinstance(state, JoinState):
+            raise PositionError("the game is not dealt yet (it waits for every player to join): it has no position")
         return self.inner.dump_position(state)
 
     def check_invariants(self, state: State) -> None:

@@ -113,3 +113,26 @@ def test_a_bad_first_player_is_refused_at_new_not_at_the_deal(cli):
         args += ["--player", f"{n}={lines[n]}"]
     cli.fails(*args)
     assert not (cli.cwd / "g").exists()
+
+
+def test_the_bots_answer_a_join_from_their_own_generator():
+    import random
+
+    from koryo_pbm import fair
+    from koryo_pbm.engine import bots
+    from koryo_pbm.engine.registry import find_game
+
+    game = fair.Joining(find_game("koryo"))
+    state = fair.JoinState("koryo-0a1b2c3d4e", ("alice", "bob"), "the moderator's secret")
+    for level in ("random", *bots.levels(game)):
+        one = bots.choose(game, state, "alice", level, seed="one").order
+        assert one == bots.choose(game, state, "alice", level, seed="one").order  # deterministic
+        assert one != bots.choose(game, state, "alice", level, seed="two").order
+        game.check(state, "alice", one)
+    dealt, events = game.apply(state, {p: game.random_order(state, p, random.Random(p)) for p in ("alice", "bob")})
+    assert game.pending(dealt).id == "r1-orders" and events[-1].kind == "deal"
+    # the same contributions deal the same; another game id deals differently
+    again, _ = game.apply(state, {p: game.random_order(state, p, random.Random(p)) for p in ("alice", "bob")})
+    other = fair.JoinState("koryo-ffffffffff", ("alice", "bob"), "the moderator's secret")
+    moved, _ = game.apply(other, {p: game.random_order(state, p, random.Random(p)) for p in ("alice", "bob")})
+    assert game.dump_state(dealt) == game.dump_state(again) != game.dump_state(moved)
