@@ -218,14 +218,3 @@ class Joining(Game):
         if not isinstance(state, JoinState):
             self.inner.check_invariants(state)
 
-
-def describe_deal(deal: str, dealt: bool) -> str:
-    """One line for ``show`` and ``status``: how the game's deal is made."""
-    if deal == "joined":
-        if not dealt:
-            return ("deal: not dealt yet; every player joins first, and the deal comes from the moderator's "
-                    "committed secret and every player's contribution")
-        return "deal: fair, from the moderator's committed secret and every player's contribution"
-    if deal == "position":
-        return "deal: a position the moderator chose (--position): not fair-proof"
-    return "deal: chosen by the moderator (a seed given at `new`): not fair-proof"

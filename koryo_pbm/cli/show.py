@@ -30,7 +30,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     public state; with --as NAME, also your hand and face-down cards. --html/--svg FILE write a
     picture of the table instead (with --as, one that shows your hidden cards: keep it local)."""
     from koryo_pbm import match
-    from koryo_pbm.fair import describe_deal
+    from koryo_pbm.store.gamefile import describe_deal
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
@@ -78,7 +78,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
                f"{doc.moderator.fingerprint()}" + (f" (key first seen here {first_seen})" if first_seen else ""))
     click.echo(game.render(view))
-    click.echo(describe_deal(doc.deal, doc.contributions is not None or doc.deal != "joined"))
+    click.echo(describe_deal(doc))
     for line in ends:
         click.echo(line)
     if doc.decision:

@@ -18,10 +18,9 @@ from koryo_pbm.errors import KoryoPbmError
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_json: bool) -> None:
     """The pending decision of the game in DIR (default: here) and who is still missing."""
-    from koryo_pbm.fair import describe_deal
     from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import read_game
+    from koryo_pbm.store.gamefile import describe_deal, read_game
 
     folder, path = game_paths(target)
     doc = read_game(path)
@@ -64,7 +63,7 @@ def command(target: str | None, as_json: bool) -> None:
         echo_json(data)
         return
     click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}")
-    click.echo(describe_deal(doc.deal, doc.contributions is not None or doc.deal != "joined"))
+    click.echo(describe_deal(doc))
     if doc.decision is None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return

@@ -121,6 +121,19 @@ def check_seed(committed: str, seed: str, salt: str) -> bool:
     return check_commitment(committed, seed, salt)
 
 
+def describe_deal(doc: GameDoc) -> str:
+    """One line for ``show`` and ``status``: how the game's deal is made."""
+    deal, dealt = doc.deal, doc.contributions is not None or doc.deal != "joined"
+    if deal == "joined":
+        if not dealt:
+            return ("deal: not dealt yet; every player joins first, and the deal comes from the moderator's "
+                    "committed secret and every player's contribution")
+        return "deal: fair, from the moderator's committed secret and every player's contribution"
+    if deal == "position":
+        return "deal: a position the moderator chose (--position): not fair-proof"
+    return "deal: chosen by the moderator (a seed given at `new`): not fair-proof"
+
+
 # --- TOML-safe values and canonical JSON -------------------------------------------------------
 
 
