@@ -64,11 +64,8 @@ class Joining(Game):
 
     def setup(self, players: Sequence[str], seed: str, *, first: str | None = None,
               options: Mapping[str, Any] | None = None) -> State:
-        raise NotImplementedError("a joined game is set up by join_state")
-
-    def join_state(self, game_id: str, players: Sequence[str], seed: str, *, first: str | None,
-                   options: Mapping[str, Any] | None) -> JoinState:
-        return JoinState(game_id, tuple(players), seed, first, dict(options or {}))
+        """The game dealt at once from ``seed`` (no join): what the game itself does."""
+        return self.inner.setup(players, seed, first=first, options=options)
 
     def deal(self, state: JoinState, contributions: Mapping[str, str]) -> State:
         """The game dealt from the moderator's seed, the game id and every contribution."""
