@@ -101,6 +101,7 @@ def cli() -> None:
     \b
     Players:    keygen, show, log, status, orders, submit, wait, receipt
     Moderator:  new, address, resolve, serve, status
+    Anyone:     verify (a finished game)
     Try it:     demo, simulate
     """
 

@@ -25,7 +25,8 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
     [[replay.orders]]                  #   every accepted order: decision, player, envelope (armoured,
                                        #   as the player signed it), orders (its text), inner (the
                                        #   player's signature of the orders, base64)
-    [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob)
+    [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob, written
+                                       #   as a literal string: 'AbC...')
     signature = "<base64>"
 
 Reading checks the signature before parsing: the plain lines before the first table (the
