@@ -10,7 +10,9 @@
   party chooses the deal.
 * **Join.** A game created without ``--seed`` or ``--position`` begins with the decision
   ``join`` (kind ``join``): each player answers ``contribution = "<64 hex digits>"`` (32 fresh
-  random bytes, which ``orders`` and ``play`` write). :class:`Joining` is the game seen through
+  random bytes, which ``orders`` and ``play`` write) and ``commitment``, the seed commitment
+  of the game file the player joins: signed by the player before the deal, it pins the
+  moderator's secret (``verify`` checks that the published seed is the one they joined under). :class:`Joining` is the game seen through
   that first decision: it answers the :class:`~koryo_pbm.engine.contract.Game` contract for
   the join state and hands every other state to the game itself, so resolve, orders, play,
   show and the bots need no special case.
@@ -44,6 +46,7 @@ class JoinState:
     seed: str = ""
     first: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    commitment: str = ""  # the seed commitment of the game file: every join order names it
 
 
 _PUBLIC_KEY = "not_dealt"  # the public part of a game not dealt yet: {not_dealt = true, players = [...]}
@@ -84,12 +87,15 @@ class Joining(Game):
             return self.inner.check(state, player, order)
         if player not in state.players:
             raise OrderError(f"{player} is not a player of this game")
-        extra = sorted(k for k in order if k != "contribution")
+        extra = sorted(k for k in order if k not in ("contribution", "commitment"))
         if extra:
-            raise OrderError(f"a join order holds only 'contribution', not {extra[0][:40]!r}")
+            raise OrderError(f"a join order holds only 'contribution' and 'commitment', not {extra[0][:40]!r}")
         if not is_contribution(order.get("contribution")):
             raise OrderError("a join order's 'contribution' must be 64 hex digits (32 random bytes; "
                              "koryo-pbm orders writes fresh ones)")
+        if order.get("commitment") != state.commitment:
+            raise OrderError(f"a join order's 'commitment' must be the game file's seed commitment "
+                             f"({state.commitment}): koryo-pbm orders writes it")
 
     def apply(self, state: State, orders: Mapping[str, Order], *, log: bool = True) -> tuple[State, list[Event]]:
         if not isinstance(state, JoinState):
@@ -111,17 +117,19 @@ class Joining(Game):
 
     def random_order(self, state: State, player: str, rng: random.Random) -> dict[str, Any]:
         if isinstance(state, JoinState):
-            return {"contribution": rng.getrandbits(8 * CONTRIBUTION_SIZE).to_bytes(CONTRIBUTION_SIZE, "big").hex()}
+            return {"contribution": rng.getrandbits(8 * CONTRIBUTION_SIZE).to_bytes(CONTRIBUTION_SIZE, "big").hex(),
+                    "commitment": state.commitment}
         return self.inner.random_order(state, player, rng)
 
     def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
         if not isinstance(state, JoinState):
             return self.inner.describe_choices(state, player)
-        return {"contribution": new_contribution()}, [
+        return {"contribution": new_contribution(), "commitment": state.commitment}, [
             "Join the game: your contribution to the deal is 32 fresh random bytes (written here",
             "from your computer's generator). The deal is derived from the moderator's secret,",
-            "committed to before anyone joined, and every player's contribution, so nobody alone",
-            "chooses it. Submitting this also confirms that your key is the one the game names.",
+            "committed to before anyone joined (the commitment below, which you sign with your",
+            "contribution), and every player's contribution, so nobody alone chooses it.",
+            "Submitting this also confirms that your key is the one the game names.",
         ]
 
     def menu(self, state: State, player: str, picked: Sequence[Any],
@@ -129,7 +137,8 @@ class Joining(Game):
         if not isinstance(state, JoinState):
             return self.inner.menu(state, player, picked, hint)
         value = hint.get("contribution") if hint else None
-        return {"contribution": value if is_contribution(value) else new_contribution()}
+        return {"contribution": value if is_contribution(value) else new_contribution(),
+                "commitment": state.commitment}
 
     def bot_order(self, state: State, player: str, level: str, rng: random.Random,
                   budget: float, clock: Callable[[], float]) -> dict[str, Any]:
@@ -144,7 +153,7 @@ class Joining(Game):
         if not isinstance(state, JoinState):
             return self.inner.dump_state(state)
         join: dict[str, Any] = {"game_id": state.game_id, "players": list(state.players), "seed": state.seed,
-                                "options": dict(state.options)}
+                                "options": dict(state.options), "commitment": state.commitment}
         if state.first is not None:
             join["first"] = state.first
         return {JOIN: join}
@@ -157,15 +166,16 @@ class Joining(Game):
             players, first, options = join["players"], join.get("first"), join.get("options", {})
             if not (isinstance(players, list) and all(isinstance(p, str) for p in players)
                     and isinstance(join["seed"], str) and isinstance(join["game_id"], str)
+                    and isinstance(join["commitment"], str)
                     and (first is None or isinstance(first, str)) and isinstance(options, dict)):
                 raise TypeError
         except (KeyError, TypeError):
             raise FormatError("the join state is malformed") from None
-        return JoinState(join["game_id"], tuple(players), join["seed"], first, options)
+        return JoinState(join["game_id"], tuple(players), join["seed"], first, options, join["commitment"])
 
     def public(self, state: State) -> dict[str, Any]:
         if isinstance(state, JoinState):
-            return {_PUBLIC_KEY: True, "players": list(state.players)}
+            return {_PUBLIC_KEY: True, "players": list(state.players), "commitment": state.commitment}
         return self.inner.public(state)
 
     def private(self, state: State, player: str) -> dict[str, Any]:
@@ -192,7 +202,10 @@ class Joining(Game):
             players = public.get("players")
             if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
                 raise FormatError("the public part of a game not dealt yet has no list of players")
-            return JoinState("", tuple(players))
+            commitment = public.get("commitment")
+            if not isinstance(commitment, str):
+                raise FormatError("the public part of a game not dealt yet has no seed commitment")
+            return JoinState("", tuple(players), commitment=commitment)
         return self.inner.from_view(public, private, player)
 
     def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:

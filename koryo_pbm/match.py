@@ -181,7 +181,8 @@ def create(
         state = game.setup(names, commit.deal_seed(seed, game_id), first=first, options=options)
         if deal == "joined":  # the set-up above checked the players, first and options; the deal waits
             game = fair.Joining(game)
-            state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}))
+            state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}),
+                                   gamefile.seed_commitment(seed, salt))
     doc = GameDoc(
         game_id=game_id,
         game=game.name,

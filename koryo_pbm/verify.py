@@ -124,11 +124,14 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         for name, (_, body, _) in joins.items():
             if body.get("contribution") != doc.contributions[name]:
                 raise _Fail("deal", f"the contribution published for {name} is not the one {name} signed")
+            if body.get("commitment") != doc.seed_commitment:
+                raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
+                                    "secret was changed after the players joined")
         report.fair_proof = True
         add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
                                 "contribution: no single party chose it"))
         state: Any = fair.JoinState(doc.game_id, tuple(doc.players), doc.seed, replay.get("first"),
-                                    dict(replay.get("options", {})))
+                                    dict(replay.get("options", {})), doc.seed_commitment)
     else:
         seed = commit.deal_seed(doc.seed, doc.game_id)
         try:

@@ -119,7 +119,8 @@ def test_the_join_in_front_of_every_game_keeps_the_contract(name, n, options):
 
     game = Joining(find_game(name))
     players = seat_names(n)
-    start = JoinState(f"{name}-0a1b2c3d4e", tuple(players), "the moderator's secret", None, dict(options or {}))
+    start = JoinState(f"{name}-0a1b2c3d4e", tuple(players), "the moderator's secret", None, dict(options or {}),
+                      "sha256:" + "ab" * 32)
     log, _ = checked_play(game, players, "join", options, start=start)
     assert log[0][0] == "join" and log[0][1][-1]["kind"] == "deal" and log[1][0] != "join"
 

@@ -31,7 +31,8 @@ def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
     assert "waiting for alice, bob, carol (decision join)" in out
     top = public(cli)
     assert top["format"] == "koryo-pbm-game/v2" and top["deal"] == "joined"
-    assert "contributions" not in top and top["public"] == {"not_dealt": True, "players": PLAYERS}
+    assert "contributions" not in top
+    assert top["public"] == {"not_dealt": True, "players": PLAYERS, "commitment": top["seed_commitment"]}
     # The moderator's secret is committed to before anyone contributes.
     assert top["seed_commitment"].startswith("sha256:") and "seed" not in top and "salt" not in top
     status = cli.ok("status", "g").out
@@ -48,11 +49,16 @@ def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
     c1 = tomllib.loads(first)["contribution"]
     c2 = tomllib.loads(again)["contribution"]
     assert len(c1) == 64 and c1 != c2 and "Keep the contribution as it is" in first
+    # the player signs the commitment they join under with their contribution
+    assert tomllib.loads(first)["commitment"] == top["seed_commitment"]
 
     # A join order that is not 32 bytes of hex is refused by submit, one line, nothing written.
     (cli.cwd / "bad.toml").write_text(f'game = "{top["game_id"]}"\ndecision = "join"\ncontribution = "00"\n')
     r = cli.fails("submit", "bad.toml", "--as", "alice", "--game", "g")
     assert "'contribution' must be 64 hex digits" in r.err
+    (cli.cwd / "bad.toml").write_text(tomllib.loads(first) and first.replace(top["seed_commitment"], "sha256:" + "0" * 64))
+    r = cli.fails("submit", "bad.toml", "--as", "alice", "--game", "g")
+    assert "'commitment' must be the game file's seed commitment" in r.err
     assert not list((cli.cwd / "g" / "inbox").iterdir())
 
     # Nobody's hand exists before everyone joined: resolve with two of three deals nothing.

@@ -156,16 +156,51 @@ def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
     assert r.err.count("\n") == 1
 
 
-def test_a_rigged_deal_recommitted_and_resigned_is_caught_by_the_replay(cli, finished):
+def test_a_rigged_deal_recommitted_and_resigned_is_caught(cli, finished):
     def change(doc):
         doc.seed = "rigged"
         doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
     rewrite(cli, finished, change)
+    refused(cli, "g", "alice joined under another seed commitment than the file's")
+
+
+def test_a_rigged_deal_of_a_seed_game_is_caught_by_the_replay(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "honest", names=["alice", "bob"])
+    play_template_orders(cli, cli.cwd / "g")
+
+    def change(doc):
+        doc.seed = "rigged"
+        doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
+    rewrite(cli, cli.cwd / "g", change)
     # the other deal shows as orders the replayed hands cannot play, or as other events
     r = cli.fails("verify", "g", code=1)
     assert r.err.count("\n") == 1 and "does not verify: log entry " in r.err, r.err
     assert ("the deal or an earlier decision is not what the log says" in r.err
             or "the log was rewritten or the deal is not the committed one" in r.err), r.err
+
+
+def test_a_secret_changed_after_the_players_joined_is_caught(cli):
+    """The moderator waits for every contribution, then picks its secret (it could try many
+    until the deal suits it) and writes a new commitment before dealing: the players' signed
+    join orders name the commitment they joined under."""
+    from koryo_pbm.store.gamefile import open_part, seal_part
+
+    lines = make_keys(cli, PLAYERS)
+    new(cli, lines)
+    cli.join("g", resolve=False)
+    path = cli.cwd / "g" / "game.toml"
+    mod = load_identity(cli.home / "keys" / "mod.key")
+    doc = gamefile.decode(path.read_bytes())
+    secret = open_part(doc, "moderator", mod)
+    secret["seed"] = secret["state"]["join"]["seed"] = "chosen after seeing every contribution"
+    doc.seed_commitment = gamefile.seed_commitment(secret["seed"], secret["salt"])
+    doc.sealed["moderator"] = seal_part(doc, "moderator", mod.public, secret)
+    path.write_bytes(gamefile.encode(doc, mod))
+    cli.ok("resolve", "g", "--as", "mod")
+    play_template_orders(cli, cli.cwd / "g")
+    refused(cli, "g", "alice joined under another seed commitment than the file's: the moderator's secret was "
+                      "changed after the players joined")
 
 
 def test_changed_contributions_are_caught(cli, finished):
