@@ -29,6 +29,7 @@ def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
     lines = make_keys(cli, PLAYERS)
     out = new(cli, lines).out
     assert "waiting for alice, bob, carol (decision join)" in out
+    assert "not dealt yet: every player joins first (koryo-pbm play g --as NAME, or orders and submit)" in out
     top = public(cli)
     assert top["format"] == "koryo-pbm-game/v2" and top["deal"] == "joined"
     assert "contributions" not in top
@@ -80,7 +81,7 @@ def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
 
 def test_the_same_seed_in_two_games_deals_differently_and_says_it_is_the_moderators(cli):
     lines = make_keys(cli, PLAYERS)
-    new(cli, lines, "g1", "--seed", "friday")
+    assert "deal: chosen by you (--seed): not fair-proof" in new(cli, lines, "g1", "--seed", "friday").out
     new(cli, lines, "g2", "--seed", "friday")
     a, b = public(cli, "g1"), public(cli, "g2")
     assert a["deal"] == b["deal"] == "seed" and a["game_id"] != b["game_id"]
