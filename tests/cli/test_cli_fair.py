@@ -143,3 +143,34 @@ def test_the_bots_answer_a_join_from_their_own_generator():
     other = fair.JoinState("koryo-ffffffffff", ("alice", "bob"), "the moderator's secret")
     moved, _ = game.apply(other, {p: game.random_order(state, p, random.Random(p)) for p in ("alice", "bob")})
     assert game.dump_state(dealt) == game.dump_state(again) != game.dump_state(moved)
+
+
+def test_hostile_join_orders_in_signed_envelopes_are_rejected_by_resolve(cli):
+    """A player's own program may send anything: resolve checks every join order itself."""
+    from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.crypto.keys import PublicIdentity, load_identity
+
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, names=["alice", "bob"])
+    top = public(cli)
+    alice = load_identity(cli.home / "keys" / "alice.key")
+    mod = PublicIdentity.parse(top["moderator"])
+    bodies = [
+        'contribution = "00"',
+        f'contribution = "{"ab" * 32}"',  # no commitment
+        f'contribution = "{"ab" * 32}"\ncommitment = "sha256:{"0" * 64}"',  # another commitment
+        f'contribution = "{"ab" * 32}"\ncommitment = "{top["seed_commitment"]}"\nextra = 1',
+    ]
+    for i, body in enumerate(bodies):
+        text = f'game = "{top["game_id"]}"\ndecision = "join"\n{body}\n'
+        env = make_envelope(alice, mod, game_id=top["game_id"], decision="join", player="alice", orders_text=text,
+                            submitted=f"2026-01-01T00:00:0{i}Z")
+        (cli.cwd / "g" / "inbox" / f"hostile-{i}.envelope").write_text(env.armor())
+    r = cli("resolve", "g", "--as", "mod", "--json")
+    assert r.code == 3
+    rejected = [c for c in r.json["envelopes"] if c["status"] == "rejected"]
+    assert public(cli)["decision"]["received"] == []  # nothing of alice's was taken
+    reasons = [c["reason"] for c in rejected]
+    assert len(rejected) == 4 and sum("'contribution' must be 64 hex digits" in x for x in reasons) == 1
+    assert sum("'commitment' must be the game file's seed commitment" in x for x in reasons) == 2
+    assert sum("holds only 'contribution' and 'commitment'" in x for x in reasons) == 1
