@@ -9,12 +9,18 @@ and the player's view.
 
 The moderator's sealed part holds::
 
-    state   the game's whole state (game.dump_state), its seeded generator included
-    seed    the seed text (its SHA-256 is public in the file from the start)
-    orders  {player: {order, digest, submitted}} — valid orders received for the pending
-            decision, held until everyone it waits for has answered; the part is padded as
-            if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how many
-            are held, nor what they say
+    state   the game's whole state (game.dump_state), its seeded generator included; before
+            a joined game is dealt, the join state (:mod:`koryo_pbm.fair`)
+    seed    the moderator's secret seed (committed to in the file from the start)
+    salt    the salt of that commitment
+    setup   {first, options, position}: how the game was set up (each if given)
+    orders  {player: {order, digest, submitted, envelope}} — valid orders received for the
+            pending decision, held until everyone it waits for has answered; the part is padded
+            as if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how
+            many are held, nor what they say
+    played  every order counted so far, in a form whose size says nothing secret:
+            {decision, player, envelope} for a player's (the envelope's sealed orders are padded),
+            {decision, player, bot, orders} for one the moderator's bot played (its level)
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
     former  {player: [public key line, ...]} — keys that held a seat before a substitute took
             it over (``replace``): their envelopes are refused by name (absent: none)
@@ -28,8 +34,11 @@ period have passed, each from that player's view only.
 Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
 answers to this game's history at the pending decision.
 
-At the end of the match the seed is published in the game file (``seed``), so that every player
-can check it against the commitment made at the start and replay the match.
+The deal: a game created without a seed or a position begins with the join decision (see
+:mod:`koryo_pbm.fair`); its deal is derived from the moderator's secret, every player's
+contribution and the game id. At the end of the match the seed and salt are published in the
+game file, with ``replay`` (setup and every accepted order, as the players signed them), so that
+anyone can check the commitment and replay the match (``koryo-pbm verify``).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +54,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm import deadlines
+from koryo_pbm import deadlines, fair
+from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision, Event, Game, State
@@ -71,7 +82,7 @@ MAX_PER_DECISION = 16
 # Bytes the moderator's sealed part keeps for each player's held order, whether one is held or
 # not: the part's size does not change as orders come in (a player who has not answered yet
 # learns nothing from it). An order that does not fit (no legal order comes near) is rejected.
-HELD_ROOM = 1024
+HELD_ROOM = 4096  # an order held with its envelope (about 2 KiB, as armoured)
 
 
 # -- orders files --------------------------------------------------------------------------
@@ -177,11 +188,16 @@ def create(
     emails: Mapping[str, str] | None = None,
     policy: deadlines.Policy | None = None,
     now: datetime | None = None,
+    join: bool | None = None,
 ) -> tuple[GameDoc, State]:
     """A new match's first game document (version 1) and its state. ``emails``: players' mail
     addresses, kept in the moderator's sealed part. ``policy``: the public deadline and bot
     policy; its bot seats are in ``players`` with the moderator's own key (the moderator plays
-    them). ``now``: the time the first decision's deadline counts from."""
+    them). ``now``: the time the first decision's deadline counts from.
+
+    Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
+    ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
+    moderator's secret comes from the demo's seed, and its bots join)."""
     names = list(players)
     policy = policy or deadlines.Policy()
     for name in names:
@@ -209,8 +225,15 @@ def create(
         raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
                          "sees everything, so a player needs a key of their own")
     emails = check_emails(emails or {}, names)
-    # os.urandom is what the secrets module uses, without its import cost (hashlib, hmac).
-    seed = seed if seed is not None else base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
+    game_id = game_id or new_game_id(game)
+    if join is None:
+        join = seed is None and position is None
+    if join and position is not None:
+        raise SetupError("a game from a position has no join: its deal is the position")
+    deal = "position" if position is not None else "joined" if join else "seed"
+    seed = seed if seed is not None else commit.new_secret()
+    salt = commit.new_salt()
+    setup: dict[str, Any] = {}
     if position is not None:
         seats = position.get("players")
         if seats != names:
@@ -219,23 +242,33 @@ def create(
             )
         if first is not None:
             raise SetupError("--first cannot be used with --position (the position names the first player)")
-        state = game.load_position(position, seed)
+        setup["position"] = dict(position)
+        state = game.load_position(position, commit.deal_seed(seed, game_id))
     else:
-        state = game.setup(names, seed, first=first, options=options)
+        if first is not None:
+            setup["first"] = first
+        if options:
+            setup["options"] = dict(options)
+        state = game.setup(names, commit.deal_seed(seed, game_id), first=first, options=options)
+        if deal == "joined":  # the set-up above checked the players, first and options; the deal waits
+            game = fair.Joining(game)
+            state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}),
+                                   gamefile.seed_commitment(seed, salt))
     doc = GameDoc(
-        game_id=game_id or new_game_id(game),
+        game_id=game_id,
         game=game.name,
         version=1,
         moderator=moderator.public,
-        seed_commitment=gamefile.seed_commitment(seed),
+        seed_commitment=gamefile.seed_commitment(seed, salt),
         players=dict(players),
         decision=None,
         public={},
         log=[],
         sealed={},
         service=policy.to_table() or None,
+        deal=deal,
     )
-    _fill(doc, game, state, _secret(seed, {}, emails, {}), now=now)
+    _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails), now=now)
     return doc, state
 
 
@@ -251,10 +284,22 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-def _secret(seed: str, orders: Mapping[str, Any], emails: Mapping[str, str],
+@dataclass
+class Secrets:
+    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
+    every order accepted so far (all published when the game is over)."""
+
+    seed: str
+    salt: str
+    setup: dict[str, Any] = field(default_factory=dict)
+    played: list[dict[str, str]] = field(default_factory=list)
+
+
+def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],
             former: Mapping[str, Sequence[PublicIdentity]] | None = None) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
-    secret: dict[str, Any] = {"seed": seed, "orders": dict(orders)}
+    secret: dict[str, Any] = {"seed": secrets.seed, "salt": secrets.salt, "setup": secrets.setup,
+                              "played": secrets.played, "orders": dict(orders)}
     if emails:
         secret["emails"] = dict(emails)
     if former:
@@ -298,6 +343,40 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
 
 
+def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    """The orders counted in the game, as published at its end (``replay.orders``): each
+    player's envelope with its orders text and the player's inner signature (opened here with
+    the moderator's key), so that anyone can check that the player signed exactly these orders;
+    an order of the moderator's bot as it was played. An envelope signed by a seat's former key
+    (a substitute took the seat over) carries that ``key``."""
+    from koryo_pbm.crypto.envelope import parse_one
+
+    out: list[dict[str, str]] = []
+    for item in record:
+        if "bot" in item:
+            out.append(dict(item))
+            continue
+        player = item["player"]
+        env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
+        current = mv.doc.players[player]
+        for key in [current, *reversed(mv.former.get(player, []))]:
+            try:
+                env.verify(key)
+            except KoryoPbmError:
+                continue
+            text, inner = env.open_signed(mv.identity, key)
+            published = {"decision": item["decision"], "player": player, "envelope": item["envelope"],
+                         "orders": text, "inner": base64.b64encode(inner).decode("ascii")}
+            if key != current:
+                published["key"] = key.line()
+            out.append(published)
+            break
+        else:
+            raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds an envelope of {player} that no "
+                              "key of the seat signed")
+    return out
+
+
 def held_size(player: str, entry: Mapping[str, Any]) -> int:
     """The bytes a held order takes in the moderator's part (at most ``HELD_ROOM``)."""
     try:
@@ -317,10 +396,14 @@ class ModeratorView:
     identity: Identity
     game: Game
     state: State
-    seed: str
+    secrets: Secrets
     orders: dict[str, dict[str, Any]]
     emails: dict[str, str] = field(default_factory=dict)
     former: dict[str, list[PublicIdentity]] = field(default_factory=dict)  # seat -> its former keys
+
+    @property
+    def seed(self) -> str:
+        return self.secrets.seed
 
 
 def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
@@ -328,7 +411,9 @@ def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) ->
 
 
 def game_of(doc: GameDoc) -> Game:
-    return find_game(doc.game)
+    """The game of ``doc``; for a joined game, seen through its join step (:mod:`koryo_pbm.fair`)."""
+    game = find_game(doc.game)
+    return fair.Joining(game) if doc.deal == "joined" else game
 
 
 def require_moderator(doc: GameDoc, identity: Identity) -> None:
@@ -344,12 +429,14 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     game = game_of(doc)
     secret = gamefile.open_part(doc, MODERATOR_PART, identity)
     try:
-        seed = secret["seed"]
+        seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
         orders = secret.get("orders", {})
         raw_state = secret["state"]
         emails = secret.get("emails", {})
         former = secret.get("former", {})
         if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
+            raise TypeError
+        if not isinstance(salt, str) or not isinstance(setup, dict) or not isinstance(played, list):
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
@@ -360,7 +447,8 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     except (KeyError, TypeError, KoryoPbmError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
     state = game.load_state(raw_state)
-    return ModeratorView(doc, identity, game, state, seed, dict(orders), dict(emails), former_keys)
+    return ModeratorView(doc, identity, game, state, Secrets(seed, salt, setup, list(played)), dict(orders),
+                         dict(emails), former_keys)
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -376,7 +464,7 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
             emails[name] = address
     emails = check_emails(emails, mv.doc.players)
     new = next_version(mv.doc)
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, emails, mv.former))
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, emails, mv.former))
     return new
 
 
@@ -433,9 +521,9 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
     new = next_version(doc)
     unabandon(new, seat)  # an abandoned seat or a bot seat: the substitute plays it from now on
     new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
-    gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint})"],
-                        [])
-    _fill(new, mv.game, mv.state, _secret(mv.seed, orders, emails, former))
+    gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint}; "
+                                          f"the former key was {old.fingerprint()})"], [])
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, orders, emails, former))
     return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat))
 
 
@@ -577,6 +665,8 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     # First pass: what does not depend on the decision. Every step is linear in the number
     # of candidates: a player who floods the inbox costs the moderator time in proportion.
     live: list[tuple[Candidate, str]] = []  # (candidate, orders text)
+    record = list(mv.secrets.played)  # every order counted so far (published at the end)
+    contributions: dict[str, str] | None = None
     found: set[str] = set()
     signed: dict[tuple[str, str], list[tuple[Candidate, str]]] = {}  # (player, decision) -> (c, digest)
     by_digest: dict[str, list[Candidate]] = {}
@@ -665,7 +755,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
             except KoryoPbmError as exc:
                 c.status, c.reason = "rejected", str(exc)
                 continue
-            entry = {"order": body, "digest": env.digest, "submitted": env.submitted}
+            entry = {"order": body, "digest": env.digest, "submitted": env.submitted, "envelope": env.armor()}
             try:
                 size = held_size(env.player, entry)
             except KoryoPbmError as exc:
@@ -700,6 +790,12 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
         notes += _count_missed(policy, decision, played)
         state, events = game.apply(state, orders)
         accepted = [held[p]["digest"] for p in decision.players if p in held]
+        record += [{"decision": decision.id, "player": p, "envelope": held[p]["envelope"]} if p in held
+                   else {"decision": decision.id, "player": p, "bot": played[p][0],
+                         "orders": canonical_orders(doc.game_id, decision.id, orders[p])}
+                   for p in decision.players]
+        if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
+            contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
         for digest in accepted:
             for c in by_digest.get(digest, ()):
                 if c.status == "held":
@@ -733,13 +829,42 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
 
     if changed:
         new.service = policy.to_table() or None
+        secrets = dataclasses.replace(mv.secrets, played=record)
+        if contributions is not None:
+            new.contributions = contributions
         if pending is None and len(new.log) > len(doc.log):
-            new.seed = mv.seed  # published with the end: anyone can check the commitment
-        _fill(new, game, state, _secret(mv.seed, held, mv.emails, mv.former), now=now)
+            # published with the end: anyone can check the commitment and replay the game
+            new.seed, new.salt = secrets.seed, secrets.salt
+            new.replay = {**secrets.setup, "orders": publish_orders(mv, record)}
+            secrets = dataclasses.replace(secrets, played=[])  # published: no second, sealed copy
+        _fill(new, game, state, _secret(secrets, held, mv.emails, mv.former), now=now)
         result.doc, result.written = new, True
     else:
         result.doc = doc
     return result
+
+
+# The public lines the match layer itself logs (the games log the rest): a log entry made only
+# of SERVICE_ONLY lines resolves nothing (a deadline moved, a seat taken over); BOT_NOTES open
+# the entry of a decision in which the moderator's bot played for somebody.
+SERVICE_ONLY = (
+    re.compile(r"the moderator (set|extended|moved) the deadline of \S+ to .+"),
+    re.compile(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint (?P<new>[0-9a-f]{16}); "
+               r"the former key was (?P<old>[0-9a-f]{16})\)"),
+)
+BOT_NOTES = (
+    re.compile(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them( \(.*\))?"),
+    re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?"),
+    re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?"),
+    re.compile(r"\S+ missed \d+ decisions? in a row: the seat is abandoned; .+"),
+)
+
+
+def is_service_entry(entry: Mapping[str, Any]) -> bool:
+    """True for a log entry that resolves nothing (only the match layer's service lines)."""
+    events = entry.get("events") or []
+    return (not entry.get("accepted") and bool(events)
+            and all(any(p.fullmatch(str(e)) for p in SERVICE_ONLY) for e in events))
 
 
 def answerable_heads(doc: GameDoc) -> set[str]:
@@ -853,7 +978,7 @@ def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
     verb = "set" if before is None else ("extended" if when > before else "moved")
     gamefile.append_log(new, doc.decision["id"],
                         [f"the moderator {verb} the deadline of {doc.decision['id']} to {deadlines.human(when)}"], [])
-    _fill(new, mv.game, mv.state, _secret(mv.seed, mv.orders, mv.emails, mv.former))
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, mv.emails, mv.former))
     return new
 
 

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "submit": "submit",
     "play": "play",
     "resolve": "resolve",
+    "verify": "verify",
     "demo": "demo",
     "simulate": "simulate",
     "position": "position",
@@ -54,6 +55,7 @@ _HELP_LINES = {
     "submit": "Sign and seal orders to the moderator.",
     "play": "Answer the pending decision from numbered menus, then submit.",
     "resolve": "Verify envelopes and advance the game (moderator).",
+    "verify": "Replay a finished game and check everything the moderator did.",
     "demo": "Play a complete game between bots through the real protocol.",
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
@@ -105,6 +107,7 @@ def cli() -> None:
     \b
     Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
     Moderator:  new, address, deadline, replace, resolve, serve, status
+    Anyone:     verify (a finished game)
     Try it:     demo, simulate
     """
 

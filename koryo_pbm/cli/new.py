@@ -118,9 +118,11 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
               help="A player's mail address, for the judge (koryo-pbm serve); kept sealed to you. "
                    "A player without one plays through the shared folder.")
 @click.option("--first", help="The first player (default: drawn by the seed).")
-@click.option("--seed", help="Seed text (default: random). Its hash is published; keep it secret.")
+@click.option("--seed", help="Deal at once from this seed text instead of the players joining first (for tests "
+                             "and replays: the deal is then your choice, not fair-proof). Its salted hash is "
+                             "published; keep it secret until the end.")
 @click.option("--position", "position_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Start from a position file instead of a new deal.")
+              help="Start from a position file instead of a new deal (no join: not fair-proof).")
 @click.option("--team", "teams", multiple=True, metavar="A,B",
               help="A team of two neighbouring players (games with teams, e.g. korsar).")
 @click.option("--deadline", "deadline_specs", multiple=True, metavar="[KIND=]DURATION",
@@ -144,7 +146,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
             remind: str | None, bot_specs: tuple[str, ...], as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
-    archive/.
+    archive/. Without --seed or --position the game begins with the join: every player
+    contributes randomness to the deal, mixed with your secret (committed to in game.toml).
 
     \b
     Example:
@@ -153,6 +156,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
       koryo-pbm new friday --as mod --player alice=alice.pub --player bob=bob.pub
           --bot carol=heuristic --deadline 3d --missed bot --abandon-after 3
     """
+    import shlex
+
     from koryo_pbm import match
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.store import gamefile, inbox
@@ -210,4 +215,10 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         click.echo(f"waiting for {', '.join(decision['waiting_for'])} (decision {decision['id']})")
     for line in deadline_lines(doc, now):
         click.echo(line)
+    if decision.get("kind") == "join":
+        click.echo(f"not dealt yet: every player joins first (koryo-pbm play {shlex.quote(str(directory))} --as NAME, "
+                   "or orders and "
+                   "submit); resolve then deals from your committed secret and their contributions")
+    elif doc.deal != "joined":
+        click.echo(f"deal: chosen by you ({'--position' if doc.deal == 'position' else '--seed'}): not fair-proof")
     click.echo(f"share {path} with the players (mail it, or share the folder)")

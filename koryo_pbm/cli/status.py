@@ -23,7 +23,7 @@ def command(target: str | None, as_json: bool) -> None:
     shortened): players who compare it (by phone, in person) know they were shown one history."""
     from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import head, read_game
+    from koryo_pbm.store.gamefile import describe_deal, head, read_game
 
     folder, path = game_paths(target)
     doc = read_game(path)
@@ -68,11 +68,13 @@ def command(target: str | None, as_json: bool) -> None:
         "round": doc.public.get("round"),
         "phase": doc.public.get("phase") if doc.decision else "over",
         "over": doc.decision is None,
+        "deal": doc.deal,
     }
     if as_json:
         echo_json(data)
         return
     click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}, history {history[7:23]}")
+    click.echo(describe_deal(doc))
     if doc.decision is None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return

@@ -33,6 +33,21 @@ def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submi
                          answers=head(doc), player=name, orders_text=canonical, submitted=submitted or utc_now())
 
 
+def record_submission(envelope) -> None:
+    """Remember the envelope in this machine's record of what it submitted (``verify --as`` and
+    the withdrawn-order notice of ``show --as`` read it); a record that cannot be written is
+    told, not fatal."""
+    from koryo_pbm.cli.common import warn
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import submissions
+
+    try:
+        submissions.add(envelope.game_id, submissions.Submission(envelope.decision, envelope.player,
+                                                                 envelope.digest, envelope.submitted))
+    except KoryoPbmError as exc:
+        warn(f"cannot record the envelope in the record of what this machine submitted ({exc})")
+
+
 def _read_stdin(limit: int) -> str:
     """Orders from standard input, never more than ``limit`` bytes."""
     stream = getattr(sys.stdin, "buffer", None)
@@ -73,6 +88,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
+    record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
         if str(out) == "-":

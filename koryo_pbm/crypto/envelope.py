@@ -215,6 +215,11 @@ class Envelope:
 
     def open(self, moderator: Identity, player_public: PublicIdentity) -> str:
         """Verify, open with the moderator's key, verify the inner signature; the orders text."""
+        return self.open_signed(moderator, player_public)[0]
+
+    def open_signed(self, moderator: Identity, player_public: PublicIdentity) -> tuple[str, bytes]:
+        """:meth:`open`, and the player's inner signature of the orders (what the moderator
+        publishes with them at the end, so that anyone can check they are the player's)."""
         from koryo_pbm.crypto.seal import open_sealed
 
         self.verify(player_public)
@@ -235,7 +240,7 @@ class Envelope:
             what=f"the inner signature of the {self._describe()} does not verify",
         )
         try:
-            return orders.decode("utf-8")
+            return orders.decode("utf-8"), inner
         except UnicodeDecodeError:
             raise FormatError(f"the orders in the {self._describe()} are not UTF-8 text") from None
 
@@ -254,6 +259,14 @@ def unpad(block: bytes, what: str) -> bytes:
             or len(block) - PAD_QUANTUM >= _LENGTH + n or block[_LENGTH + n:].count(0) != len(block) - _LENGTH - n):
         raise FormatError(f"the orders in the {what} are padded wrongly")
     return block[_LENGTH:_LENGTH + n]
+
+
+def check_inner(header: dict[str, str], orders_text: str, inner: bytes, player_public: PublicIdentity) -> None:
+    """Check a player's inner signature of ``orders_text`` under ``header`` (as
+    :meth:`Envelope.open_signed` returns it); ``TamperedError`` if it is not theirs."""
+    verify(player_public, INNER_CONTEXT, header_bytes(header) + orders_text.encode("utf-8"), inner,
+           what=f"the orders published for {header.get('player')} for {header.get('decision')} are not the ones "
+                "the player signed")
 
 
 def make_envelope(

@@ -3,14 +3,19 @@
 Layout (fixed key order; the moderator's Ed25519 signature, context ``game-file``, covers the
 exact bytes of everything before the last line, which is ``signature = "<base64>"``)::
 
-    format = "koryo-pbm-game/v1"       # the first line, always
+    format = "koryo-pbm-game/v2"       # the first line, always
     game_id = "..."
     game = "koryo"
     version = 12                       # state number, +1 at every write (set by the caller)
     moderator = "koryo-pbm-pub-v1:..."
-    seed_commitment = "sha256:<hex>"
+    deal = "joined"                    # how the deal is made: "joined" (the moderator's secret and
+                                       #   every player's contribution), "seed" (a seed the moderator
+                                       #   chose, --seed) or "position" (--position): not fair-proof
+    seed_commitment = "sha256:<hex>"   # SHA-256 of a domain tag, a random 32-byte salt and the seed
     seed = "..."                       # only once the game is over: the seed, published
+    salt = "<64 hex>"                  #   with the salt of its commitment
     [players]                          # seat order
+    [contributions]                    # deal "joined", once dealt: player -> 64 hex digits (seat order)
     [decision]                         # id, kind, waiting_for, received, deadline (optional, UTC
                                        #   "2026-11-27T18:00:00Z"); absent when over
     [service]                          # optional: the public deadline and absent-player policy
@@ -18,17 +23,26 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
     [public]                           # the game's public state (the game decides)
     [[log]]                            # hash-chained entries: seq, version, decision, prev, hash,
                                        #   accepted, events (the public events, one sentence each)
-    [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob)
+    [replay]                           # only once the game is over: what `verify` replays the game
+                                       #   from: first, options, position (each if given) and
+    [[replay.orders]]                  #   every accepted order: decision, player, envelope (armoured,
+                                       #   as the player signed it), orders (its text), inner (the
+                                       #   player's signature of the orders, base64)
+    [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob, written
+                                       #   as a literal string: 'AbC...')
     signature = "<base64>"
 
 Reading checks the signature before parsing: the plain lines before the first table (the
 *header*, at most 64 KiB) are parsed alone for the moderator's key, the signature over the body
 is verified with it, and only then is the whole body parsed; a forged 16 MB file costs a hash.
 
-Rule for unknown fields: format v1 has exactly these top-level keys (``decision`` and ``seed``
-optional, never both; ``service`` optional), and
-the ``decision``, ``log`` entries and ``sealed`` parts exactly theirs; anything else is refused.
-A later format gets a new first line.
+Rule for unknown fields: format v2 has exactly these top-level keys (``decision`` while the game
+goes on; ``seed``, ``salt`` and ``replay`` once it is over, never with ``decision``;
+``contributions`` only for a joined game once dealt; ``service``
+optional), and the ``decision``, ``log`` entries,
+``replay`` and ``sealed`` parts exactly theirs; anything else is refused. A file of format v1
+(before the fair deal) is refused with a message naming its format. A later format gets a new
+first line.
 
 Sealed parts hold compact JSON (only their recipient reads it); their HPKE ``info`` is ``b"koryo-pbm game part v1\\0" + game_id + b"\\0"
 + version + b"\\0" + name + b"\\0" + recipient fingerprint``, so a part cannot be moved to another
@@ -47,6 +61,7 @@ import base64
 import binascii
 import dataclasses
 import json
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -55,12 +70,13 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from koryo_pbm.crypto.commit import check_commitment, commitment, is_contribution
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate_name
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
 
-FORMAT = "koryo-pbm-game/v1"
+FORMAT = "koryo-pbm-game/v2"
 FIRST_LINE = f'format = "{FORMAT}"\n'
 SIGN_CONTEXT = "game-file"
 PART_INFO_PREFIX = b"koryo-pbm game part v1\x00"
@@ -68,8 +84,13 @@ MODERATOR_PART = "moderator"
 MAX_GAME_FILE = 16 * 1024 * 1024
 ZERO_HASH = "sha256:" + "0" * 64
 
-TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "seed_commitment", "seed", "players",
-            "decision", "service", "public", "log", "sealed")
+TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "deal", "seed_commitment", "seed", "salt",
+            "players", "contributions", "decision", "service", "public", "log", "replay", "sealed")
+OPTIONAL_KEYS = ("decision", "seed", "salt", "contributions", "service", "replay")
+DEALS = ("joined", "seed", "position")
+REPLAY_KEYS = ("first", "options", "position", "orders")
+REPLAY_ORDER_KEYS = ("decision", "player", "envelope", "orders", "inner", "key")  # signed (key: a former one)
+REPLAY_BOT_ORDER_KEYS = ("decision", "player", "bot", "orders")  # one the moderator's bot played (level)
 DECISION_KEYS = ("id", "kind", "waiting_for", "received", "deadline")
 LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
 PART_KEYS = ("recipient", "data")
@@ -98,16 +119,33 @@ class GameDoc:
     sealed: dict[str, dict[str, str]] = field(default_factory=dict)
     seed: str | None = None  # published once the game is over (decision is None)
     service: dict[str, Any] | None = None  # the deadline and absent-player policy (koryo_pbm.deadlines)
+    deal: str = "seed"  # "joined", "seed" or "position"
+    salt: str | None = None  # published with the seed
+    contributions: dict[str, str] | None = None  # deal "joined", once dealt
+    replay: dict[str, Any] | None = None  # published once the game is over
 
 
-def seed_commitment(seed: str) -> str:
-    """The public commitment to a seed: ``sha256:<hex of SHA-256 of its UTF-8 bytes>``."""
-    return "sha256:" + sha256_hex(seed.encode("utf-8"))
+def seed_commitment(seed: str, salt: str) -> str:
+    """The public commitment to a seed (see :mod:`koryo_pbm.crypto.commit`)."""
+    return commitment(seed, salt)
 
 
-def check_seed(commitment: str, seed: str) -> bool:
-    """True if ``seed`` is the one committed to."""
-    return seed_commitment(seed) == commitment
+def check_seed(committed: str, seed: str, salt: str) -> bool:
+    """True if ``seed`` with ``salt`` is the one committed to."""
+    return check_commitment(committed, seed, salt)
+
+
+def describe_deal(doc: GameDoc) -> str:
+    """One line for ``show`` and ``status``: how the game's deal is made."""
+    deal, dealt = doc.deal, doc.contributions is not None or doc.deal != "joined"
+    if deal == "joined":
+        if not dealt:
+            return ("deal: not dealt yet; every player joins first, and the deal comes from the moderator's "
+                    "committed secret and every player's contribution")
+        return "deal: fair, from the moderator's committed secret and every player's contribution"
+    if deal == "position":
+        return "deal: a position the moderator chose (--position): not fair-proof"
+    return "deal: chosen by the moderator (a seed given at `new`): not fair-proof"
 
 
 # --- TOML-safe values and canonical JSON -------------------------------------------------------
@@ -354,7 +392,7 @@ def _exact_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: str,
                 optional: tuple[str, ...] = ()) -> None:
     for key in table:
         if key not in allowed:
-            raise FormatError(f"{where} has an unknown field {key[:40]!r} (format v1 allows no others)")
+            raise FormatError(f"{where} has an unknown field {key[:40]!r} (format v2 allows no others)")
     for key in allowed:
         if key not in table and key not in optional:
             raise FormatError(f"{where} has no '{key}'")
@@ -422,13 +460,30 @@ def _validate(doc: GameDoc) -> None:
         from koryo_pbm.deadlines import policy_of
 
         policy_of(doc.service, list(doc.players))
+    if doc.deal not in DEALS:
+        raise FormatError(f"'deal' must be one of {', '.join(DEALS)}")
+    if (doc.seed is None) != (doc.salt is None):
+        raise FormatError("'seed' and 'salt' are published together")
     if doc.seed is not None:
         if not isinstance(doc.seed, str):
             raise FormatError("'seed' must be text")
+        if not isinstance(doc.salt, str) or not _HEX64.fullmatch(doc.salt):
+            raise FormatError("'salt' must be 64 hex digits")
         if d is not None:
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
-        if seed_commitment(doc.seed) != doc.seed_commitment:
+        if not check_commitment(doc.seed_commitment, doc.seed, doc.salt):
             raise TamperedError("the published seed does not match the seed commitment made at the start")
+    if doc.contributions is not None:
+        if doc.deal != "joined":
+            raise FormatError(f"'contributions' belong to a joined game, not to a deal by {doc.deal}")
+        if not isinstance(doc.contributions, dict) or list(doc.contributions) != list(doc.players):
+            raise FormatError("'contributions' must name every player, in seat order")
+        if not all(is_contribution(v) for v in doc.contributions.values()):
+            raise FormatError("'contributions' must each be 64 hex digits")
+    if doc.replay is not None:
+        if d is not None:
+            raise FormatError("'replay' is published only once the game is over (no 'decision')")
+        _check_replay(doc.replay, doc.players)
     if not isinstance(doc.public, dict):
         raise FormatError("'public' must be a table")
     if not isinstance(doc.log, list):
@@ -454,6 +509,30 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"{where}: data is empty")
 
 
+def _check_replay(replay: Any, players: Mapping[str, Any]) -> None:
+    if not isinstance(replay, dict):
+        raise FormatError("'replay' must be a table")
+    _exact_keys(replay, REPLAY_KEYS, "'replay'", optional=("first", "options", "position"))
+    if "first" in replay and replay["first"] not in players:
+        raise FormatError("'replay.first' must be a player of this game")
+    for key in ("options", "position"):
+        if key in replay and not isinstance(replay[key], dict):
+            raise FormatError(f"'replay.{key}' must be a table")
+    orders = replay["orders"]
+    if not isinstance(orders, list):
+        raise FormatError("'replay.orders' must be a list of tables")
+    for i, item in enumerate(orders):
+        where = f"'replay.orders' item {i + 1}"
+        if not isinstance(item, dict):
+            raise FormatError(f"{where} is not a table")
+        keys = REPLAY_BOT_ORDER_KEYS if "bot" in item else REPLAY_ORDER_KEYS
+        _exact_keys(item, keys, where, optional=() if "bot" in item else ("key",))
+        if not all(isinstance(item[k], str) for k in item):
+            raise FormatError(f"{where}: every field must be text")
+        if item["player"] not in players:
+            raise FormatError(f"{where}: {item['player'][:40]!r} is not a player of this game")
+
+
 # --- encode / decode ---------------------------------------------------------------------------
 
 
@@ -464,17 +543,23 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
         "game": doc.game,
         "version": doc.version,
         "moderator": doc.moderator.line(),
+        "deal": doc.deal,
         "seed_commitment": doc.seed_commitment,
     }
     if doc.seed is not None:
         top["seed"] = doc.seed
+        top["salt"] = doc.salt
     top["players"] = {name: key.line() for name, key in doc.players.items()}
+    if doc.contributions is not None:
+        top["contributions"] = dict(doc.contributions)
     if doc.decision is not None:
         top["decision"] = {k: doc.decision[k] for k in DECISION_KEYS if k in doc.decision}
     if doc.service is not None:
         top["service"] = _plain(doc.service, "service")
     top["public"] = _plain(doc.public, "public")
     top["log"] = [{k: e[k] for k in LOG_KEYS} for e in doc.log]
+    if doc.replay is not None:
+        top["replay"] = _plain(doc.replay, "replay")
     top["sealed"] = {name: {k: part[k] for k in PART_KEYS} for name, part in doc.sealed.items()}
     return top
 
@@ -490,10 +575,22 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
         )
     _validate(doc)
     verify_log(doc)
+    top = _to_toml(doc)
+    # The sealed parts' base64 is written as TOML literal strings ('...'): the same values, but
+    # read and written at C speed (tomllib and tomli_w go through a basic string character by
+    # character in Python, and the parts are most of a game file).
+    blobs: dict[str, str] = {}
+    for part in top["sealed"].values():
+        mark = f"@part-{os.urandom(8).hex()}@"
+        blobs[mark], part["data"] = part["data"], mark
     try:
-        body = tomli_w.dumps(_to_toml(doc)).encode("utf-8")
+        text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
+    for mark, data in blobs.items():
+        at = text.rindex(f'"{mark}"')
+        text = text[:at] + f"'{data}'" + text[at + len(mark) + 2:]
+    body = text.encode("utf-8")
     assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
@@ -519,6 +616,11 @@ def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
         raise FormatError(f"{source} is larger than {MAX_GAME_FILE} bytes")
     if not data.startswith(FIRST_LINE.encode("ascii")):
         if data.startswith(b'format = "koryo-pbm-game/'):
+            first = data[: data.find(b"\n", 0, 80)].decode("ascii", "replace")
+            which = first[len('format = "'):].rstrip('"')
+            if which == "koryo-pbm-game/v1":
+                raise FormatError(f"{source} has format koryo-pbm-game/v1 (made before the fair deal); this "
+                                  f"koryo-pbm reads {FORMAT} only: finish that game with the koryo-pbm that began it")
             raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT})")
         raise FormatError(f"{source} is not a koryo-pbm game file (its first line must be {FIRST_LINE.strip()})")
     if not data.endswith(b"\n"):
@@ -633,7 +735,7 @@ def _decode_crlf(data: bytes, expected_moderator: PublicIdentity | None, source:
 
 
 def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
-    _exact_keys(top, TOP_KEYS, "the game file", optional=("decision", "seed", "service"))
+    _exact_keys(top, TOP_KEYS, "the game file", optional=OPTIONAL_KEYS)
     if top["format"] != FORMAT:
         raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT})")
     players = top["players"]
@@ -654,6 +756,10 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
         sealed=top["sealed"],
         seed=top.get("seed"),
         service=top.get("service"),
+        deal=top["deal"],
+        salt=top.get("salt"),
+        contributions=top.get("contributions"),
+        replay=top.get("replay"),
     )
 
 
@@ -684,6 +790,7 @@ def _fresh(doc: GameDoc) -> GameDoc:
         players=dict(doc.players),
         decision=dict(doc.decision) if doc.decision is not None else None,
         service=dict(doc.service) if doc.service is not None else None,
+        contributions=dict(doc.contributions) if doc.contributions is not None else None,
         public=dict(doc.public),
         log=list(doc.log),
         sealed=dict(doc.sealed),

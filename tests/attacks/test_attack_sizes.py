@@ -51,7 +51,7 @@ def doc_for(world, players):
     mod = identity(world, "mod")
     keys = {p: identity(world, p).public for p in players}
     return gamefile.GameDoc(game_id="sizes-1", game="koryo", version=3, moderator=mod.public,
-                            seed_commitment=gamefile.seed_commitment("s"), players=keys)
+                            seed_commitment=gamefile.seed_commitment("s", "00" * 32), players=keys)
 
 
 @pytest.mark.parametrize("game_name,players,options", [
@@ -210,9 +210,9 @@ def real_doc(world, game, state, players):
 
     mod = identity(world, "mod")
     doc = gamefile.GameDoc(game_id=f"{game.name}-sizes", game=game.name, version=1, moderator=mod.public,
-                           seed_commitment=gamefile.seed_commitment("s"),
+                           seed_commitment=gamefile.seed_commitment("s", "00" * 32),
                            players={p: identity(world, p).public for p in players})
-    match._fill(doc, game, state, match._secret("s", {}, {}))
+    match._fill(doc, game, state, match._secret(match.Secrets("s", "00" * 32), {}, {}))
     return doc
 
 

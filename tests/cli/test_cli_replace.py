@@ -54,7 +54,8 @@ def test_a_substitute_takes_over_midway_and_finishes_the_game(cli):
     after = cli.ok("show", folder, "--as", "erin", "--json").json
     assert after["hand"] == before["hand"] and after["facedown"] == before["facedown"]
     log = cli.ok("log", folder).out
-    assert f"bob's seat is taken over by a new player (key fingerprint {fingerprint(lines['erin'])})" in log
+    assert (f"bob's seat is taken over by a new player (key fingerprint {fingerprint(lines['erin'])}; "
+            f"the former key was {fingerprint(lines['bob'])})") in log
     assert log.index("round 1") < log.index("bob's seat is taken over")
     # the former key opens nothing any more, and its envelope is refused by name
     old = cli.fails("show", folder, "--as", "bob", code=1)
