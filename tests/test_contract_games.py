@@ -63,14 +63,17 @@ def toml_round_trip(data):
     return tomllib.loads(tomli_w.dumps(data))
 
 
-def checked_play(game, players, seed, options):
-    """Play one random match, checking the contract after every decision; return its log."""
+def checked_play(game, players, seed, options, start=None):
+    """Play one random match (from ``start``, else from ``setup``), checking the contract after
+    every decision; return its log."""
     log = []
     bots = random.Random(f"contract:{seed}")
-    state = game.setup(players, seed, options=options)
+    state = start if start is not None else game.setup(players, seed, options=options)
     game.check_invariants(state)
     while (decision := game.pending(state)) is not None:
         assert decision.players and set(decision.players) <= set(players)
+        # a game that names its kinds of decision (for deadlines per kind) names them all
+        assert not game.decision_kinds or decision.kind in game.decision_kinds, decision
         before = json.dumps(game.dump_state(state), sort_keys=True)
         orders = {}
         for p in decision.players:
@@ -110,6 +113,18 @@ def test_random_games_keep_the_contract(name, n, options):
     game = find_game(name)
     for i in range(4):
         checked_play(game, seat_names(n), f"contract-{i}", options)
+
+
+@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
+def test_the_join_in_front_of_every_game_keeps_the_contract(name, n, options):
+    from koryo_pbm.fair import Joining, JoinState
+
+    game = Joining(find_game(name))
+    players = seat_names(n)
+    start = JoinState(f"{name}-0a1b2c3d4e", tuple(players), "the moderator's secret", None, dict(options or {}),
+                      "sha256:" + "ab" * 32)
+    log, _ = checked_play(game, players, "join", options, start=start)
+    assert log[0][0] == "join" and log[0][1][-1]["kind"] == "deal" and log[1][0] != "join"
 
 
 @pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])

@@ -33,6 +33,7 @@ class KorsarGame(Game):
     name: ClassVar[str] = "korsar"
     title: ClassVar[str] = "Korsar"
     player_counts: ClassVar[tuple[int, ...]] = R.PLAYER_COUNTS
+    decision_kinds: ClassVar[tuple[str, ...]] = ("turn",)
     options: ClassVar[Mapping[str, str]] = {
         "teams": (
             "teams of two: true pairs consecutive seats (1+2, 3+4, ...), or a list of pairs of "

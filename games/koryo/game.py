@@ -59,6 +59,7 @@ class KoryoGame(Game):
     name = "koryo"
     title = "Koryo"
     player_counts = (2, 3, 4)
+    decision_kinds = ("orders", "action", "discard")
 
     # -- a match -------------------------------------------------------------------------
 

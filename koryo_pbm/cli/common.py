@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import NoSuchKey, StaleError, StorageError, TamperedError, UsageError
+from koryo_pbm.errors import KoryoPbmError, NoSuchKey, StaleError, StorageError, TamperedError, UsageError
 from koryo_pbm.printable import json_safe, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -187,16 +187,91 @@ def _seen_dir() -> Path:
     return keyring_dir().parent / "seen"
 
 
+def _pinned_copy(game_id: str) -> Path:
+    """Where the game file last pinned is kept: ``$KORYO_PBM_HOME/pinned/<game_id>.toml``."""
+    return _seen_dir().parent / "pinned" / f"{game_id}.toml"
+
+
+def _short(h: str) -> str:
+    return h.removeprefix("sha256:")[:16]
+
+
+def _file_digest(data: bytes | None) -> str | None:
+    """SHA-256 of a game file's signed bytes, line endings as signed (a copy whose line endings
+    a mail client turned into CRLF is the same file)."""
+    from koryo_pbm.crypto.keys import sha256_hex
+
+    return None if data is None else "sha256:" + sha256_hex(data.replace(b"\r\n", b"\n"))
+
+
+def _check_history(doc: Any, seen: dict[str, Any], copy: Path, digest: str | None) -> None:
+    """Refuse ``doc`` when its history does not extend the one pinned in ``seen`` (the head of
+    the log at the version last seen here), or when it is another file of the version seen
+    (``digest``: of its bytes): the moderator signed two different histories, or two files."""
+    from koryo_pbm.store.gamefile import head
+
+    last, pinned, length = seen.get("version"), seen.get("head"), seen.get("log_length")
+    if not (isinstance(last, int) and isinstance(pinned, str) and isinstance(length, int)):
+        return  # pinned before heads were (or nothing pinned yet)
+    where = f"the copy you saw is {copy}" if copy.is_file() else f"you saw it on this machine ({copy} is gone)"
+    keep = "keep both files: together they prove it (both carry the moderator's signature)"
+    mine = head(doc)
+    if doc.version == last and mine != pinned:
+        raise TamperedError(
+            f"the moderator signed two different histories of game {doc.game_id}: version {last} here has head "
+            f"{_short(mine)}, but the version {last} you saw has head {_short(pinned)}; {where}; {keep}")
+    seen_file = seen.get("file")
+    if doc.version == last and isinstance(seen_file, str) and digest is not None and digest != seen_file:
+        raise TamperedError(
+            f"the moderator signed two different files of version {last} of game {doc.game_id}: the same history, "
+            f"but another public state or other sealed parts (file {_short(digest)}, you saw {_short(seen_file)}); "
+            f"{where}; {keep}")
+    if doc.version < last and doc.log and copy.is_file():  # an older file: is it in the history seen?
+        from koryo_pbm.store.gamefile import read_game
+
+        try:
+            later = read_game(copy, expected_moderator=doc.moderator)
+        except KoryoPbmError:
+            later = None
+        n = len(doc.log)
+        if later is not None and later.game_id == doc.game_id and (
+                len(later.log) < n or later.log[n - 1].get("hash") != mine):
+            raise TamperedError(
+                f"the moderator signed two different histories of game {doc.game_id}: version {doc.version} here "
+                f"has head {_short(mine)} at log entry {n}, which is not in the history of the version {last} "
+                f"you saw; {where}; {keep}")
+    if doc.version > last:
+        if length == 0:
+            extends = len(doc.log) > 0 or mine == pinned
+        else:
+            extends = len(doc.log) >= length and doc.log[length - 1].get("hash") == pinned
+        if not extends:
+            at = (f"its log entry {length} has hash {_short(str(doc.log[length - 1].get('hash')))}"
+                  if len(doc.log) >= length > 0 else f"its log has {len(doc.log)} entries")
+            raise TamperedError(
+                f"the moderator rewrote the history of game {doc.game_id}: version {doc.version} here does not "
+                f"extend the version {last} you saw ({at}, but the history you saw ends with "
+                f"{_short(pinned)} at entry {length}); {where}; {keep}")
+
+
 def remember(doc: Any, *, strict: bool = False) -> str | None:
     """Pin the moderator's key of a game on first sight; warn when a game file is older than
     one verified before (a rollback), refuse when the moderator's key changed. Returns the date
     (UTC, ``YYYY-MM-DD``) the key was first seen here, for players to compare out of band.
 
+    The head of the history (the hash of the last log entry) is pinned with the version, and a
+    copy of the game file is kept (``pinned/<game_id>.toml``, one per game): a
+    file of the same version with another head, or a later one whose log does not hold the
+    pinned head at its place, is refused as proof that the moderator signed two histories; so is
+    another file of the same version (its digest is pinned too: another hand dealt to you).
+
     ``strict`` (the moderator's resolve) refuses a rollback too: resolving from an older state
     would fork the game and let envelopes already counted count again."""
     from koryo_pbm.store.atomic import write_atomic
+    from koryo_pbm.store.gamefile import head, signed_bytes
 
     path = _seen_dir() / f"{doc.game_id}.toml"
+    copy = _pinned_copy(doc.game_id)
     fingerprint = doc.moderator.fingerprint()
     try:
         seen = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -216,6 +291,9 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
             f"game {doc.game_id} is now signed by moderator key {fingerprint}, but it was signed by "
             f"{pinned} before: this file is not from your moderator (delete {path} if the key really changed)"
         )
+    data = signed_bytes(doc)
+    digest = _file_digest(data)
+    _check_history(doc, seen, copy, digest)
     last = seen.get("version")
     if isinstance(last, int) and doc.version < last:
         if strict:
@@ -229,13 +307,65 @@ def remember(doc: Any, *, strict: bool = False) -> str | None:
             "it was rolled back to an earlier state"
         )
         return first_seen
-    if last == doc.version and seen.get("moderator") == fingerprint and seen.get("first_seen") == first_seen:
+    mine = head(doc)
+    if (last == doc.version and seen.get("moderator") == fingerprint and seen.get("first_seen") == first_seen
+            and seen.get("head") == mine and (copy.is_file() or data is None)
+            and (digest is None or seen.get("file") == digest)):
         return first_seen
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = (f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {max(doc.version, last or 0)}\n'
-                f'first_seen = "{first_seen}"\n')
+        if data is not None and (last != doc.version or not copy.is_file()):
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(copy, data)
+        if digest is None and last == doc.version and isinstance(seen.get("file"), str):
+            digest = seen["file"]  # this file was not read from disk here: keep the digest pinned
+        body = (f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {doc.version}\n'
+                f'head = "{mine}"\nlog_length = {len(doc.log)}\nfirst_seen = "{first_seen}"\n'
+                + (f'file = "{digest}"\n' if digest is not None else ""))
         write_atomic(path, body.encode("utf-8"))
     except (OSError, StorageError) as exc:  # remembering is a help, not a condition
         warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")
     return first_seen
+
+
+NOW_ENV = "KORYO_PBM_NOW"
+
+
+def now_utc() -> Any:
+    """The time now, UTC (a ``datetime``): the real clock, or ``KORYO_PBM_NOW``
+    (``2026-11-27T18:00Z``) when set, which is for tests and for replaying a run."""
+    from datetime import UTC, datetime
+
+    fixed = os.environ.get(NOW_ENV)
+    if fixed:
+        from koryo_pbm.deadlines import parse_stamp
+
+        return parse_stamp(fixed, what=NOW_ENV)
+    return datetime.now(UTC)
+
+
+def deadline_lines(doc: Any, now: Any) -> list[str]:
+    """What ``status`` and ``show`` say of the deadline and the absent-player policy."""
+    from koryo_pbm import deadlines
+
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    lines = []
+    decision = doc.decision or {}
+    if "deadline" in decision:
+        when = deadlines.parse_stamp(decision["deadline"])
+        lines.append(f"deadline {deadlines.human(when)} ({deadlines.relative(when, now)})")
+    return lines + policy.describe()
+
+
+def deadline_json(doc: Any, now: Any) -> dict[str, Any]:
+    """The deadline fields of ``status --json`` and ``show --json``."""
+    from koryo_pbm import deadlines
+
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    decision = doc.decision or {}
+    deadline = decision.get("deadline")
+    return {
+        "deadline": deadline,
+        "deadline_passed": bool(deadline) and deadlines.parse_stamp(deadline) <= now,
+        "service": policy.to_table(),
+    }

@@ -45,8 +45,14 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     players = {n: Identity.generate(n) for n in names}
     for ident in [moderator, *players.values()]:
         save_identity(ident, keys)
+    # The bots join (their contributions drawn from their own generator): the demo's seed is the
+    # moderator's secret and names the game, so one seed plays one whole game.
+    from koryo_pbm.crypto.keys import sha256_hex
+
     doc, _ = match.create(game, moderator, {n: i.public for n, i in players.items()}, seed=seed,
-                          options=options)
+                          options=options, join=True,
+                          game_id=f"{game.name}-demo-{sha256_hex(seed.encode('utf-8'))[:10]}")
+    game = match.game_of(doc)
     for sub in (inbox.inbox_dir(folder), inbox.archive_dir(folder), folder / "orders"):
         sub.mkdir(parents=True, exist_ok=True)
     path = folder / GAME_FILE

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import echo_json, remember, warn, warn_conflict_copies
+from koryo_pbm.cli.common import deadline_json, deadline_lines, echo_json, now_utc, remember, warn, warn_conflict_copies
 from koryo_pbm.printable import printable
 from koryo_pbm.store.folder import game_paths
 
@@ -128,7 +128,8 @@ def command(target: str | None, since: int | None, as_json: bool) -> None:
     if as_json:
         echo_json({"id": doc.game_id, "game": doc.game, "version": doc.version, "since": since or 0,
                    "sections": [p.to_dict() for p in parts], "over": doc.decision is None,
-                   "scores": view.get("scores") if doc.decision is None else None, "breakdown": rows})
+                   "scores": view.get("scores") if doc.decision is None else None, "breakdown": rows,
+                   **deadline_json(doc, now_utc())})
         return
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}: "
                + (f"what happened after version {since}" if since else "the whole public history"))
@@ -139,5 +140,7 @@ def command(target: str | None, since: int | None, as_json: bool) -> None:
         click.echo("  nothing yet" if not since else f"  nothing after version {since}")
     if doc.decision is not None:
         click.echo(f"now: decision {doc.decision['id']}, waiting for {', '.join(doc.decision['waiting_for'])}")
+        for line in deadline_lines(doc, now_utc())[:1]:  # the deadline (the policy: `status`)
+            click.echo(line)
     for line in lines:
         click.echo(line)

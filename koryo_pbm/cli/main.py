@@ -30,11 +30,15 @@ COMMANDS: dict[str, str] = {
     "submit": "submit",
     "play": "play",
     "resolve": "resolve",
+    "verify": "verify",
     "demo": "demo",
     "simulate": "simulate",
     "position": "position",
     "games": "games",
     "address": "address",
+    "deadline": "deadline",
+    "replace": "replace",
+    "bot": "bot",
     "serve": "serve",
     "wait": "wait",
     "receipt": "receipt",
@@ -51,12 +55,16 @@ _HELP_LINES = {
     "submit": "Sign and seal orders to the moderator.",
     "play": "Answer the pending decision from numbered menus, then submit.",
     "resolve": "Verify envelopes and advance the game (moderator).",
+    "verify": "Replay a finished game and check everything the moderator did.",
     "demo": "Play a complete game between bots through the real protocol.",
     "simulate": "Play many random games in-process and print statistics.",
     "position": "Check a position file, or write out a game's position.",
     "games": "List the installed games.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
     "address": "List or set the players' mail addresses (moderator).",
+    "deadline": "Extend or set the pending decision's deadline (moderator).",
+    "replace": "Give a player's seat to a substitute's key (moderator).",
+    "bot": "Let a bot answer for a player, with that player's key.",
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
@@ -97,8 +105,9 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit, wait, receipt
-    Moderator:  new, address, resolve, serve, status
+    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
+    Moderator:  new, address, deadline, replace, resolve, serve, status
+    Anyone:     verify (a finished game)
     Try it:     demo, simulate
     """
 

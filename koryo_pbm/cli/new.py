@@ -6,19 +6,90 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity
+from koryo_pbm.cli.common import deadline_lines, echo_json, identity_options, load_identity, now_utc
 from koryo_pbm.errors import SetupError, StorageError, UsageError
 from koryo_pbm.store.folder import GAME_FILE
 
+BOT_KEY = "bot"  # --player carol=bot: a bot seat, in its place in the seat order
 
-def _parse_player(spec: str):
+
+def _parse_player(spec: str, option: str = "--player"):
     from koryo_pbm.crypto.keys import load_public
 
     name, sep, key = spec.partition("=")
     name, key = name.strip(), key.strip()
     if not sep or not name or not key:
-        raise UsageError(f"--player takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
+        raise UsageError(f"{option} takes NAME=PUBLIC_KEY (the key line or a .pub file), not {spec!r}")
+    if key == BOT_KEY and option == "--player":
+        return name, None
     return name, load_public(key)
+
+
+def parse_deadline_specs(game, specs: tuple[str, ...]) -> dict[str, str]:
+    """``{kind: duration}`` from ``--deadline 3d`` (every kind) and ``--deadline KIND=3d``."""
+    from koryo_pbm.deadlines import DEFAULT_KIND, parse_duration
+
+    kinds = tuple(game.decision_kinds)
+    out: dict[str, str] = {}
+    for spec in specs:
+        kind, sep, text = spec.rpartition("=")
+        kind = kind.strip() if sep else DEFAULT_KIND
+        if sep and not kind:
+            raise UsageError(f"--deadline takes DURATION or KIND=DURATION (orders=3d), not {spec!r}")
+        if kinds and kind not in kinds and kind != DEFAULT_KIND:
+            raise UsageError(f"--deadline {spec!r}: {game.title} has no decisions of kind {kind!r} "
+                             f"(its kinds: {', '.join(kinds)})")
+        if kind in out:
+            raise UsageError(f"--deadline gives {'every decision' if kind == DEFAULT_KIND else kind} two durations")
+        parse_duration(text, what=f"the deadline {spec!r}")
+        out[kind] = text.strip().lower()
+    return out
+
+
+def parse_bot_specs(specs: tuple[str, ...]) -> dict[str, str]:
+    """``{seat: level}`` from ``--bot NAME=LEVEL`` items (levels checked later, by the game)."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, level = spec.partition("=")
+        name, level = name.strip(), level.strip()
+        if not sep or not name or not level:
+            raise UsageError(f"--bot takes NAME=LEVEL (carol=heuristic), not {spec!r}")
+        if name in out:
+            raise UsageError(f"{name} is named twice in --bot")
+        out[name] = level
+    return out
+
+
+def make_policy(game, deadline_specs: tuple[str, ...], grace: str | None, missed: str, bot_level: str | None,
+                abandon_after: int | None, remind: str | None, bot_seats: dict[str, str]):
+    """The public service policy the options of ``new`` describe, every part checked."""
+    from koryo_pbm.deadlines import MAX_ABANDON, Policy, parse_duration
+    from koryo_pbm.engine import bots
+
+    policy = Policy(deadlines=parse_deadline_specs(game, deadline_specs), missed=missed, bots=dict(bot_seats))
+    for level in bot_seats.values():
+        bots.check_level(game, level)
+    if grace is not None:
+        parse_duration(grace, what="--grace", allow_zero=True)
+        policy.grace = grace.strip().lower()
+    if remind is not None:
+        parse_duration(remind, what="--remind")
+        policy.remind = remind.strip().lower()
+    if abandon_after is not None:
+        if not 1 <= abandon_after <= MAX_ABANDON:
+            raise UsageError(f"--abandon-after takes a number of decisions from 1 to {MAX_ABANDON}, not {abandon_after}")
+        if missed != "bot":
+            raise UsageError("--abandon-after counts the orders the bot played for a player: it needs --missed bot")
+        policy.abandon_after = abandon_after
+    if (missed == "bot" or grace is not None or remind is not None) and not policy.deadlines:
+        raise UsageError("--missed bot, --grace and --remind need a deadline: add --deadline DURATION (e.g. 3d)")
+    if bot_level is not None:
+        if missed != "bot":
+            raise UsageError("--bot-level is the level that plays missed orders: it needs --missed bot")
+        policy.bot_level = bots.check_level(game, bot_level)
+    elif missed == "bot":
+        policy.bot_level = "heuristic" if "heuristic" in bots.levels(game) else bots.RANDOM
+    return policy
 
 
 def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[str, str]:
@@ -47,34 +118,71 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
               help="A player's mail address, for the judge (koryo-pbm serve); kept sealed to you. "
                    "A player without one plays through the shared folder.")
 @click.option("--first", help="The first player (default: drawn by the seed).")
-@click.option("--seed", help="Seed text (default: random). Its hash is published; keep it secret.")
+@click.option("--seed", help="Deal at once from this seed text instead of the players joining first (for tests "
+                             "and replays: the deal is then your choice, not fair-proof). Its salted hash is "
+                             "published; keep it secret until the end.")
 @click.option("--position", "position_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Start from a position file instead of a new deal.")
+              help="Start from a position file instead of a new deal (no join: not fair-proof).")
 @click.option("--team", "teams", multiple=True, metavar="A,B",
               help="A team of two neighbouring players (games with teams, e.g. korsar).")
+@click.option("--deadline", "deadline_specs", multiple=True, metavar="[KIND=]DURATION",
+              help="Time to answer each decision (30m, 12h, 3d, 1w, 1d12h), or decisions of one KIND "
+                   "(orders=3d, action=1d). Public; the deadline of the pending decision is shown to all.")
+@click.option("--grace", metavar="DURATION", help="After a deadline, how long before missed orders are played.")
+@click.option("--missed", type=click.Choice(["wait", "bot"]), default="wait", show_default=True,
+              help="Missed orders: the game waits, or the bot plays them after the deadline and grace.")
+@click.option("--bot-level", metavar="LEVEL",
+              help="The bot level that plays missed orders (default: heuristic if the game has it).")
+@click.option("--abandon-after", type=int, metavar="N",
+              help="After N missed decisions in a row a seat is abandoned: the bot plays it (needs --missed bot).")
+@click.option("--remind", metavar="DURATION",
+              help="The judge reminds missing players this long before the deadline (default: the judge's).")
+@click.option("--bot", "bot_specs", multiple=True, metavar="NAME=LEVEL",
+              help="A seat the moderator's bot plays (no key needed; --player NAME=bot sets its place).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
-            position_file: Path | None, teams: tuple[str, ...], as_json: bool) -> None:
+            position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
+            grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
+            remind: str | None, bot_specs: tuple[str, ...], as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
-    archive/.
+    archive/. Without --seed or --position the game begins with the join: every player
+    contributes randomness to the deal, mixed with your secret (committed to in game.toml).
 
     \b
     Example:
       koryo-pbm new friday --as mod --player alice=alice.pub --player bob=koryo-pbm-pub-v1:...
           --email alice=alice@example.org --email bob=bob@example.net
+      koryo-pbm new friday --as mod --player alice=alice.pub --player bob=bob.pub
+          --bot carol=heuristic --deadline 3d --missed bot --abandon-after 3
     """
+    import shlex
+
     from koryo_pbm import match
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.store import gamefile, inbox
 
     moderator = load_identity(as_name, key_file)
     game = find_game(game_name)
-    players = dict(_parse_player(spec) for spec in player_specs)
-    if len(players) != len(player_specs):
+    seats = dict(_parse_player(spec) for spec in player_specs)
+    if len(seats) != len(player_specs):
         raise UsageError("a player is named twice in --player")
-    if not players:
+    bot_seats = parse_bot_specs(bot_specs)
+    for name, key in seats.items():
+        if key is None and name not in bot_seats:
+            raise UsageError(f"--player {name}=bot needs --bot {name}=LEVEL (the level that plays the seat)")
+        if key is not None and name in bot_seats:
+            raise UsageError(f"{name} is given a key and a bot: a bot seat has no key (--player {name}=bot)")
+    for name in bot_seats:
+        seats.setdefault(name, None)
+    if not seats:
         raise UsageError("name the players: --player NAME=PUBLIC_KEY, once per player, in seat order")
+    for name in email_specs:
+        if name.partition("=")[0].strip() in bot_seats:
+            raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
+    now = now_utc()
+    policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
+    players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     options = {}
     if teams:
@@ -88,7 +196,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     if path.exists():
         raise StorageError(f"{path} exists already: choose a new folder (nothing was changed)")
     doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position,
-                          emails=emails)
+                          emails=emails, policy=policy, now=now)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         inbox.inbox_dir(directory).mkdir(exist_ok=True)
@@ -99,9 +207,18 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     decision = doc.decision or {}
     if as_json:
         echo_json({"id": doc.game_id, "game": doc.game, "path": str(path),
-                   "decision": decision.get("id"), "waiting_for": decision.get("waiting_for", [])})
+                   "decision": decision.get("id"), "waiting_for": decision.get("waiting_for", []),
+                   "deadline": decision.get("deadline"), "service": policy.to_table()})
         return
     click.echo(f"created game {doc.game_id} ({game.title}) in {directory}")
     if decision:
         click.echo(f"waiting for {', '.join(decision['waiting_for'])} (decision {decision['id']})")
+    for line in deadline_lines(doc, now):
+        click.echo(line)
+    if decision.get("kind") == "join":
+        click.echo(f"not dealt yet: every player joins first (koryo-pbm play {shlex.quote(str(directory))} --as NAME, "
+                   "or orders and "
+                   "submit); resolve then deals from your committed secret and their contributions")
+    elif doc.deal != "joined":
+        click.echo(f"deal: chosen by you ({'--position' if doc.deal == 'position' else '--seed'}): not fair-proof")
     click.echo(f"share {path} with the players (mail it, or share the folder)")

@@ -48,7 +48,10 @@ def suggestion(doc, game, name: str, private, example: dict) -> tuple[dict, str]
     choice from ``name``'s own view when the game has that bot (seeded by the game, the
     decision and the player, so the same file is written every time), else the game's example."""
     from koryo_pbm.engine import bots
+    from koryo_pbm.fair import JOIN
 
+    if doc.decision["kind"] == JOIN:  # never a bot's choice: the contribution must be fresh randomness
+        return example, "Keep the contribution as it is: fresh random bytes from your computer, written just now."
     if "heuristic" not in bots.levels(game):
         return example, "The order below is only an example of a legal order."
     choice = bots.choose_from_view(game, doc.public, private, name, "heuristic",

@@ -101,7 +101,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
 
     from koryo_pbm import match
     from koryo_pbm.cli.orders import suggestion
-    from koryo_pbm.cli.submit import seal_orders
+    from koryo_pbm.cli.submit import record_submission, seal_orders
+    from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
 
@@ -130,6 +131,9 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     hint, _said = suggestion(doc, game, name, private, example)
     while True:
         order, labels = choose(game, state, name, dict(hint), say)
+        if decision["kind"] == JOIN:
+            labels = [f"join the game; your contribution to the deal: {order['contribution']} "
+                      "(fresh random bytes)"]
         text = tomli_w.dumps({"game": doc.game_id, "decision": decision["id"], **order})
         say("")
         say(f"Your orders for {decision['id']}:")
@@ -144,6 +148,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         if answer in ("y", "yes"):
             break
     envelope = seal_orders(doc, game, identity, text, source="play")
+    record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
         if str(out) == "-":

@@ -49,15 +49,17 @@ def gather(folder: Path, mail: tuple[Path, ...], empty: list[str] | None = None)
     return candidates
 
 
-def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (), *, seen=None):
+def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (), *, seen=None, now=None):
     """Lock, resolve, write the next state atomically, then archive the inbox files.
 
     The order makes a crash harmless: the game file is replaced in one step; an envelope is
     archived only after the state that counts it is written, and one found again is
     recognised as already counted. ``seen`` (the memory of games seen) is called with the
-    document read, under the lock, and with the one written.
+    document read, under the lock, and with the one written. ``now``: the time of the run
+    (UTC ``datetime``; default: :func:`~koryo_pbm.cli.common.now_utc`), for deadlines.
     """
     from koryo_pbm import match
+    from koryo_pbm.cli.common import now_utc
     from koryo_pbm.store import gamefile, inbox
     from koryo_pbm.store.lock import game_lock
 
@@ -67,7 +69,7 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
         if seen is not None:
             seen(mv.doc)
         empty: list[str] = []
-        result = match.resolve(mv, gather(folder, mail, empty))
+        result = match.resolve(mv, gather(folder, mail, empty), now=now if now is not None else now_utc())
         result.no_envelope = empty
         if result.written and result.doc is not None:
             gamefile.write_game(path, result.doc, identity)
@@ -145,6 +147,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     archive/, never deleted.
     """
     from koryo_pbm import match
+    from koryo_pbm.cli.common import now_utc
 
     folder, path = game_paths(target)
     identity = load_identity(as_name, key_file)
@@ -163,6 +166,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
             "decision": decision["id"] if decision else None,
             "waiting_for": decision["waiting_for"] if decision else [],
             "received": decision.get("received", []) if decision else [],
+            "deadline": decision.get("deadline") if decision else None,
             "mails_without_envelope": result.no_envelope,
         })
         _fail_on_rejects(result)
@@ -196,6 +200,11 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
         received = decision.get("received", [])
         missing = [p for p in decision["waiting_for"] if p not in received]
         click.echo(f"waiting for {', '.join(missing)} (decision {decision['id']}, version {doc.version})")
+        if "deadline" in decision:
+            from koryo_pbm import deadlines
+
+            when = deadlines.parse_stamp(decision["deadline"])
+            click.echo(f"deadline {deadlines.human(when)} ({deadlines.relative(when, now_utc())})")
     _fail_on_rejects(result)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity
+from koryo_pbm.cli.common import NOW_ENV, identity_options, load_identity, now_utc
 from koryo_pbm.errors import UsageError
 
 SERVE_LOCK = ".koryo-pbm-serve.lock"  # in ROOT: one judge per root
@@ -70,10 +70,12 @@ def _log(message: str) -> None:
               help="Seconds between passes (IMAP IDLE wakes the judge sooner).")
 @click.option("--retry", "retry_base", default=60.0, show_default=True, type=click.FloatRange(0.01, 3600),
               help="Seconds before the first retry of a mail that could not be sent (doubling, up to an hour).")
+@click.option("--remind", default="1d", show_default=True, metavar="DURATION",
+              help="Remind missing players this long before a deadline (a game's own --remind wins).")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
             smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
-            poll: float, retry_base: float) -> None:
+            poll: float, retry_base: float, remind: str) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -93,11 +95,13 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     """
     import signal
 
+    from koryo_pbm.deadlines import parse_duration
     from koryo_pbm.judge.service import Judge
     from koryo_pbm.transport.address import check_address
     from koryo_pbm.transport.senders import SendmailSender
     from koryo_pbm.transport.sources import MaildirSource
 
+    remind_before = parse_duration(remind, what="--remind")
     identity = load_identity(as_name, key_file)
     if smtp_url and sendmail:
         raise UsageError("give --smtp or --sendmail, not both")
@@ -131,7 +135,10 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     elif from_header:
         raise UsageError("--from needs a way to send: --smtp URL or --sendmail PATH")
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
-                  log=_log, retry_base=retry_base)
+                  log=_log, retry_base=retry_base, remind=remind_before)
+    if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)
+        fixed = now_utc().timestamp()
+        judge.clock = lambda: fixed
     stop = []
 
     def _stop(signum: int, frame: Any) -> None:

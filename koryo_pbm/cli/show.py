@@ -7,9 +7,12 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import (
+    deadline_json,
+    deadline_lines,
     echo_json,
     identity_options,
     load_identity,
+    now_utc,
     remember,
     warn_conflict_copies,
 )
@@ -30,6 +33,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     public state; with --as NAME, also your hand and face-down cards. --html/--svg FILE write a
     picture of the table instead (with --as, one that shows your hidden cards: keep it local)."""
     from koryo_pbm import match
+    from koryo_pbm.store.gamefile import describe_deal
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
@@ -44,6 +48,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     view = match.full_view(doc, game, private)
     if me is not None:
         view["me"] = me
+        view["withdrawn"] = withdrawn_notice(doc, me)
+    view["deal"] = doc.deal
     if doc.seed is not None:
         view["seed"] = doc.seed
     if html is not None or svg is not None:
@@ -65,6 +71,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         view["last_seen"] = last
         log.record_shown(doc.game_id, me, doc.version)
     ends, view["breakdown"] = log.breakdown(game, view)
+    now = now_utc()
+    view.update(deadline_json(doc, now))
     if as_json:
         echo_json(view)
         return
@@ -75,11 +83,14 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     click.echo(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
                f"{doc.moderator.fingerprint()}" + (f" (key first seen here {first_seen})" if first_seen else ""))
     click.echo(game.render(view))
+    click.echo(describe_deal(doc))
     for line in ends:
         click.echo(line)
     if doc.decision:
         waiting = ", ".join(doc.decision["waiting_for"])
         click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
+        for line in deadline_lines(doc, now):
+            click.echo(line)
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
             import shlex
 
@@ -89,3 +100,20 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
             where = f" {shlex.quote(target)}" if target else ""
             click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
                        f"then {submit_command('orders.toml', as_name, key_file, target)}")
+
+
+def withdrawn_notice(doc, me: str) -> list[str]:
+    """Warn (one line each) where the log counted an older envelope of ``me`` than the last one
+    this machine submitted for that decision (the withdrawn-order attack); the warnings."""
+    from koryo_pbm.cli.common import warn
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import submissions
+
+    try:
+        problems = submissions.withdrawn(doc.log, submissions.load(doc.game_id), me)
+    except KoryoPbmError as exc:
+        warn(f"cannot read the record of what this machine submitted: {exc}")
+        return []
+    for problem in problems:
+        warn(problem)
+    return problems

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from koryo_pbm.cli.common import echo_json, remember, warn_conflict_copies
+from koryo_pbm.cli.common import deadline_json, deadline_lines, echo_json, now_utc, remember, warn_conflict_copies
 from koryo_pbm.errors import KoryoPbmError
 
 
@@ -17,14 +17,18 @@ from koryo_pbm.errors import KoryoPbmError
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_json: bool) -> None:
-    """The pending decision of the game in DIR (default: here) and who is still missing."""
+    """The pending decision of the game in DIR (default: here) and who is still missing.
+
+    The first line ends with the head of the game's history (the hash of its last log entry,
+    shortened): players who compare it (by phone, in person) know they were shown one history."""
     from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import read_game
+    from koryo_pbm.store.gamefile import describe_deal, head, read_game
 
     folder, path = game_paths(target)
     doc = read_game(path)
     remember(doc)  # the pin: a file signed by another moderator key is refused, a rollback told
+    history = head(doc)
     warn_conflict_copies(folder, path)
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
@@ -41,27 +45,36 @@ def command(target: str | None, as_json: bool) -> None:
                 except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
                     continue
                 in_inbox.add(env.player)
-    missing = [p for p in waiting if p not in received and p not in in_inbox]
+    from koryo_pbm.deadlines import policy_of
+
+    policy = policy_of(doc.service, list(doc.players))
+    by_bot = [p for p in waiting if p not in received and policy.bot_plays(p)]
+    missing = [p for p in waiting if p not in received and p not in in_inbox and p not in by_bot]
     received_list = [p for p in waiting if p in received]
     inbox_list = [p for p in waiting if p in in_inbox and p not in received]
     data = {
         "id": doc.game_id,
         "game": doc.game,
         "version": doc.version,
+        "head": history,
         "decision": decision.get("id"),
         "kind": decision.get("kind"),
         "waiting_for": waiting,
         "received": received_list,
         "in_inbox": inbox_list,
         "missing": missing,
+        "bot_plays": by_bot,
+        **deadline_json(doc, now_utc()),
         "round": doc.public.get("round"),
         "phase": doc.public.get("phase") if doc.decision else "over",
         "over": doc.decision is None,
+        "deal": doc.deal,
     }
     if as_json:
         echo_json(data)
         return
-    click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}")
+    click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}, history {history[7:23]}")
+    click.echo(describe_deal(doc))
     if doc.decision is None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return
@@ -71,4 +84,8 @@ def command(target: str | None, as_json: bool) -> None:
         click.echo(f"  received by the moderator: {', '.join(received_list)}")
     if inbox_list:
         click.echo(f"  in the inbox, not yet resolved: {', '.join(inbox_list)}")
+    if by_bot:
+        click.echo(f"  the bot plays at resolve: {', '.join(by_bot)}")
     click.echo(f"  missing: {', '.join(missing) if missing else 'nobody — the moderator can resolve'}")
+    for line in deadline_lines(doc, now_utc()):
+        click.echo(f"  {line}")

@@ -19,14 +19,33 @@ def utc_now() -> str:
 
 
 def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submitted: str | None = None):
-    """Check ``text`` against the player's own view, then sign and seal it: an envelope."""
+    """Check ``text`` against the player's own view, then sign and seal its canonical form (no
+    comments: its size is the decision's, not the player's writing) with the head of the
+    history it answers: an envelope."""
     from koryo_pbm import match
     from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.store.gamefile import head
 
     name, private = match.open_private(doc, identity)
-    match.check_own_order(doc, game, name, private, text, source=source)
+    body = match.check_own_order(doc, game, name, private, text, source=source)
+    canonical = match.canonical_orders(doc.game_id, doc.decision["id"], body)
     return make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                         player=name, orders_text=text, submitted=submitted or utc_now())
+                         answers=head(doc), player=name, orders_text=canonical, submitted=submitted or utc_now())
+
+
+def record_submission(envelope) -> None:
+    """Remember the envelope in this machine's record of what it submitted (``verify --as`` and
+    the withdrawn-order notice of ``show --as`` read it); a record that cannot be written is
+    told, not fatal."""
+    from koryo_pbm.cli.common import warn
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import submissions
+
+    try:
+        submissions.add(envelope.game_id, submissions.Submission(envelope.decision, envelope.player,
+                                                                 envelope.digest, envelope.submitted))
+    except KoryoPbmError as exc:
+        warn(f"cannot record the envelope in the record of what this machine submitted ({exc})")
 
 
 def _read_stdin(limit: int) -> str:
@@ -69,6 +88,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
+    record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
         if str(out) == "-":

@@ -23,6 +23,22 @@ class TimedOut(KoryoPbmError):
     exit_code = 4
 
 
+def waits_for(folder: Path, doc, me: str) -> bool:
+    """Whether the pending decision of ``doc`` waits for ``me``'s orders: ``me`` is waited for,
+    none of ``me``'s orders is received, and none of ``me``'s envelopes for it is in the inbox."""
+    from koryo_pbm.store import inbox
+
+    d = doc.decision
+    if d is None or me not in d["waiting_for"] or me in d.get("received", []):
+        return False
+    if not inbox.inbox_dir(folder).is_dir():
+        return True
+    return not any(
+        not isinstance(item.envelope, Exception) and item.envelope.player == me and item.envelope.decision == d["id"]
+        for item in inbox.list_inbox(folder)
+    )
+
+
 @click.command("wait")
 @click.argument("target", metavar="GAME")
 @identity_options(role="player")
@@ -41,7 +57,6 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
       koryo-pbm wait friday --as alice && notify-send "koryo: your turn"
     """
     from koryo_pbm import match
-    from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
     from koryo_pbm.store.gamefile import read_game
 
@@ -58,12 +73,7 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
             d = doc.decision
             if d is None:
                 raise GameOver(f"game {doc.game_id} is over: nothing to wait for")
-            mine_in = any(
-                not isinstance(item.envelope, Exception) and item.envelope.player == me
-                and item.envelope.decision == d["id"]
-                for item in inbox.list_inbox(folder)
-            ) if inbox.inbox_dir(folder).is_dir() else False
-            if me in d["waiting_for"] and me not in d.get("received", []) and not mine_in:
+            if waits_for(folder, doc, me):
                 if as_json:
                     echo_json({"id": doc.game_id, "player": me, "decision": d["id"], "kind": d["kind"],
                                "version": doc.version})

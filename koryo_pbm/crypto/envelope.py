@@ -4,9 +4,10 @@ to the moderator.
 Armoured form (ASCII, lines of at most 76 characters, survives email and quoting)::
 
     -----BEGIN KORYO-PBM ENVELOPE-----
-    format: koryo-pbm-envelope/v1
+    format: koryo-pbm-envelope/v2
     game_id: <id>
     decision: <decision id>
+    answers: <64 hex digits: the head of the game's history the player answered>
     player: <player name>
     submitted: <ISO-8601 UTC time>
     nonce: <32 hex digits>
@@ -17,12 +18,22 @@ Armoured form (ASCII, lines of at most 76 characters, survives email and quoting
     -----END KORYO-PBM ENVELOPE-----
 
 The header is public (``status`` shows who submitted without the moderator's key). Its
-*canonical bytes* are the eight ``key: value\\n`` lines in this order. Rule for unknown fields:
-v1 has exactly these eight, in this order; anything else is refused (a later format gets a new
-``format`` value).
+*canonical bytes* are the nine ``key: value\\n`` lines in this order. Rule for unknown fields:
+v2 has exactly these nine, in this order; anything else is refused (a later format gets a new
+``format`` value). Envelopes of format v1 (without ``answers``, orders unpadded) are refused
+with a message that says to submit again.
+
+``answers`` is the head of the game's hash chain (``koryo_pbm.store.gamefile.head``, without its
+``sha256:``) in the game file the player answered: the moderator cannot count an answer to a
+file that is not the game's history (``resolve`` refuses it), and anyone holding the envelope
+(its digest is in the log) sees which history the player was shown.
 
 * inner signature (context ``envelope-orders``) over canonical header + orders bytes, made by the
-  player; the sealed plaintext is ``inner signature (64 bytes) || orders (UTF-8 TOML)``;
+  player; the sealed plaintext is ``inner signature (64 bytes) || block``, where the block is the
+  length of the orders (4 bytes, big-endian), the orders (UTF-8 TOML) and zero bytes up to a
+  multiple of ``PAD_QUANTUM`` (1 KiB): every order of up to 1 KiB - 4 bytes seals to one size
+  (``koryo-pbm submit`` seals the canonical form of an order, without comments or spacing). The
+  opener refuses any other padding;
 * sealing: HPKE to the moderator, ``info = b"koryo-pbm envelope v1\\x00" + canonical header``;
 * outer signature (context ``envelope``) over canonical header + ciphertext, by the player: anyone
   with the player's public key can check who sent it and that no byte changed.
@@ -40,21 +51,25 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 
-FORMAT = "koryo-pbm-envelope/v1"
+FORMAT = "koryo-pbm-envelope/v2"
+OLD_FORMATS = ("koryo-pbm-envelope/v1",)
 BEGIN = "-----BEGIN KORYO-PBM ENVELOPE-----"
 END = "-----END KORYO-PBM ENVELOPE-----"
-FIELDS = ("format", "game_id", "decision", "player", "submitted", "nonce", "moderator", "sender")
+FIELDS = ("format", "game_id", "decision", "answers", "player", "submitted", "nonce", "moderator", "sender")
 SEAL_INFO_PREFIX = b"koryo-pbm envelope v1\x00"
 OUTER_CONTEXT = "envelope"
 INNER_CONTEXT = "envelope-orders"
 MAX_ARMORED = 256 * 1024
 MAX_ORDERS = 160 * 1024  # so that the armoured envelope stays well under MAX_ARMORED
 WRAP = 64
+PAD_QUANTUM = 1024  # the sealed orders block (length, orders, zeros) is a multiple of this
+_LENGTH = 4
 _HPKE_OVERHEAD = 32 + 16  # X25519 enc + Poly1305 tag
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
 _QUOTE = re.compile(r"[ \t]*((?:>[ \t]?)*)")
@@ -65,6 +80,9 @@ def _check_field(key: str, value: object) -> str:
     if not isinstance(value, str):
         raise FormatError(f"envelope field {key!r} must be text")
     if key == "format":
+        if value in OLD_FORMATS:
+            raise FormatError(f"envelope format {value} is no longer read (this koryo-pbm reads {FORMAT}, which "
+                              "names the history it answers): submit the orders again")
         if value != FORMAT:
             raise FormatError(f"unsupported envelope format {value[:40]!r} (this koryo-pbm reads {FORMAT})")
         return value
@@ -72,6 +90,8 @@ def _check_field(key: str, value: object) -> str:
         ok = _HEX16.fullmatch(value)
     elif key == "nonce":
         ok = _HEX32.fullmatch(value)
+    elif key == "answers":
+        ok = _HEX64.fullmatch(value)
     elif key == "submitted":
         ok = _TIME.fullmatch(value)
     else:
@@ -132,6 +152,11 @@ class Envelope:
         return self.header["player"]
 
     @property
+    def answers(self) -> str:
+        """The head of the game's history (``sha256:<hex>``) in the file the player answered."""
+        return "sha256:" + self.header["answers"]
+
+    @property
     def submitted(self) -> str:
         return self.header["submitted"]
 
@@ -190,6 +215,11 @@ class Envelope:
 
     def open(self, moderator: Identity, player_public: PublicIdentity) -> str:
         """Verify, open with the moderator's key, verify the inner signature; the orders text."""
+        return self.open_signed(moderator, player_public)[0]
+
+    def open_signed(self, moderator: Identity, player_public: PublicIdentity) -> tuple[str, bytes]:
+        """:meth:`open`, and the player's inner signature of the orders (what the moderator
+        publishes with them at the end, so that anyone can check they are the player's)."""
         from koryo_pbm.crypto.seal import open_sealed
 
         self.verify(player_public)
@@ -201,7 +231,7 @@ class Envelope:
             )
         hb = self.header_bytes()
         plain = open_sealed(moderator, self.ciphertext, SEAL_INFO_PREFIX + hb, what=f"the {self._describe()}")
-        inner, orders = plain[:SIGNATURE_SIZE], plain[SIGNATURE_SIZE:]
+        inner, orders = plain[:SIGNATURE_SIZE], unpad(plain[SIGNATURE_SIZE:], f"the {self._describe()}")
         verify(
             player_public,
             INNER_CONTEXT,
@@ -210,9 +240,33 @@ class Envelope:
             what=f"the inner signature of the {self._describe()} does not verify",
         )
         try:
-            return orders.decode("utf-8")
+            return orders.decode("utf-8"), inner
         except UnicodeDecodeError:
             raise FormatError(f"the orders in the {self._describe()} are not UTF-8 text") from None
+
+
+def pad(orders: bytes) -> bytes:
+    """``orders`` in a block of a multiple of ``PAD_QUANTUM`` bytes: its length (4 bytes,
+    big-endian), the orders, zero bytes."""
+    size = -(-(_LENGTH + len(orders)) // PAD_QUANTUM) * PAD_QUANTUM
+    return len(orders).to_bytes(_LENGTH, "big") + orders + bytes(size - _LENGTH - len(orders))
+
+
+def unpad(block: bytes, what: str) -> bytes:
+    """The orders in a padded block; ``FormatError`` for any block :func:`pad` does not make."""
+    n = int.from_bytes(block[:_LENGTH], "big")
+    if (len(block) % PAD_QUANTUM or len(block) < PAD_QUANTUM or n > len(block) - _LENGTH
+            or len(block) - PAD_QUANTUM >= _LENGTH + n or block[_LENGTH + n:].count(0) != len(block) - _LENGTH - n):
+        raise FormatError(f"the orders in the {what} are padded wrongly")
+    return block[_LENGTH:_LENGTH + n]
+
+
+def check_inner(header: dict[str, str], orders_text: str, inner: bytes, player_public: PublicIdentity) -> None:
+    """Check a player's inner signature of ``orders_text`` under ``header`` (as
+    :meth:`Envelope.open_signed` returns it); ``TamperedError`` if it is not theirs."""
+    verify(player_public, INNER_CONTEXT, header_bytes(header) + orders_text.encode("utf-8"), inner,
+           what=f"the orders published for {header.get('player')} for {header.get('decision')} are not the ones "
+                "the player signed")
 
 
 def make_envelope(
@@ -221,18 +275,21 @@ def make_envelope(
     *,
     game_id: str,
     decision: str,
+    answers: str,
     player: str,
     orders_text: str,
     submitted: str,
     nonce: str | None = None,
 ) -> Envelope:
-    """Sign ``orders_text`` as ``identity`` and seal it to ``moderator``."""
+    """Sign ``orders_text`` as ``identity`` and seal it, padded, to ``moderator``; ``answers``
+    is the head of the game's history in the file the player answered (``gamefile.head``)."""
     from koryo_pbm.crypto.seal import seal
 
     header = {
         "format": FORMAT,
         "game_id": game_id,
         "decision": decision,
+        "answers": answers.removeprefix("sha256:"),
         "player": player,
         "submitted": submitted,
         "nonce": nonce if nonce is not None else os.urandom(16).hex(),
@@ -245,7 +302,7 @@ def make_envelope(
         raise FormatError(f"orders are larger than {MAX_ORDERS} bytes")
     hb = header_bytes(header)
     inner = sign(identity, INNER_CONTEXT, hb + orders)
-    ciphertext = seal(moderator, inner + orders, SEAL_INFO_PREFIX + hb)
+    ciphertext = seal(moderator, inner + pad(orders), SEAL_INFO_PREFIX + hb)
     outer = sign(identity, OUTER_CONTEXT, hb + ciphertext)
     return Envelope(header, ciphertext, outer)
 
@@ -270,7 +327,7 @@ def _parse_block(lines: list[str]) -> Envelope:
     if "format" in header:
         _check_field("format", header["format"])
     elif header:
-        raise FormatError("envelope header must start with 'format: koryo-pbm-envelope/v1'")
+        raise FormatError(f"envelope header must start with 'format: {FORMAT}'")
     _validate_header(header)
     body_lines = [line for line in lines[i:] if line != ""]
     if not body_lines:

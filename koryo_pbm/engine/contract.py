@@ -104,6 +104,9 @@ class Game(abc.ABC):
     title: ClassVar[str]
     #: The legal numbers of players.
     player_counts: ClassVar[tuple[int, ...]]
+    #: The kinds of decisions the game asks for (``Decision.kind``), for deadlines per kind
+    #: (``new --deadline orders=3d``); empty: not told, any kind is accepted.
+    decision_kinds: ClassVar[tuple[str, ...]] = ()
     #: Options ``setup`` accepts, name -> one-line help (e.g. ``{"teams": "..."}``).
     options: ClassVar[Mapping[str, str]] = {}
 

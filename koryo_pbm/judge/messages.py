@@ -217,14 +217,20 @@ def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key
 # -- state mails ------------------------------------------------------------------------------------
 
 
+def _is_join(info: GameInfo) -> bool:
+    return bool(info.decision) and info.decision.get("kind") == "join"  # type: ignore[union-attr]
+
+
 def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
+    edit = ("     (it holds your contribution to the deal, fresh random bytes: submit it as it is)"
+            if _is_join(info) else "     (then edit orders.toml: your legal choices are listed in it)")
     if route == "mail":
         g = f"{info.tag}/game.toml"
         return [
             f"  1. Save the attached game.toml as {g} (a folder of its own).",
             f"  2. koryo-pbm show {g} --as {player}",
             f"  3. koryo-pbm orders {g} --as {player} -o orders.toml",
-            "     (then edit orders.toml: your legal choices are listed in it)",
+            edit,
             f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
             "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
@@ -244,6 +250,13 @@ def _status_lines(info: GameInfo, player: str) -> str:
         return _wrap(f"Game {info.tag} is over.")
     missing = waiting(info)
     d = info.decision
+    if _is_join(info):
+        text = ("The cards are not dealt yet: every player joins first, and the deal comes from the moderator's "
+                f"committed secret and every player's contribution. Waiting for {', '.join(missing) or 'nobody'}"
+                " to join.")
+        text += " It is your turn: join the game." if player in missing else " You have joined."
+        text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
+        return _wrap(text)
     where = f"Round {info.round}, decision {d['id']}" if info.round is not None else f"Decision {d['id']}"
     text = f"{where} ({d.get('kind', 'orders')}): waiting for {', '.join(missing) or 'nobody'}."
     text += " It is your turn." if player in missing else (
@@ -257,6 +270,10 @@ def state_subject(info: GameInfo, player: str) -> str:
         f"decision {info.decision['id']}" if info.decision else "")
     if info.decision is None:
         return f"{subject_tag(info.tag)} game over"
+    if _is_join(info):
+        if player in waiting(info):
+            return f"{subject_tag(info.tag)} your turn: join the game"
+        return f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join"
     if not info.log:
         now = "the game starts, your turn" if player in waiting(info) else "the game starts"
         return f"{subject_tag(info.tag)} {where}: {now}"
@@ -284,8 +301,9 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
         lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
     elif info.decision is None:
         lines += [_wrap(f"Final state: koryo-pbm show {info.tag}" + ("/game.toml" if route == "mail" else "")
-                        + f" --as {player}. The seed is published in the game file, so the whole "
-                          "game can be checked."), ""]
+                        + f" --as {player}. The seed and every order are published in the game file, so "
+                          f"anyone can check the whole game: koryo-pbm verify {info.tag}"
+                        + ("/game.toml" if route == "mail" else "") + f" --as {player}"), ""]
     return "\n".join(lines)
 
 
@@ -294,3 +312,49 @@ def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_fi
     body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
     return Outgoing(key=key, to=to, subject=state_subject(info, player), body=body,
                     attachments=(("game.toml", game_file),))
+
+
+def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,
+             key: str, overdue: bool = False) -> Outgoing:
+    """The reminder to ``player``, still missing, some time before the deadline; ``overdue``:
+    one of the reminders that go on after it while the game waits."""
+    d = info.decision or {}
+    when = (f"The deadline was {deadline} ({left}): {next_step}." if overdue
+            else f"The deadline is {deadline} ({left}). If your orders are not in by then, {next_step}.")
+    lines = [
+        _wrap(f"Reminder: {info.title} game {info.tag} ({info.game_id}) waits for your orders for decision "
+              f"{d.get('id')}."),
+        "",
+        _wrap(when),
+        "",
+        "What to do now:",
+        "",
+        *_commands(info, player, route="mail"),
+        "",
+        SIGNATURE,
+    ]
+    subject = (f"{subject_tag(info.tag)} reminder: the game waits for your orders for {d.get('id')}" if overdue
+               else f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} are due {deadline}")
+    return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines))
+
+
+def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], deadline: str, next_step: str,
+                key: str) -> Outgoing:
+    """The notice to every player once the deadline has passed with ``late`` players missing."""
+    d = info.decision or {}
+    names = ", ".join(late)
+    you = player in late
+    lines = [
+        _wrap(f"The deadline of decision {d.get('id')} of {info.title} game {info.tag} ({info.game_id}) passed at "
+              f"{deadline}."),
+        "",
+        _wrap(f"Late: {names}." + (" That includes you." if you else "")),
+        "",
+        _wrap(f"What happens next: {next_step}."),
+        "",
+    ]
+    if you:
+        lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
+    lines.append(SIGNATURE)
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: waiting for {names}",
+                    body="\n".join(lines))

@@ -6,8 +6,17 @@ One pass (:meth:`Judge.run_once`) does, in this order, each step safe to repeat 
    resolve moved it on since the last ones) are queued / written;
 2. each mail of each source is read, its envelopes routed to their games by game id and
    resolved under the game's lock, its one answer queued, and only then marked handled;
-3. each game's ``inbox/`` is resolved as ``koryo-pbm resolve`` does;
-4. each game's outbox is sent.
+3. each game's ``inbox/`` is resolved as ``koryo-pbm resolve`` does (also with an empty inbox
+   when the bot has orders to play: a missed deadline, or only bot seats missing);
+4. the reminders and late notices each game owes are queued: a reminder to each missing player
+   with an address ``remind`` before the deadline (the game's ``--remind``, else the judge's;
+   at most half the decision's time to answer, so never together with the state mail),
+   a late notice to every player with an address once the deadline has passed with players
+   missing, and (``missed = "wait"``) a reminder to each late player every ``remind`` after it;
+   each once per decision and deadline (their outbox keys say which);
+5. each game's outbox is sent.
+
+The judge's time is its ``clock`` (tests give it a fake one): deadlines are compared with it.
 
 What makes repeating safe: the game file records every counted envelope's digest, so a mail
 handled again gives the same receipts and changes nothing; every queued mail has a key saying
@@ -25,6 +34,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +90,7 @@ class Judge:
     log: Callable[[str], None] = print
     clock: Callable[[], float] = time.time
     retry_base: float = 60.0
+    remind: timedelta = timedelta(days=1)  # before a deadline, unless the game says otherwise
     games: dict[Path, GameRef] = field(default_factory=dict)
     _complained: set[str] = field(default_factory=set)
     _ignored: set[tuple[str, str]] = field(default_factory=set)
@@ -90,6 +101,9 @@ class Judge:
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
 
     # -- games ---------------------------------------------------------------------------------
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock(), UTC)
 
     def _once(self, what: str, message: str) -> None:
         """Log ``message`` once per ``what`` (a broken game is not reported every few seconds)."""
@@ -181,6 +195,8 @@ class Judge:
             self._poll(source)
         for ref in games:
             self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
+        for ref in games:
+            self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
         if self.sender is not None:
             self._flush_all(games)
 
@@ -344,7 +360,7 @@ class Judge:
             held = {v.get("digest"): p for p, v in mv.orders.items() if isinstance(v, dict)}
             counted = {d for e in mv.doc.log for d in e.get("accepted", [])}
             cands = [match.Candidate(source=parsed.names(), envelope=env) for env in envelopes]
-            result = match.resolve(mv, cands)
+            result = match.resolve(mv, cands, now=datetime.fromtimestamp(now, UTC))
             if result.written and result.doc is not None:
                 data = gamefile.encode(result.doc, self.identity)
                 write_atomic(ref.path, data)
@@ -417,10 +433,15 @@ class Judge:
         except KoryoPbmError:
             title = doc.game
         rnd = doc.public.get("round") if isinstance(doc.public, dict) else None
+        deadline = None
+        if doc.decision and "deadline" in doc.decision:
+            from koryo_pbm import deadlines
+
+            deadline = deadlines.human(deadlines.parse_stamp(doc.decision["deadline"]))
         return GameInfo(tag=ref.tag, game_id=doc.game_id, title=title, version=doc.version,
                         decision=dict(doc.decision) if doc.decision else None,
                         round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
-                        players=list(doc.players), log=list(doc.log))
+                        players=list(doc.players), log=list(doc.log), deadline=deadline)
 
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
@@ -493,8 +514,9 @@ class Judge:
         if not any(not getattr(i, "link", False) for i in items):
             for i in items:
                 self._once(f"link:{i.path}", f"game {ref.tag}: {i.envelope}")
-            return
-        result = run_resolve(ref.folder, ref.path, self.identity)
+            if not self._bot_due(ref):
+                return
+        result = run_resolve(ref.folder, ref.path, self.identity, now=self._now())
         for c in result.candidates:
             who = f"{c.envelope.player}'s envelope for {c.envelope.decision}" if c.envelope else "an envelope"
             line = f"game {ref.tag}: {who} in the inbox ({c.source}): {c.status}" + (f" ({c.reason})" if c.reason else "")
@@ -506,6 +528,71 @@ class Judge:
             self.log(f"game {ref.tag}: resolved {d.id}")
         if result.written:
             self._owed(ref)
+
+    def _bot_due(self, ref: GameRef) -> bool:
+        from koryo_pbm import match
+        from koryo_pbm.store import gamefile
+
+        doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
+        return match.bot_due(doc, self._now())
+
+    def _deadline_mails(self, ref: GameRef) -> None:
+        """Queue the reminders and the late notices the pending decision owes (each once: its
+        key names the decision, the deadline and the player)."""
+        from koryo_pbm import deadlines
+        from koryo_pbm.store import gamefile
+
+        if self.from_header is None or not ref.emails:
+            return
+        doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
+        d = doc.decision
+        if d is None or "deadline" not in d:
+            return
+        policy = deadlines.policy_of(doc.service, list(doc.players))
+        deadline = deadlines.parse_stamp(d["deadline"])
+        now = self._now()
+        missing = [p for p in d["waiting_for"] if p not in d.get("received", []) and not policy.bot_plays(p)]
+        if not missing:
+            return
+        remind = deadlines.parse_duration(policy.remind) if policy.remind else self.remind
+        given = policy.duration(d["kind"])
+        if given is not None:  # never at once with the state mail: at most half the time to answer
+            remind = min(remind, given / 2)
+        info = self._info(ref, doc)
+        when = deadlines.human(deadline)
+        tag = f"{d['id']}-{deadline.strftime('%Y%m%dT%H%M')}"
+        if deadline - remind <= now < deadline:
+            for player in missing:
+                address = ref.emails.get(player)
+                if address is None:
+                    continue
+                out = messages.reminder(info, player, address, deadline=when,
+                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-{player}",
+                                        next_step=policy.next_step(deadline, "you"))
+                if self._queue(ref, out, automatic="auto-generated"):
+                    self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
+        elif now >= deadline + remind and policy.missed == "wait":
+            # the game waits: the reminders go on, one every `remind` (only the latest one owed
+            # after a judge was stopped for a while, never a burst)
+            k = int((now - deadline) / remind)
+            for player in missing:
+                address = ref.emails.get(player)
+                if address is None:
+                    continue
+                out = messages.reminder(info, player, address, deadline=when, overdue=True,
+                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
+                                        next_step=policy.next_step(deadline, "you"))
+                if self._queue(ref, out, automatic="auto-generated"):
+                    self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
+        if now >= deadline:
+            for player in doc.players:
+                address = ref.emails.get(player)
+                if address is None:
+                    continue
+                out = messages.late_notice(info, player, address, late=missing, deadline=when,
+                                           next_step=policy.next_step(deadline), key=f"late-{tag}-{player}")
+                if self._queue(ref, out, automatic="auto-generated"):
+                    self.log(f"game {ref.tag}: late notice for {d['id']} queued for {player}")
 
     def _flush(self, ref: GameRef, sender: Sender | None = None) -> None:
         sender = sender or self.sender

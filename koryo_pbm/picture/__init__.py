@@ -28,6 +28,18 @@ __all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene", "esc", "f
            "public_picture"]
 
 
+def _deadline_text(stamp: object) -> str:
+    """The pending decision's deadline as people read it (``2026-11-27 18:00 UTC``), or ``""``."""
+    from koryo_pbm.deadlines import DeadlineError, human, parse_stamp
+
+    if not isinstance(stamp, str) or not stamp:
+        return ""
+    try:
+        return human(parse_stamp(stamp))
+    except DeadlineError:  # the game file's reader checked it; never fail a picture on it
+        return ""
+
+
 def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
     """The engine's part of a picture, from the game file alone."""
     decision = doc.decision or {}
@@ -37,7 +49,7 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
         entry = doc.log[-1]
         last = tuple(str(e) for e in entry.get("events", []))
         label = f"(decision {entry.get('decision', '?')}, version {entry.get('version', '?')})"
-    deadline = decision.get("deadline", "")  # the hook for deadlines: shown when a decision has one
+    deadline = _deadline_text(decision.get("deadline"))
     return Frame(
         game_id=doc.game_id,
         title=title,
@@ -45,7 +57,7 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
         decision=str(decision.get("id", "")),
         waiting_for=tuple(decision.get("waiting_for", ())),
         received=tuple(decision.get("received", ())),
-        deadline=deadline if isinstance(deadline, str) else "",
+        deadline=deadline,
         last_label=label,
         last=last,
         for_player=for_player,

@@ -251,6 +251,13 @@ def sign_game(body: bytes, signer) -> bytes:
     return body + f'signature = "{sig}"\n'.encode("ascii")
 
 
+def head_of(data: bytes) -> str:
+    """The head of the history of a game file (what an envelope answering it names)."""
+    from koryo_pbm.store import gamefile
+
+    return gamefile.head(gamefile.decode(data))
+
+
 def game_id_of(data: bytes) -> str:
     return tomllib.loads(body_of(data).decode("utf-8"))["game_id"]
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from attack_kit import PLAYERS4, assert_refused, game_id_of, identity, parse_envelope
+from attack_kit import PLAYERS4, assert_refused, game_id_of, head_of, identity, parse_envelope
 
 N_PROCESS_SUBMITTERS = 4
 N_THREADS_PER_PLAYER = 6
@@ -180,7 +180,8 @@ def test_a_resubmission_during_a_resolve_is_not_lost(arena, world, monkeypatch, 
     folder = arena.game(world.g4_v1, envelopes={"r1-orders--alice.envelope": world.env4["alice"]})
     alice, mod = identity(world, "alice"), identity(world, "mod")
     newer = make_envelope(alice, mod.public, game_id=game_id_of(world.g4_v1), decision="r1-orders",
-                          player="alice", orders_text=world.orders4["alice"], submitted="2099-01-01T00:00:00Z")
+                          player="alice", orders_text=world.orders4["alice"], submitted="2099-01-01T00:00:00Z",
+                          answers=head_of(world.g4_v1))
     real = match.resolve
 
     def resolve_while_alice_resubmits(*a, **kw):
@@ -247,7 +248,8 @@ def test_conflict_copies_of_an_envelope_count_once(arena, world):
 
     alice, mod = identity(world, "alice"), identity(world, "mod")
     newer = make_envelope(alice, mod.public, game_id=game_id_of(world.g4_v1), decision="r1-orders",
-                          player="alice", orders_text=world.orders4["alice"], submitted="2099-01-01T00:00:00Z")
+                          player="alice", orders_text=world.orders4["alice"], submitted="2099-01-01T00:00:00Z",
+                          answers=head_of(world.g4_v1))
     files = {f"r1-orders--{p}.envelope": world.env4[p] for p in PLAYERS4}
     files["r1-orders--alice (conflicted copy 2026-01-02).envelope"] = world.env4["alice"]  # the same bytes
     files["r1-orders--alice.sync-conflict-20260102-123456-ABCDEFG.envelope"] = world.env4_old_alice  # older

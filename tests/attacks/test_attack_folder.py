@@ -281,8 +281,8 @@ def test_a_flood_of_envelopes_is_read_up_to_the_bound_and_costs_linear_time(aren
             f"sender: {alice.public.fingerprint()}", f"sender: {eve.public.fingerprint()}")
         (folder / "inbox" / f"bob-forged-{i:03d}.envelope").write_text(text)
     opened = []
-    real_open = Envelope.open
-    monkeypatch.setattr(Envelope, "open", lambda self, *a, **kw: opened.append(self.player) or real_open(self, *a, **kw))
+    real_open = Envelope.open_signed
+    monkeypatch.setattr(Envelope, "open_signed", lambda self, *a, **kw: opened.append(self.player) or real_open(self, *a, **kw))
     r = arena("resolve", folder, "--as", "mod", "--json")
     assert_refused(r, code=3)
     statuses = {os.path.basename(e["source"]): e["status"] for e in r.json["envelopes"]}

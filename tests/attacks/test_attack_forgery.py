@@ -23,6 +23,7 @@ from attack_kit import (
     assert_refused,
     body_of,
     game_id_of,
+    head_of,
     identity,
     parse_envelope,
     sign_game,
@@ -157,7 +158,7 @@ def test_every_byte_of_a_mailed_envelope_flipped_is_rejected(arena, world, tmp_p
 # -- names and keys ---------------------------------------------------------------------------
 
 
-def _craft(signer, moderator_public, *, game_id, decision, player, orders, sender_fpr=None):
+def _craft(signer, moderator_public, *, game_id, decision, player, orders, answers, sender_fpr=None):
     """An envelope built like make_envelope, but with any sender fingerprint in its header."""
     import os
 
@@ -165,14 +166,15 @@ def _craft(signer, moderator_public, *, game_id, decision, player, orders, sende
     from koryo_pbm.crypto.seal import seal
     from koryo_pbm.crypto.sign import sign
 
-    header = {"format": E.FORMAT, "game_id": game_id, "decision": decision, "player": player,
+    header = {"format": E.FORMAT, "game_id": game_id, "decision": decision, "answers": answers[7:],
+              "player": player,
               "submitted": "2026-01-02T03:04:05Z", "nonce": os.urandom(16).hex(),
               "moderator": moderator_public.fingerprint(),
               "sender": sender_fpr or signer.public.fingerprint()}
     hb = E.header_bytes(header)
     orders_b = orders.encode("utf-8")
     inner = sign(signer, E.INNER_CONTEXT, hb + orders_b)
-    ct = seal(moderator_public, inner + orders_b, E.SEAL_INFO_PREFIX + hb)
+    ct = seal(moderator_public, inner + E.pad(orders_b), E.SEAL_INFO_PREFIX + hb)
     return E.Envelope(header, ct, sign(signer, E.OUTER_CONTEXT, hb + ct))
 
 
@@ -181,20 +183,21 @@ def test_a_key_that_is_not_the_players_cannot_submit_for_them(arena, world):
     folder = arena.game(world.g4_v1)
     before = (folder / "game.toml").read_bytes()
     gid = game_id_of(world.g4_v1)
+    head = head_of(world.g4_v1)
     orders = world.orders4["alice"]
     forged = {
         # eve signs as herself, claiming to be alice
-        "eve-as-alice.envelope": _craft(eve, mod.public, game_id=gid, decision="r1-orders", player="alice",
+        "eve-as-alice.envelope": _craft(eve, mod.public, game_id=gid, answers=head, decision="r1-orders", player="alice",
                                         orders=orders),
         # eve writes alice's fingerprint as the sender, but can only sign with her own key
-        "eve-with-alices-fpr.envelope": _craft(eve, mod.public, game_id=gid, decision="r1-orders",
+        "eve-with-alices-fpr.envelope": _craft(eve, mod.public, game_id=gid, answers=head, decision="r1-orders",
                                                player="alice", orders=orders,
                                                sender_fpr=alice.public.fingerprint()),
         # alice (a real player) submits for bob
-        "alice-as-bob.envelope": _craft(alice, mod.public, game_id=gid, decision="r1-orders", player="bob",
+        "alice-as-bob.envelope": _craft(alice, mod.public, game_id=gid, answers=head, decision="r1-orders", player="bob",
                                         orders=world.orders4["bob"]),
         # eve claims the moderator's seat
-        "eve-as-mod.envelope": _craft(eve, mod.public, game_id=gid, decision="r1-orders", player="moderator",
+        "eve-as-mod.envelope": _craft(eve, mod.public, game_id=gid, answers=head, decision="r1-orders", player="moderator",
                                       orders=orders),
     }
     # alice's genuine envelope, with the signatures of eve grafted on

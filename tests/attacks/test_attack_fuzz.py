@@ -24,6 +24,7 @@ from attack_kit import (
     envelope_files,
     folder_snapshot,
     game_id_of,
+    head_of,
     identity,
     parse_envelope,
     sign_game,
@@ -174,6 +175,7 @@ def test_fuzz_orders_inside_signed_envelopes(world, tmp_path):
     keys = {p: identity(world, p) for p in PLAYERS4}
     mod = identity(world, "mod").public
     game_file = folder / "game.toml"
+    answers = head_of(world.g4_v1)
 
     @fuzz(target)
     @given(documents({"game": gid, "decision": "r1-orders"}), st.sampled_from(PLAYERS4), st.integers(0, 10**6))
@@ -181,7 +183,8 @@ def test_fuzz_orders_inside_signed_envelopes(world, tmp_path):
         text = data.decode("utf-8", "replace")
         try:
             env = make_envelope(keys[player], mod, game_id=gid, decision="r1-orders", player=player,
-                                orders_text=text, submitted="2026-01-02T03:04:05Z")
+                                orders_text=text, submitted="2026-01-02T03:04:05Z",
+                                answers=answers)
         except FormatError:  # larger than an envelope may hold: the player's program refuses
             assume(False)
         before = game_file.read_bytes()

@@ -23,7 +23,7 @@ import sys
 import time
 
 import pytest
-from attack_kit import PLAYERS4, assert_refused, game_id_of, identity
+from attack_kit import PLAYERS4, assert_refused, game_id_of, head_of, identity
 
 from koryo_pbm.crypto.envelope import MAX_ARMORED, MAX_ORDERS
 from koryo_pbm.crypto.keys import KEY_FILE_LIMIT
@@ -159,7 +159,7 @@ def test_limits_at_their_edge(arena, world):
     (folder / "inbox" / "big.envelope").write_bytes(b"x" * (MAX_ENVELOPE_FILE + 1))
     env = make_envelope(identity(world, "alice"), identity(world, "mod").public, game_id=gid,
                         decision="r1-orders", player="alice", submitted="2026-01-02T03:04:05Z",
-                        orders_text=world.orders4["alice"] + "#" * ORDERS_LIMIT + "\n")
+                        answers=head_of(world.g4_v1), orders_text=world.orders4["alice"] + "#" * ORDERS_LIMIT + "\n")
     (folder / "inbox" / "fat.envelope").write_text(env.armor())
     r = arena("resolve", folder, "--as", "mod", "--json")
     reasons = {e["source"].rsplit("/", 1)[-1]: e["reason"] for e in r.json["envelopes"]}
@@ -168,7 +168,8 @@ def test_limits_at_their_edge(arena, world):
     assert (folder / "game.toml").read_bytes() == world.g4_v1
     with pytest.raises(Exception, match="larger than"):
         make_envelope(identity(world, "alice"), identity(world, "mod").public, game_id=gid, decision="r1-orders",
-                      player="alice", submitted="2026-01-02T03:04:05Z", orders_text="#" * (MAX_ORDERS + 1))
+                      player="alice", submitted="2026-01-02T03:04:05Z", orders_text="#" * (MAX_ORDERS + 1),
+                      answers=head_of(world.g4_v1))
     # a game file one byte over its limit
     big = arena.game(world.g4_v1 + b"#" * (MAX_GAME_FILE + 1 - len(world.g4_v1)), name="big")
     assert f"larger than {MAX_GAME_FILE} bytes" in assert_refused(arena("show", big))

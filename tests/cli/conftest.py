@@ -50,6 +50,21 @@ class Cli:
         assert r.code == 0, f"koryo-pbm {' '.join(map(str, args))} failed ({r.code}): {r.err}"
         return r
 
+    def join(self, folder, *, moderator: str = "mod", resolve: bool = True) -> list[str]:
+        """Every player of the game in ``folder`` answers the join (``orders``, then ``submit``
+        the contribution as ``orders`` wrote it), then the moderator resolves: the deal. Returns
+        who joined. A game created without ``--seed`` or ``--position`` begins with the join."""
+        status = self.ok("status", folder, "--json").json
+        assert status["decision"] == "join", status
+        for p in status["missing"]:
+            orders = self.cwd / f"join-{p}.toml"
+            self.ok("orders", folder, "--as", p, "-o", orders)
+            self.ok("submit", orders, "--as", p, "--game", folder)
+        if resolve:
+            applied = self.ok("resolve", folder, "--as", moderator, "--json").json["applied"]
+            assert applied[0]["decision"] == "join", applied
+        return list(status["missing"])
+
     def fails(self, *args: str, code: int | None = None, **kw) -> Result:
         r = self(*args, **kw)
         assert r.code != 0, f"koryo-pbm {' '.join(map(str, args))} should have failed: {r.out}"

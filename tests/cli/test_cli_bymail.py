@@ -66,7 +66,9 @@ def test_full_four_player_game_through_envelopes(cli):
 
     assert final["seed"] == "by-mail"
     doc = tomllib.loads((folder / "game.toml").read_text())
-    assert doc["seed_commitment"] == seed_commitment("by-mail") != seed_commitment("by-mail!")
+    salt = doc["salt"]
+    assert doc["deal"] == "seed" and len(salt) == 64
+    assert doc["seed_commitment"] == seed_commitment("by-mail", salt) != seed_commitment("by-mail!", salt)
 
 
 def test_each_player_sees_only_their_own_hand(cli):

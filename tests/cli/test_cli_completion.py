@@ -126,6 +126,8 @@ def test_completion_of_commands_options_and_key_names(shell):
     term.wait_for(lambda s: "koryo-pbm show --json --as bob" in s, f"{name} to complete '--as bo' to the key 'bob'")
     # two keys start with 'al': both are offered
     term.key("C-u") if name != "fish" else term.key("C-c")
+    # the shell may still be busy with the last completion: type only at an empty prompt
+    term.wait_for(lambda s: "koryo-pbm" not in (s.rstrip().splitlines() or [""])[-1], f"{name} to clear the line")
     term.type("koryo-pbm orders --as al")
     term.key("Tab")
     term.key("Tab")

@@ -244,7 +244,10 @@ def test_player_counts_name_the_number_given(cli, args, message):
 
 def test_demo_has_a_round_1_header_and_prints_the_scores_once(cli):
     out = cli.ok("demo", "--seed", "frictions").out.splitlines()
-    assert out[1] == "round 1"
+    assert out[1] == "the join"  # the bots join first: the deal comes from their contributions
+    assert out[2:6] == [f"  {p} joined (contribution {out[2 + i].split('(contribution ')[1]}"
+                        for i, p in enumerate(["alice", "bob", "carol", "dave"])]
+    assert out[7] == "round 1"
     headers = [ln for ln in out if ln.startswith("round ")]
     assert [h.split(":")[0] for h in headers] == [f"round {r}" for r in range(1, 9)]
     over = [ln for ln in out if "game over" in ln]

@@ -15,6 +15,7 @@ from koryo_pbm.crypto.envelope import (
     MAX_ARMORED,
     Envelope,
     make_envelope,
+    pad,
     parse_armored,
     parse_one,
     scan_armored,
@@ -24,6 +25,7 @@ from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedErro
 
 ORDERS = '[orders]\nplay = "3 red"\nnote = "naïve café ✓"\n'
 WHEN = "2026-01-02T03:04:05Z"
+ANSWERS = "sha256:" + "ab" * 32
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,7 @@ def keys():
 def env(keys):
     return make_envelope(
         keys["alice"], keys["mod"].public, game_id="g-1234", decision="r1-orders", player="alice",
-        orders_text=ORDERS, submitted=WHEN,
+        orders_text=ORDERS, submitted=WHEN, answers=ANSWERS,
     )
 
 
@@ -59,11 +61,11 @@ def test_round_trip(keys, env):
 def test_fresh_nonce_and_explicit_nonce(keys, env):
     other = make_envelope(
         keys["alice"], keys["mod"].public, game_id="g-1234", decision="r1-orders", player="alice",
-        orders_text=ORDERS, submitted=WHEN,
+        orders_text=ORDERS, submitted=WHEN, answers=ANSWERS,
     )
     assert other.nonce != env.nonce and other.digest != env.digest
     fixed = make_envelope(
-        keys["alice"], keys["mod"].public, game_id="g", decision="d", player="alice",
+        keys["alice"], keys["mod"].public, game_id="g", decision="d", player="alice", answers=ANSWERS,
         orders_text="", submitted="2026-01-02T03:04:05+00:00", nonce="0" * 32,
     )
     assert fixed.nonce == "0" * 32
@@ -73,10 +75,11 @@ def test_fresh_nonce_and_explicit_nonce(keys, env):
 @pytest.mark.parametrize(
     "field,value",
     [("game_id", "bad id"), ("decision", ""), ("player", "a\nb"), ("submitted", "yesterday"),
-     ("nonce", "xyz"), ("game_id", "x" * 65), ("submitted", "2026-01-02T03:04:05+02:00")],
+     ("nonce", "xyz"), ("game_id", "x" * 65), ("submitted", "2026-01-02T03:04:05+02:00"),
+     ("answers", "sha256:" + "ab" * 31), ("answers", "AB" * 32)],
 )
 def test_make_envelope_validates(keys, field, value):
-    kw = dict(game_id="g", decision="d", player="alice", submitted=WHEN, nonce=None)
+    kw = dict(game_id="g", decision="d", player="alice", submitted=WHEN, nonce=None, answers=ANSWERS)
     kw[field] = value
     with pytest.raises(FormatError, match=field):
         make_envelope(keys["alice"], keys["mod"].public, orders_text="", **kw)
@@ -85,7 +88,7 @@ def test_make_envelope_validates(keys, field, value):
 def test_orders_size_limit(keys):
     with pytest.raises(FormatError, match="larger than"):
         make_envelope(keys["alice"], keys["mod"].public, game_id="g", decision="d", player="alice",
-                      orders_text="x" * 200_000, submitted=WHEN)
+                      orders_text="x" * 200_000, submitted=WHEN, answers=ANSWERS)
 
 
 def test_armour_through_email(keys, env):
@@ -110,7 +113,7 @@ def test_armour_through_email(keys, env):
 
 def test_several_blocks_and_bad_ones(keys, env):
     other = make_envelope(keys["bob"], keys["mod"].public, game_id="g-1234", decision="r1-orders",
-                          player="bob", orders_text="x = 1\n", submitted=WHEN)
+                          player="bob", orders_text="x = 1\n", submitted=WHEN, answers=ANSWERS)
     broken = env.armor().replace("player: alice", "player alice")
     text = "a\n" + env.armor() + "\nb\n" + broken + "c\n" + other.armor() + BEGIN + "\nformat: x\n"
     items = scan_armored(text)
@@ -137,7 +140,10 @@ def test_quoting_change_is_an_error(env):
 @pytest.mark.parametrize(
     "mutate,match",
     [
-        (lambda t: t.replace("format: koryo-pbm-envelope/v1", "format: koryo-pbm-envelope/v2"), "unsupported envelope format"),
+        (lambda t: t.replace("format: koryo-pbm-envelope/v2", "format: koryo-pbm-envelope/v3"), "unsupported envelope format"),
+        (lambda t: t.replace("format: koryo-pbm-envelope/v2", "format: koryo-pbm-envelope/v1"),
+         "envelope format koryo-pbm-envelope/v1 is no longer read .* submit the orders again"),
+        (lambda t: t.replace("answers: ", "answers: sha256:"), "envelope field 'answers' has an invalid value"),
         (lambda t: t.replace("sender:", "colour: red\nsender:"), "unknown envelope header field 'colour'"),
         (lambda t: t.replace("nonce:", "xnonce:"), "unknown"),
         (lambda t: t.replace("game_id: g-1234\n", ""), "missing"),
@@ -246,20 +252,58 @@ def test_inner_signature_checked(keys):
     from koryo_pbm.crypto.sign import sign
 
     header = {
-        "format": "koryo-pbm-envelope/v1", "game_id": "g", "decision": "d", "player": "alice",
+        "format": "koryo-pbm-envelope/v2", "game_id": "g", "decision": "d", "answers": "ab" * 32, "player": "alice",
         "submitted": WHEN, "nonce": "1" * 32, "moderator": keys["mod"].public.fingerprint(),
         "sender": keys["alice"].public.fingerprint(),
     }
     hb = header_bytes(header)
     inner = sign(keys["bob"], INNER_CONTEXT, hb + b"x")
-    ct = seal(keys["mod"].public, inner + b"x", SEAL_INFO_PREFIX + hb)
+    ct = seal(keys["mod"].public, inner + pad(b"x"), SEAL_INFO_PREFIX + hb)
     env = Envelope(header, ct, sign(keys["alice"], OUTER_CONTEXT, hb + ct))
     with pytest.raises(TamperedError, match="inner signature"):
         env.open(keys["mod"], keys["alice"].public)
 
 
+@pytest.mark.parametrize("block", [
+    b"\x00\x00\x00\x01x" + bytes(1018),  # one byte short of the block
+    b"\x00\x00\x00\x01x" + bytes(1019) + bytes(1024),  # a block too many
+    b"\x00\x00\x00\x01x" + b"\x01" + bytes(1018),  # padding that is not zero
+    b"\x00\x00\x04\x00x" + bytes(1019),  # a length beyond the block
+    b"x",  # no length at all
+])
+def test_orders_padded_otherwise_are_refused(keys, block):
+    """Only the padding ``pad`` makes opens: a moderator's tool never reads orders out of
+    anything else, even under a valid inner signature."""
+    from koryo_pbm.crypto.envelope import INNER_CONTEXT, OUTER_CONTEXT, SEAL_INFO_PREFIX, header_bytes
+    from koryo_pbm.crypto.seal import seal
+    from koryo_pbm.crypto.sign import sign
+
+    header = {
+        "format": "koryo-pbm-envelope/v2", "game_id": "g", "decision": "d", "answers": "ab" * 32, "player": "alice",
+        "submitted": WHEN, "nonce": "1" * 32, "moderator": keys["mod"].public.fingerprint(),
+        "sender": keys["alice"].public.fingerprint(),
+    }
+    hb = header_bytes(header)
+    inner = sign(keys["alice"], INNER_CONTEXT, hb + b"x")
+    ct = seal(keys["mod"].public, inner + block, SEAL_INFO_PREFIX + hb)
+    env = Envelope(header, ct, sign(keys["alice"], OUTER_CONTEXT, hb + ct))
+    with pytest.raises(FormatError, match="padded wrongly"):
+        env.open(keys["mod"], keys["alice"].public)
+    ct = seal(keys["mod"].public, inner + pad(b"x"), SEAL_INFO_PREFIX + hb)
+    assert Envelope(header, ct, sign(keys["alice"], OUTER_CONTEXT, hb + ct)).open(keys["mod"], keys["alice"].public) == "x"
+
+
+def test_every_order_up_to_the_block_seals_to_one_size(keys):
+    sizes = {len(make_envelope(keys["alice"], keys["mod"].public, game_id="g", decision="d", player="alice",
+                               answers=ANSWERS, orders_text="x" * n, submitted=WHEN).ciphertext)
+             for n in (0, 1, 100, 1019, 1020)}
+    assert sizes == {48 + 64 + 1024}
+    assert len(make_envelope(keys["alice"], keys["mod"].public, game_id="g", decision="d", player="alice",
+                             answers=ANSWERS, orders_text="x" * 1021, submitted=WHEN).ciphertext) == 48 + 64 + 2048
+
+
 def test_header_order_is_fixed():
-    assert FIELDS[0] == "format" and len(FIELDS) == 8
+    assert FIELDS[0] == "format" and len(FIELDS) == 9
 
 
 @settings(max_examples=200)

@@ -10,10 +10,10 @@ from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 PLAYERS = ["alice", "bob", "carol"]
 
 
-def setup_game(cli, tmp_path, *, emails=PLAYERS, seed="mail-game", folder="friday"):
+def setup_game(cli, tmp_path, *, emails=PLAYERS, seed: str | None = "mail-game", folder="friday"):
     pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *PLAYERS]}
     (cli.cwd / "games").mkdir(exist_ok=True)
-    args = ["new", f"games/{folder}", "--as", "mod", "--seed", seed]
+    args = ["new", f"games/{folder}", "--as", "mod", *(["--seed", seed] if seed is not None else [])]
     for n in PLAYERS:
         args += ["--player", f"{n}={pubs[n]}"]
     for n in emails:
@@ -82,3 +82,40 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     assert len(list((po.judge_box / ".koryo-pbm.done" / "cur").iterdir())) == sum(receipts.values())
     assert re.search(r"^alice@example.org$", po.log.read_text(), re.M)
     assert JUDGE not in po.log.read_text()
+
+
+def test_a_joined_game_by_mail_begins_with_the_join_and_verifies_at_the_end(cli, tmp_path):
+    """Without --seed the judge's first mails ask every player to join; the players answer as
+    any decision; at the end each player verifies the final game file the judge mailed."""
+    po = setup_game(cli, tmp_path, seed=None)
+    assert serve_once(cli, po).code == 0
+    first = {p: po.messages(f"{p}@example.org") for p in PLAYERS}
+    for p in PLAYERS:
+        (msg,) = first[p]
+        assert msg["Subject"] == "[koryo-pbm friday] your turn: join the game"
+        text = body(msg)
+        assert "The cards are not dealt yet: every player joins first" in text
+        assert "It is your turn: join the game." in text
+        assert "it holds your contribution to the deal, fresh random bytes: submit it as it is" in text
+        play_turn(cli, po, p, msg)
+    final = None
+    for _ in range(200):
+        assert serve_once(cli, po).code == 0
+        for p in PLAYERS:
+            for msg in po.messages(f"{p}@example.org"):
+                subject = str(msg["Subject"])
+                assert "join" not in subject or "(re: " in subject or "game over" in subject  # answers name the mail
+                if subject.endswith("game over"):
+                    final = msg
+                    assert "koryo-pbm verify friday/game.toml --as " + p in " ".join(body(msg).split())
+                elif subject.endswith("your turn") and "BEGIN KORYO-PBM RECEIPT" not in body(msg):
+                    play_turn(cli, po, p, msg)
+        if final is not None:
+            break
+    else:
+        raise AssertionError("the game did not end")
+    folder = cli.cwd / "players" / "alice" / "friday"
+    (folder / "game.toml").write_bytes(attachment(final))
+    for p in PLAYERS:
+        out = cli.ok("verify", folder / "game.toml", "--as", p).out
+        assert "no single party chose it" in out and out.splitlines()[-1] == "verdict: the game verifies"

@@ -31,6 +31,8 @@ from koryo_pbm.store.gamefile import (
     write_game,
 )
 
+SALT = "5a" * 32
+
 
 @pytest.fixture(scope="module")
 def keys():
@@ -43,7 +45,7 @@ def make_doc(keys, version=3) -> GameDoc:
         game="koryo",
         version=version,
         moderator=keys["mod"].public,
-        seed_commitment=seed_commitment("the seed"),
+        seed_commitment=seed_commitment("the seed", SALT),
         players={"bob": keys["bob"].public, "alice": keys["alice"].public},  # seat order, not sorted
         decision={"id": "r2-orders", "kind": "orders", "waiting_for": ["bob", "alice"], "received": ["alice"]},
         public={"round": 2, "table": {"alice": [1, 2], "bob": []}, "note": "naïve ✓ \"quoted\"\n"},
@@ -84,7 +86,7 @@ def test_round_trip(keys, sample):
     assert open_part(back, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
     assert open_part(back, "moderator", keys["mod"])["seed"] == "the seed"
     text = sample.decode()
-    assert text.startswith('format = "koryo-pbm-game/v1"\n')
+    assert text.startswith('format = "koryo-pbm-game/v2"\n')
     assert text.splitlines()[-1].startswith('signature = "')
     assert "[players]" in text and "[[log]]" in text and "[sealed.alice]" in text
     assert "hand" not in text
@@ -171,7 +173,10 @@ def test_first_line_and_format(keys, sample):
     with pytest.raises(FormatError, match="not a koryo-pbm game file"):
         decode(b"hello\n")
     with pytest.raises(FormatError, match="unsupported format"):
-        decode(sample.replace(b"koryo-pbm-game/v1", b"koryo-pbm-game/v2", 1))
+        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v3", 1))
+    with pytest.raises(FormatError, match=r"has format koryo-pbm-game/v1 \(made before the fair deal\); this "
+                                          r"koryo-pbm reads koryo-pbm-game/v2 only"):
+        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v1", 1))
     with pytest.raises(FormatError, match="larger than"):
         decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
     not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
@@ -205,7 +210,7 @@ def test_the_signature_is_checked_before_the_body_is_parsed(keys, sample, monkey
     with pytest.raises(TamperedError, match="different moderator"):
         gf.decode_header(sample, expected_moderator=keys["eve"].public)
     with pytest.raises(FormatError, match="no header"):
-        gf.decode_header(b'format = "koryo-pbm-game/v1"\n' + b"# x\n" * 20000 + sample[len(body):])
+        gf.decode_header(b'format = "koryo-pbm-game/v2"\n' + b"# x\n" * 20000 + sample[len(body):])
 
 
 @pytest.mark.parametrize(
@@ -221,7 +226,12 @@ def test_the_signature_is_checked_before_the_body_is_parsed(keys, sample, monkey
         (lambda t: t["players"].update({"moderator": t["moderator"]}), "cannot be a player"),
         (lambda t: t["players"].update({"../x": t["moderator"]}), "invalid player name"),
         (lambda t: t.update(players=[]), "'players'"),
-        (lambda t: t["decision"].update(deadline="x"), "unknown field 'deadline'"),
+        (lambda t: t["decision"].update(deadline="x"), "'decision.deadline' must be a UTC time"),
+        (lambda t: t["decision"].update(timeout="3d"), "unknown field 'timeout'"),
+        (lambda t: t.update(service={"deadlines": {"default": "0m"}}), "cannot be zero"),
+        (lambda t: t.update(service={"missed": "ignore"}), "'service.missed' must be 'wait' or 'bot'"),
+        (lambda t: t.update(service={"abandoned": ["zed"]}), "'service.abandoned' names 'zed'"),
+        (lambda t: t.update(service={"holiday": "1w"}), "'service' has an unknown field 'holiday'"),
         (lambda t: t["decision"].pop("kind"), "has no 'kind'"),
         (lambda t: t["decision"].update(waiting_for=["zed"]), "waiting_for"),
         (lambda t: t["decision"].update(received=["alice", "alice"]), "twice"),
@@ -234,7 +244,14 @@ def test_the_signature_is_checked_before_the_body_is_parsed(keys, sample, monkey
         (lambda t: t["log"][0].update(accepted=["x"]), "accepted"),
         (lambda t: t["log"][0]["events"].append({"kind": "k", "text": "x"}), "sentences"),
         (lambda t: t["log"][0]["events"].append(1), "sentences"),
-        (lambda t: t.update(seed="the seed"), "only once the game is over"),
+        (lambda t: t.update(seed="the seed", salt=SALT), "only once the game is over"),
+        (lambda t: t.update(seed="the seed"), "published together"),
+        (lambda t: t.update(deal="dice"), "'deal'"),
+        (lambda t: t.pop("deal"), "has no 'deal'"),
+        (lambda t: t.update(contributions={"bob": "0" * 64, "alice": "1" * 64}), "joined game"),
+        (lambda t: t.update(deal="joined", contributions={"alice": "0" * 64, "bob": "1" * 64}), "seat order"),
+        (lambda t: t.update(deal="joined", contributions={"bob": "0" * 64, "alice": "x"}), "64 hex"),
+        (lambda t: t.update(replay={"orders": []}), "only once the game is over"),
         (lambda t: t["sealed"].update(carol={"recipient": "0" * 16, "data": "AAAA"}), "sealed.carol"),
         (lambda t: t["sealed"]["alice"].update(recipient=t["sealed"]["bob"]["recipient"]), "not to the key"),
         (lambda t: t["sealed"]["alice"].update(data="!!"), "base64"),
@@ -299,10 +316,16 @@ def test_the_seed_is_published_only_at_the_end_and_must_match_its_commitment(key
     doc = make_doc(keys)
     doc.decision = None
     doc.seed = "another seed"
+    with pytest.raises(FormatError, match="'seed' and 'salt' are published together"):
+        encode(doc, keys["mod"])
+    doc.salt = SALT
     with pytest.raises(TamperedError, match="does not match the seed commitment"):
         encode(doc, keys["mod"])
-    doc.seed_commitment = gamefile.seed_commitment("another seed")
+    doc.seed_commitment = gamefile.seed_commitment("another seed", SALT)
     assert decode(encode(doc, keys["mod"])).seed == "another seed"
+    doc.salt = "5b" * 32  # the right seed with another salt is not what was committed to
+    with pytest.raises(TamperedError, match="does not match the seed commitment"):
+        encode(doc, keys["mod"])
 
 
 def test_open_part_errors(keys, sample):
@@ -352,9 +375,15 @@ def test_part_with_bad_data_inside(keys, inside, match):
 
 
 def test_seed_commitment():
-    c = seed_commitment("abc")
+    c = seed_commitment("abc", SALT)
     assert c.startswith("sha256:") and len(c) == 71
-    assert check_seed(c, "abc") and not check_seed(c, "abd")
+    assert check_seed(c, "abc", SALT) and not check_seed(c, "abd", SALT) and not check_seed(c, "abc", "00" * 32)
+    # salted: the commitment to a guessable seed is not the hash of the seed
+    import hashlib
+
+    assert c != "sha256:" + hashlib.sha256(b"abc").hexdigest()
+    with pytest.raises(FormatError, match="salt"):
+        seed_commitment("abc", "not hex")
 
 
 def test_encode_validates(keys):
@@ -379,7 +408,7 @@ def test_fuzz_decode_bytes(data):
 @given(st.text(max_size=400))
 def test_fuzz_decode_after_first_line(text):
     with contextlib.suppress(KoryoPbmError):
-        decode(('format = "koryo-pbm-game/v1"\n' + text).encode("utf-8", "surrogatepass"))
+        decode(('format = "koryo-pbm-game/v2"\n' + text).encode("utf-8", "surrogatepass"))
 
 
 _toml_values = st.recursive(
@@ -412,11 +441,11 @@ def test_fuzz_signed_but_malformed(keys, sample, data):
 
 
 def test_deeply_nested_toml_refused(keys):
-    deep = b'format = "koryo-pbm-game/v1"\npublic = ' + b"[" * 50000 + b"\n"
+    deep = b'format = "koryo-pbm-game/v2"\npublic = ' + b"[" * 50000 + b"\n"
     sig = base64.b64encode(b"\0" * 64).decode().encode()
     with pytest.raises(FormatError, match="no header"):  # 50,000 brackets: no header at all
         decode(deep + b'signature = "' + sig + b'"\n')
-    deep = b'format = "koryo-pbm-game/v1"\npublic = ' + b"[" * 5000 + b"\n[x]\n"
+    deep = b'format = "koryo-pbm-game/v2"\npublic = ' + b"[" * 5000 + b"\n[x]\n"
     with pytest.raises(FormatError, match="malformed header"):  # a deep header: one line, no traceback
         decode(deep + b'signature = "' + sig + b'"\n')
 

@@ -29,7 +29,7 @@ def keys():
 
 def env(keys, player="alice", orders="x = 1\n", when="2026-01-02T03:04:05Z", decision="r1-orders"):
     return make_envelope(keys[player], keys["mod"].public, game_id="g-1", decision=decision, player=player,
-                         orders_text=orders, submitted=when)
+                         orders_text=orders, submitted=when, answers="sha256:" + "ab" * 32)
 
 
 def test_dirs(tmp_path):

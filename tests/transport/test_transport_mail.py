@@ -23,7 +23,8 @@ def keys():
 
 def env(keys, player="alice", orders="x = 1\n"):
     return make_envelope(keys[player], keys["mod"].public, game_id="g-1", decision="r1-orders", player=player,
-                         orders_text=orders, submitted="2026-01-02T03:04:05Z")
+                         orders_text=orders, submitted="2026-01-02T03:04:05Z",
+                         answers="sha256:" + "ab" * 32)
 
 
 def message(body: str, subject="orders", sender="alice@example.org") -> EmailMessage:

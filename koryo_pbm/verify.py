@@ -1,0 +1,296 @@
+"""Verifying a finished game from its public file alone (``koryo-pbm verify``).
+
+When a game ends the moderator publishes, in the signed game file, the seed and the salt of its
+commitment, the set-up (first player, options, position), and every accepted order as its
+player signed it (``replay``). :func:`verify_game` checks, in this order, stopping at the first
+failure (what follows would not mean anything):
+
+1. ``over``        the game is over (nothing is published before);
+2. ``seed``        the seed and salt match the commitment of the file (reading the file checked
+                   the moderator's signature and the log's hash chain already);
+3. ``deal``        how the deal was made: from the moderator's secret and every player's
+                   contribution (``joined``: the published contributions must be the players'
+                   signed join orders), or chosen by the moderator (``seed``, ``position``):
+                   reported, not fair-proof;
+4. ``orders``      every published order is in an envelope signed by its player (outer
+                   signature), for this game, decision and player, and its text is the one the
+                   player signed inside (inner signature): the moderator cannot alter one;
+5. ``replay``      the game replayed from the seed, the game id, the contributions and the
+                   published orders with the game's own rules: each log entry must be the
+                   decision the game waited for, count exactly the envelopes published for it
+                   (in seat order), and record exactly the events the rules produce;
+6. ``end``         the replayed game is over with the final scores, winners and public state
+                   of the file;
+7. ``submitted``   (for a player, from this machine's record of what it submitted,
+                   :mod:`koryo_pbm.store.submissions`) every decision the player submitted for
+                   counted the latest envelope submitted here.
+
+It knows no game: the game's rules replay it; the join goes through :mod:`koryo_pbm.fair`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from koryo_pbm import fair
+from koryo_pbm.crypto import commit
+from koryo_pbm.crypto.envelope import check_inner, parse_one
+from koryo_pbm.errors import KoryoPbmError
+from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store.submissions import Submission, latest
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class Report:
+    checks: list[Check] = field(default_factory=list)
+    fair_proof: bool = False  # the deal was not chosen by the moderator alone
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def failure(self) -> Check | None:
+        return next((c for c in self.checks if not c.ok), None)
+
+
+class _Fail(Exception):
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(detail)
+        self.name, self.detail = name, detail
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _scores(scores: Any) -> str:
+    if not isinstance(scores, dict):
+        return "none"
+    return ", ".join(f"{p} {s}" for p, s in scores.items())
+
+
+def verify_game(doc: GameDoc, *, player: str | None = None,
+                submitted: Sequence[Submission] | None = None) -> Report:
+    """Check the finished game ``doc`` (already read: signature and hash chain checked). With
+    ``player``, also that every envelope in ``submitted`` (this machine's record) counted."""
+    report = Report(checks=[Check("file", True, f"signed by moderator {doc.moderator.fingerprint()}; the log's hash "
+                                                f"chain holds ({len(doc.log)} entries, version {doc.version})")])
+    try:
+        _verify(doc, report, player, submitted)
+    except _Fail as fail:
+        report.checks.append(Check(fail.name, False, fail.detail))
+    return report
+
+
+def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None) -> None:
+    from koryo_pbm import match
+
+    add = report.checks.append
+    if doc.decision is not None or doc.seed is None or doc.salt is None or doc.replay is None:
+        raise _Fail("over", "the game is not over (or its end publishes no seed and orders): "
+                            "verify checks a finished game")
+    add(Check("over", True, f"game {doc.game_id} is over; its seed and {len(doc.replay['orders'])} orders are published"))
+    if not commit.check_commitment(doc.seed_commitment, doc.seed, doc.salt):  # decode checked it; say it
+        raise _Fail("seed", "the published seed does not match the seed commitment made at the start")
+    add(Check("seed", True, "the published seed and salt match the commitment made at the start"))
+
+    replay = doc.replay
+    game = match.game_of(doc)
+    orders = _check_orders(doc, replay["orders"])
+    if doc.deal == "joined":
+        if "position" in replay:
+            raise _Fail("deal", "the file says the players joined, but a position is published: the deal was a "
+                                "position the moderator chose")
+        joins = orders.get(fair.JOIN, {})
+        if doc.contributions is None or list(joins) != list(doc.players):
+            raise _Fail("deal", "the file says the players joined, but not every player's signed join order is "
+                                "published with the contributions")
+        for name, (_, body, _) in joins.items():
+            if body.get("contribution") != doc.contributions[name]:
+                raise _Fail("deal", f"the contribution published for {name} is not the one {name} signed")
+            if body.get("commitment") != doc.seed_commitment:
+                raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
+                                    "secret was changed after the players joined")
+        report.fair_proof = True
+        add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
+                                "contribution: no single party chose it"))
+        state: Any = fair.JoinState(doc.game_id, tuple(doc.players), doc.seed, replay.get("first"),
+                                    dict(replay.get("options", {})), doc.seed_commitment)
+    else:
+        seed = commit.deal_seed(doc.seed, doc.game_id)
+        try:
+            if doc.deal == "position":
+                if "position" not in replay:
+                    raise _Fail("deal", "the game began from a position, but the position is not published")
+                state = game.load_position(replay["position"], seed)
+            else:
+                state = game.setup(list(doc.players), seed, first=replay.get("first"),
+                                   options=dict(replay.get("options", {})))
+        except KoryoPbmError as exc:
+            raise _Fail("deal", f"the published set-up cannot be dealt: {exc}") from None
+        how = "a position" if doc.deal == "position" else "a seed given at `new`"
+        add(Check("deal", True, f"the deal was chosen by the moderator ({how}): not fair-proof"))
+    add(Check("orders", True, f"every published order is signed by its player ({len(replay['orders'])} envelopes)"))
+
+    used: set[tuple[str, str]] = set()
+    for i, entry in enumerate(doc.log, 1):
+        where = f"log entry {i} ({entry['decision']})"
+        decision = game.pending(state)
+        if decision is None:
+            raise _Fail("replay", f"{where} comes after the end of the replayed game")
+        if decision.id != entry["decision"]:
+            raise _Fail("replay", f"{where}: the replayed game waits for {decision.id} there")
+        if match.is_service_entry(entry):  # a deadline moved, a seat taken over: nothing resolved
+            continue
+        published = orders.get(decision.id, {})
+        for p in decision.players:
+            if p not in published:
+                raise _Fail("replay", f"{where} counted an order of {p} that is not published: an order was "
+                                      "dropped or the log was rewritten")
+        extra = [p for p in published if p not in decision.players]
+        if extra:
+            raise _Fail("replay", f"an order of {extra[0]} is published for {decision.id}, which did not wait for them")
+        signers = [p for p in decision.players if published[p][0] is not None]
+        digests = [published[p][0] for p in signers]
+        if digests != list(entry["accepted"]):
+            who = next((p for p, d in zip(signers, digests, strict=False) if d not in entry["accepted"]),
+                       decision.players[0])
+            raise _Fail("replay", f"{where} counted another envelope of {who} than the one published: an order was "
+                                  "dropped, replaced or the log was rewritten")
+        try:
+            state, events = game.apply(state, {p: published[p][1] for p in decision.players})
+        except KoryoPbmError as exc:
+            raise _Fail("replay", f"{where}: the published orders cannot be applied to the replayed game ({exc}): "
+                                  "the deal or an earlier decision is not what the log says") from None
+        texts = [e.text for e in events]
+        logged = list(entry["events"])
+        notes, logged = logged[:len(logged) - len(texts)], logged[len(logged) - len(texts):]
+        bots_here = {p for p in decision.players if published[p][0] is None}
+        noted = set()
+        for note in notes:
+            m = next((m for m in (p.fullmatch(str(note)) for p in match.BOT_NOTES) if m), None)
+            if m is None:
+                raise _Fail("replay", f"{where} records {note!r}, which the rules replayed do not give")
+            if "seat" in m.groupdict():
+                noted.add(m["seat"])
+        if bots_here - noted:
+            raise _Fail("replay", f"{where}: an order of {sorted(bots_here - noted)[0]} is published as the bot's, "
+                                  "but the log does not say the bot played for them")
+        if texts != logged:
+            diff = next((k for k, (a, b) in enumerate(zip(texts, logged, strict=False)) if a != b),
+                        min(len(texts), len(logged)))
+            said = logged[diff] if diff < len(logged) else "(nothing)"
+            rules = texts[diff] if diff < len(texts) else "(nothing)"
+            raise _Fail("replay", f"{where} records {said!r} where the rules replayed give {rules!r}: the log "
+                                  "was rewritten or the deal is not the committed one")
+        used.update((decision.id, p) for p in decision.players)
+    unused = [(d, p) for d, by in orders.items() for p in by if (d, p) not in used]
+    if unused:
+        raise _Fail("replay", f"an order of {unused[0][1]} for {unused[0][0]} is published but no log entry counted it")
+    add(Check("replay", True, f"the rules replay every one of the {len(doc.log)} logged decisions from the published "
+                              "orders, event for event"))
+
+    still = game.pending(state)
+    if still is not None:
+        raise _Fail("end", f"the replayed game is not over: it waits for {still.id}")
+    outcome = game.outcome(state)
+    view = game.view(doc.public, None)
+    if outcome is not None and isinstance(view, dict) and "scores" in view:
+        if _canonical(dict(outcome.scores)) != _canonical(view["scores"]):
+            raise _Fail("end", f"the final scores in the file ({_scores(view['scores'])}) are not those of the "
+                               f"replayed game ({_scores(dict(outcome.scores))})")
+        if _canonical(sorted(outcome.winners)) != _canonical(sorted(view.get("winners", []))):
+            raise _Fail("end", f"the winners in the file ({', '.join(view.get('winners', []))}) are not those of "
+                               f"the replayed game ({', '.join(outcome.winners)})")
+    if _canonical(game.public(state)) != _canonical(doc.public):
+        raise _Fail("end", "the final public state in the file is not the replayed game's")
+    result = f"; winners {', '.join(outcome.winners)} ({_scores(dict(outcome.scores))})" if outcome else ""
+    add(Check("end", True, f"the final scores, winners and public state are the replayed game's{result}"))
+
+    if player is not None:
+        add(_check_submitted(doc, orders, player, submitted or ()))
+
+
+def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[str, tuple[str | None, dict, str]]]:
+    """``{decision: {player: (digest, order body, submitted)}}`` from the published orders, each
+    checked against its player's signatures (an order the moderator's bot played has no digest:
+    it is the moderator's word, checked by the replay and the log's note)."""
+    from koryo_pbm.crypto.keys import PublicIdentity
+    from koryo_pbm.match import SERVICE_ONLY, parse_orders
+
+    former = set()  # (seat, fingerprint of a key that held it before a substitute)
+    for entry in doc.log:
+        for text in entry["events"]:
+            m = SERVICE_ONLY[1].fullmatch(str(text))
+            if m:
+                former.add((m["seat"], m["old"]))
+    out: dict[str, dict[str, tuple[str | None, dict, str]]] = {}
+    for n, item in enumerate(items, 1):
+        who = f"the published order {n} ({item['player']} for {item['decision']})"
+        digest: str | None = None
+        submitted = ""
+        try:
+            if "bot" not in item:
+                key = doc.players[item["player"]]
+                if "key" in item:
+                    key = PublicIdentity.parse(item["key"])
+                    if (item["player"], key.fingerprint()) not in former:
+                        raise _Fail("orders", f"{who} is signed by a key that the log never names as "
+                                              f"{item['player']}'s former key")
+                env = parse_one(item["envelope"], who)
+                if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
+                    raise _Fail("orders", f"{who} is in an envelope for {env.player}, {env.decision} of game "
+                                          f"{env.game_id}")
+                env.verify(key)
+                inner = base64.b64decode(item["inner"], validate=True)
+                check_inner(env.header, item["orders"], inner, key)
+                digest, submitted = env.digest, env.submitted
+            game_id, decision_id, body = parse_orders(item["orders"], source=who)
+        except (KoryoPbmError, binascii.Error, ValueError) as exc:
+            raise _Fail("orders", f"{who} is not what {item['player']} signed: {exc}") from None
+        if (game_id, decision_id) != (doc.game_id, item["decision"]):
+            raise _Fail("orders", f"{who} holds orders for another game or decision")
+        if item["player"] in out.setdefault(item["decision"], {}):
+            raise _Fail("orders", f"two orders of {item['player']} are published for {item['decision']}")
+        out[item["decision"]][item["player"]] = (digest, body, submitted)
+    return out
+
+
+def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None, dict, str]]], player: str,
+                     submitted: Sequence[Submission]) -> Check:
+    mine = latest(submitted, player)
+    if not mine:
+        return Check("submitted", True, f"this machine recorded no envelope of {player} for this game: nothing to "
+                                        "compare")
+    known = {s.digest for s in submitted if s.player == player}
+    checked = 0
+    for decision, last in mine.items():
+        counted = orders.get(decision, {}).get(player)
+        if counted is None:
+            continue  # never resolved with this player's order (a decision that moved on)
+        checked += 1
+        if counted[0] != last.digest:
+            if counted[0] in known:
+                raise _Fail("submitted", f"the log counted an older envelope of {player} for {decision} than the last "
+                                         f"one this machine submitted ({last.submitted}): the later orders were "
+                                         "withdrawn")
+            raise _Fail("submitted", f"the log counted an envelope of {player} for {decision} that this machine did "
+                                     f"not submit (the last one submitted here: {last.submitted})")
+    return Check("submitted", True, f"every envelope of {player} this machine submitted last ({checked} decisions) "
+                                    "is the one the log counted")

@@ -1,0 +1,353 @@
+"""`koryo-pbm verify` (issue 9, item 5): an honest game verifies clean; a dishonest moderator is
+caught, each trick with its one-line reason. The tests play the dishonest moderator: they read
+the finished game file with the moderator's key, change it, sign it again and write it back."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+
+import pytest
+from test_cli_bymail import make_keys, play_template_orders
+
+from koryo_pbm.crypto.keys import load_identity
+from koryo_pbm.store import gamefile
+
+PLAYERS = ["alice", "bob", "carol"]
+
+
+def new(cli, lines, folder="g", *extra, names=PLAYERS, game="koryo"):
+    args = ["new", folder, "--game", game, "--as", "mod", *extra]
+    for n in names:
+        args += ["--player", f"{n}={lines[n]}"]
+    return cli.ok(*args)
+
+
+@pytest.fixture
+def finished(cli):
+    """A 3-player Koryo game, joined and played to its end through the CLI."""
+    lines = make_keys(cli, PLAYERS)
+    new(cli, lines)
+    play_template_orders(cli, cli.cwd / "g")
+    return cli.cwd / "g"
+
+
+def rewrite(cli, folder, change) -> None:
+    """The dishonest moderator: ``change(doc)`` on the game file, then sign it again (with its
+    own program: koryo-pbm's writer would refuse some of these files)."""
+    import base64
+
+    import tomli_w
+
+    from koryo_pbm.crypto.sign import sign
+
+    path = folder / "game.toml"
+    mod = load_identity(cli.home / "keys" / "mod.key")
+    doc = gamefile.decode(path.read_bytes())
+    change(doc)
+    body = tomli_w.dumps(gamefile._to_toml(doc)).encode("utf-8")
+    signature = base64.b64encode(sign(mod, gamefile.SIGN_CONTEXT, body)).decode("ascii")
+    path.write_bytes(body + f'signature = "{signature}"\n'.encode("ascii"))
+
+
+def relog(doc, entries) -> None:
+    """A new, intact hash chain over ``entries`` (the moderator rewrites the log)."""
+    doc.log = []
+    for e in entries:
+        gamefile.append_log(doc, e["decision"], e["events"], e["accepted"])
+        doc.log[-1]["version"] = e["version"]
+        doc.log[-1]["hash"] = gamefile._entry_hash(doc.log[-1])
+    # versions were kept; the chain is recomputed over them
+    prev = gamefile.ZERO_HASH
+    for e in doc.log:
+        e["prev"] = prev
+        e["hash"] = gamefile._entry_hash(e)
+        prev = e["hash"]
+
+
+def refused(cli, folder, reason: str, *extra) -> str:
+    r = cli.fails("verify", folder, *extra, code=1)
+    assert r.err.count("\n") == 1 and reason in r.err, r.err
+    return r.out
+
+
+def test_an_honest_joined_game_verifies_clean_for_anyone_and_for_each_player(cli, finished):
+    r = cli.ok("verify", "g")
+    lines = r.out.splitlines()
+    assert [ln.split()[1] for ln in lines[:-1]] == ["file", "over", "seed", "deal", "orders", "replay", "end"]
+    assert all(ln.startswith("ok ") for ln in lines[:-1])
+    assert "no single party chose it" in r.out
+    assert lines[-1] == "verdict: the game verifies"
+    for p in PLAYERS:
+        mine = cli.ok("verify", "g", "--as", p, "--json").json
+        assert mine["ok"] and mine["fair_proof"] and mine["checks"][-1]["check"] == "submitted"
+        assert "is the one the log counted" in mine["checks"][-1]["detail"]
+    top = tomllib.loads((finished / "game.toml").read_text())
+    assert len(top["seed"]) == 64 and len(top["salt"]) == 64 and top["replay"]["orders"]
+    # The orders are published as sealed: without the orders files' comments (a player's notes).
+    assert not any("#" in o["orders"] for o in top["replay"]["orders"])
+
+
+def test_a_korsar_game_verifies_clean(cli):
+    names = ["alice", "bob", "carol", "dave"]
+    lines = make_keys(cli, names)
+    new(cli, lines, "k", "--team", "alice,bob", "--team", "carol,dave", names=names, game="korsar")
+    play_template_orders(cli, cli.cwd / "k", max_steps=2000)
+    out = cli.ok("verify", "k", "--as", "dave").out
+    assert out.splitlines()[-1] == "verdict: the game verifies"
+
+
+def test_a_game_dealt_from_the_moderators_seed_verifies_but_is_not_fair_proof(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "friday", "--first", "bob", names=["alice", "bob"])
+    play_template_orders(cli, cli.cwd / "g")
+    out = cli.ok("verify", "g").out
+    assert "the deal was chosen by the moderator (a seed given at `new`): not fair-proof" in out
+    assert out.splitlines()[-1] == "verdict: the game verifies (but its deal was chosen by the moderator: not fair-proof)"
+    assert cli.ok("verify", "g", "--json").json["fair_proof"] is False
+
+
+def test_a_game_not_over_is_refused_with_a_reason(cli):
+    lines = make_keys(cli, PLAYERS)
+    new(cli, lines)
+    out = refused(cli, "g", "does not verify: the game is not over")
+    assert out.splitlines()[-1].startswith("FAIL  over")
+
+
+def test_a_rewritten_resigned_log_is_caught(cli, finished):
+    def change(doc):
+        entries = [dict(e) for e in doc.log]
+        entries[2] = {**entries[2], "events": ["alice scores 40 points", *entries[2]["events"][1:]]}
+        relog(doc, entries)
+    rewrite(cli, finished, change)
+    # the file itself is well signed and its chain holds: a player who saw the honest end catches
+    # the rewrite at once (the pinned head); verify, from the file alone, says what was rewritten
+    assert "the moderator signed two different histories" in cli.fails("show", "g").err
+    refused(cli, "g", "records 'alice scores 40 points' where the rules replayed give")
+
+
+def test_a_dropped_order_is_caught(cli, finished):
+    rewrite(cli, finished, lambda doc: doc.replay["orders"].pop(7))
+    refused(cli, "g", "that is not published: an order was dropped or the log was rewritten")
+
+
+def test_an_altered_order_is_caught(cli, finished):
+    def change(doc):
+        item = doc.replay["orders"][5]
+        item["orders"] = item["orders"].replace('decision = "', '# changed\ndecision = "')
+    rewrite(cli, finished, change)
+    refused(cli, "g", "is not what")
+
+
+def test_a_replaced_order_and_log_entry_are_caught(cli, finished):
+    """The moderator swaps the published order for another envelope of the same player (and
+    rewrites the log's digest to match): it is not the decision the game waited for."""
+    def change(doc):
+        orders = doc.replay["orders"]
+        a = next(i for i, o in enumerate(orders) if o["player"] == "alice" and o["decision"] == "r1-orders")
+        b = next(i for i, o in enumerate(orders) if o["player"] == "alice" and o["decision"] == "r2-orders")
+        orders[a] = {**orders[b], "decision": "r1-orders"}
+    rewrite(cli, finished, change)
+    refused(cli, "g", "is in an envelope for alice, r2-orders")
+
+
+def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
+    rewrite(cli, finished, lambda doc: setattr(doc, "seed_commitment", gamefile.seed_commitment("x", doc.salt)))
+    r = cli.fails("verify", "g")  # the file itself refuses to be read: one line, the reason
+    assert "the published seed does not match the seed commitment made at the start" in r.err
+    assert r.err.count("\n") == 1
+
+
+def test_a_rigged_deal_recommitted_and_resigned_is_caught(cli, finished):
+    def change(doc):
+        doc.seed = "rigged"
+        doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
+    rewrite(cli, finished, change)
+    refused(cli, "g", "alice joined under another seed commitment than the file's")
+
+
+def test_a_rigged_deal_of_a_seed_game_is_caught_by_the_replay(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "honest", names=["alice", "bob"])
+    play_template_orders(cli, cli.cwd / "g")
+
+    def change(doc):
+        doc.seed = "rigged"
+        doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
+    rewrite(cli, cli.cwd / "g", change)
+    # the other deal shows as orders the replayed hands cannot play, or as other events
+    r = cli.fails("verify", "g", code=1)
+    assert r.err.count("\n") == 1 and "does not verify: log entry " in r.err, r.err
+    assert ("the deal or an earlier decision is not what the log says" in r.err
+            or "the log was rewritten or the deal is not the committed one" in r.err), r.err
+
+
+def test_a_secret_changed_after_the_players_joined_is_caught(cli, monkeypatch):
+    """The moderator waits for every contribution, then picks its secret (it could try many
+    until the deal suits it) and writes a new commitment before dealing: the players' signed
+    join orders name the commitment they joined under.
+
+    A player who saw the first file refuses the changed one at once (the pin), and koryo-pbm's
+    resolve refuses the joins (they answer the first file's history); a dishonest moderator runs
+    a program of its own that skips that check, before players who never looked: verify, from
+    the finished file alone, still catches it."""
+    from koryo_pbm import match
+    from koryo_pbm.store.gamefile import open_part, seal_part
+
+    class Anything:
+        def __contains__(self, item):
+            return True
+
+    lines = make_keys(cli, PLAYERS)
+    new(cli, lines)
+    cli.join("g", resolve=False)
+    path = cli.cwd / "g" / "game.toml"
+    mod = load_identity(cli.home / "keys" / "mod.key")
+    doc = gamefile.decode(path.read_bytes())
+    secret = open_part(doc, "moderator", mod)
+    secret["seed"] = secret["state"]["join"]["seed"] = "chosen after seeing every contribution"
+    doc.seed_commitment = gamefile.seed_commitment(secret["seed"], secret["salt"])
+    doc.sealed["moderator"] = seal_part(doc, "moderator", mod.public, secret)
+    path.write_bytes(gamefile.encode(doc, mod))
+    assert "the moderator signed two different histories" in cli.fails("status", "g").err
+    shutil.rmtree(cli.home / "seen")  # players (and a moderator's machine) that never looked at the first file
+    shutil.rmtree(cli.home / "pinned")
+    r = cli("resolve", "g", "--as", "mod")
+    assert r.code == 3 and "the player was shown another file" in r.out + r.err
+    for name in PLAYERS:  # the joins are in the archive now: back into the inbox
+        for env in (cli.cwd / "g" / "archive").rglob(f"join--{name}*.envelope"):
+            shutil.copy(env, cli.cwd / "g" / "inbox" / env.name)
+    monkeypatch.setattr(match, "answerable_heads", lambda doc: Anything())
+    cli.ok("resolve", "g", "--as", "mod")
+    play_template_orders(cli, cli.cwd / "g")
+    refused(cli, "g", "alice joined under another seed commitment than the file's: the moderator's secret was "
+                      "changed after the players joined")
+
+
+def test_changed_contributions_are_caught(cli, finished):
+    def change(doc):
+        doc.contributions = {**doc.contributions, "bob": "0" * 64}
+    rewrite(cli, finished, change)
+    refused(cli, "g", "the contribution published for bob is not the one bob signed")
+
+
+def test_a_wrong_final_score_is_caught(cli, finished):
+    def change(doc):  # carol gets 5 more tokens at the end: 5 more points
+        tokens = doc.public["tokens"]
+        doc.public = {**doc.public, "tokens": [t + 5 if i == 2 else t for i, t in enumerate(tokens)]
+                      if isinstance(tokens, list) else {**tokens, "carol": tokens["carol"] + 5}}
+    rewrite(cli, finished, change)
+    refused(cli, "g", "the final scores in the file (")
+
+
+def test_a_position_passed_off_as_a_dealt_game_is_caught(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "pos", names=["alice", "bob"])
+    cli.ok("position", "--from", "g", "--as", "mod", "-o", "start.toml")
+    new(cli, lines, "p", "--position", "start.toml", names=["alice", "bob"])
+    assert "a position the moderator chose (--position): not fair-proof" in cli.ok("status", "p").out
+    play_template_orders(cli, cli.cwd / "p")
+    assert "(a position): not fair-proof" in cli.ok("verify", "p").out
+
+    def change(doc):
+        doc.deal = "joined"
+        doc.contributions = {"alice": "1" * 64, "bob": "2" * 64}
+        doc.replay = {k: v for k, v in doc.replay.items() if k != "position"}
+    rewrite(cli, cli.cwd / "p", change)
+    refused(cli, "p", "the file says the players joined, but not every player's signed join order is published")
+
+
+def test_the_withdrawn_order_attack_is_told_by_show_and_caught_by_verify(cli):
+    """An attacker with access to the shared folder keeps alice's first envelope for a decision,
+    and when she replaces it, puts the old one back: the log counts her withdrawn orders."""
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, names=["alice", "bob"])
+    cli.join("g")
+    g = cli.cwd / "g"
+    status = cli.ok("status", "g", "--json").json
+    decision = status["decision"]
+    cli.ok("orders", "g", "--as", "alice", "-o", "a1.toml")
+    cli.ok("submit", "a1.toml", "--as", "alice", "--game", "g")
+    stolen = next((g / "inbox").iterdir())
+    shutil.copy(stolen, cli.cwd / "kept.envelope")
+    # alice submits again (a later envelope replaces the first in the inbox)
+    cli.ok("submit", "a1.toml", "--as", "alice", "--game", "g")
+    # the attacker swaps the old envelope back in
+    shutil.copy(cli.cwd / "kept.envelope", stolen)
+    cli.ok("orders", "g", "--as", "bob", "-o", "b1.toml")
+    cli.ok("submit", "b1.toml", "--as", "bob", "--game", "g")
+    cli.ok("resolve", "g", "--as", "mod")
+    r = cli.ok("show", "g", "--as", "alice")
+    assert (f"koryo-pbm: warning: the log counted an older envelope of alice for {decision} than the last one this "
+            "machine submitted") in r.err
+    assert cli.ok("show", "g", "--as", "alice", "--json").json["withdrawn"]
+    assert "warning" not in cli.ok("show", "g", "--as", "bob").err
+    play_template_orders(cli, g)
+    cli.ok("verify", "g")  # for anyone else, the game is consistent
+    out = refused(cli, "g", f"the log counted an older envelope of alice for {decision} than the last one", "--as",
+                  "alice")
+    assert out.splitlines()[-1].startswith("FAIL  submitted")
+    cli.ok("verify", "g", "--as", "bob")
+
+
+def test_verify_bad_input(cli, finished):
+    cli.fails("verify", "nowhere", code=None)
+    r = cli.fails("verify", "g", "--as", "nobody")
+    assert "Traceback" not in r.err
+    (cli.cwd / "junk.toml").write_text("hello\n")
+    assert "not a koryo-pbm game file" in cli.fails("verify", "junk.toml").err
+    before = (finished / "game.toml").read_bytes()
+    cli.ok("verify", "g")
+    assert (finished / "game.toml").read_bytes() == before  # verify changes nothing
+
+
+def test_a_joined_game_with_a_bot_seat_a_missed_deadline_a_moved_deadline_and_a_substitute_verifies(cli, monkeypatch):
+    """Everything the service adds to a game is in its public history and replays: the joins
+    (the bot seat's too), orders the bot played (a bot seat's, a missed one's), a deadline
+    moved, a seat taken over (the former key's orders stay checkable with that key)."""
+    from datetime import datetime, timedelta
+
+    def at(when: datetime) -> None:
+        monkeypatch.setenv("KORYO_PBM_NOW", when.strftime("%Y-%m-%dT%H:%MZ"))
+
+    now = datetime(2026, 11, 24, 18, 0)
+    at(now)
+    lines = make_keys(cli, ["alice", "bob", "erin"])
+    cli.ok("new", "g", "--as", "mod", "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}",
+           "--bot", "carol=heuristic", "--deadline", "1d", "--missed", "bot")
+    cli.join("g")
+    assert cli.ok("status", "g", "--json").json["deal"] == "joined"
+    cli.ok("deadline", "g", "--as", "mod", "+1d")  # a moved deadline: logged, resolves nothing
+    # bob misses the first decision that waits for him: the bot plays it after the deadline
+    status = cli.ok("status", "g", "--json").json
+    for p in status["missing"]:
+        if p != "bob":
+            orders = cli.cwd / f"{status['decision']}-{p}.toml"
+            cli.ok("orders", "g", "--as", p, "-o", orders)
+            cli.ok("submit", orders, "--as", p, "--game", "g")
+    now += timedelta(days=3)
+    at(now)
+    assert "bob missed the deadline" in cli.ok("resolve", "g", "--as", "mod").out
+    cli.ok("replace", "g", "--as", "mod", f"bob={lines['erin']}")
+    keys = {"alice": "alice", "bob": "erin"}
+    for _ in range(200):  # to the end
+        status = cli.ok("status", "g", "--json").json
+        if status["decision"] is None:
+            break
+        for p in status["missing"]:
+            orders = cli.cwd / f"{status['decision']}-{p}.toml"
+            cli.ok("orders", "g", "--as", keys[p], "-o", orders)
+            cli.ok("submit", orders, "--as", keys[p], "--game", "g")
+        cli.ok("resolve", "g", "--as", "mod")
+    r = cli.ok("verify", "g")
+    assert r.out.splitlines()[-1] == "verdict: the game verifies", r.out
+    replay = tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["replay"]["orders"]
+    assert any(o.get("bot") == "heuristic" and o["player"] == "carol" for o in replay)
+    assert any("bot" in o and o["player"] == "bob" for o in replay)  # bob's missed decision
+    assert any(o["player"] == "bob" and "key" in o for o in replay)  # bob's join, with bob's own key
+    # the bot's orders the moderator published are part of the replay too: one dropped is caught
+    def change(doc):
+        item = next(o for o in doc.replay["orders"] if o.get("bot") and o["decision"] != "join")
+        doc.replay["orders"] = [o for o in doc.replay["orders"] if o is not item]
+    rewrite(cli, cli.cwd / "g", change)
+    refused(cli, "g", "that is not published: an order was dropped")
