@@ -123,9 +123,11 @@ def _make_game(job: tuple[Path, int, dict[str, str]]) -> list[tuple[int, str, st
                 orders.unlink(missing_ok=True)
                 _cli("orders", scratch, "--as", p, "-o", orders)
                 _cli("submit", orders, "--as", p, "--game", scratch)
+                # resolved at once, as the judge does each mail: the same versions, so the same
+                # history that later envelopes name (they are pinned to its head)
+                _cli("resolve", scratch, "--as", "mod")
                 steps[(status["decision"], p)] = step
                 count += 1
-        _cli("resolve", scratch, "--as", "mod")
         step += 1
     found = []
     for path in (scratch / "archive" / "accepted").iterdir():

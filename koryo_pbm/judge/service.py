@@ -69,6 +69,7 @@ class GameRef:
     emails: dict[str, str] = field(default_factory=dict)
     stamp: tuple[int, int, int] = (0, 0, 0)
     owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
+    no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -462,6 +463,8 @@ class Judge:
             data = gamefile.read_game_bytes(ref.path)
             doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                              source=f"game file {ref.path}")
+        if not (doc.decision and "deadline" in doc.decision):
+            ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
         moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
@@ -544,6 +547,8 @@ class Judge:
 
         if self.from_header is None or not ref.emails:
             return
+        if ref.no_deadline is not None and ref.no_deadline == _stamp(ref.path):
+            return  # the file has not changed since it was seen without a deadline
         doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
         d = doc.decision
         if d is None or "deadline" not in d:
