@@ -123,9 +123,11 @@ def _make_game(job: tuple[Path, int, dict[str, str]]) -> list[tuple[int, str, st
                 orders.unlink(missing_ok=True)
                 _cli("orders", scratch, "--as", p, "-o", orders)
                 _cli("submit", orders, "--as", p, "--game", scratch)
+                # resolved at once, as the judge does each mail: the same versions, so the same
+                # history that later envelopes name (they are pinned to its head)
+                _cli("resolve", scratch, "--as", "mod")
                 steps[(status["decision"], p)] = step
                 count += 1
-        _cli("resolve", scratch, "--as", "mod")
         step += 1
     found = []
     for path in (scratch / "archive" / "accepted").iterdir():
@@ -191,7 +193,13 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path) -> tuple[float, list[tuple[float, int]], str]:
+def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path,
+               cpu: list[float] | None = None) -> tuple[float, list[tuple[float, int]], str]:
+    """One ``serve --once``: its wall time, memory samples and log; ``cpu`` gets the judge
+    process's own CPU seconds (user + system: what the machine's load does not change)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = {**os.environ, "KORYO_PBM_HOME": str(work / "home"), "KORYO_PBM_IMAP_PASSWORD": mail.password,
            "KORYO_PBM_SMTP_PASSWORD": mail.password, "BENCH_FSYNCS": str(fsyncs)}
     args = [sys.executable, "-c", COUNTING_JUDGE, "serve", str(work / "run"), "--as", "mod", "--once",
@@ -213,6 +221,9 @@ def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path) 
         sampler.start()
         code = proc.wait()
         elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if cpu is not None:
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         stop.set()
         sampler.join()
     text = log.read_text(errors="replace")
@@ -243,9 +254,11 @@ def main() -> None:
         print(f"start mails: {args.games * len(PLAYERS)} sent in {first:.1f} s", flush=True)
         mail_envelopes(mail, judge, envelopes)
         fsyncs = work / "fsyncs"
-        elapsed, samples, log = serve_once(work, mail, judge, fsyncs)
-        sent = sum(len([n for n in os.listdir(g / "outbox" / "sent")]) for g in run.iterdir())
-        waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in run.iterdir())
+        cpu: list[float] = []
+        elapsed, samples, log = serve_once(work, mail, judge, fsyncs, cpu)
+        folders = [g for g in run.iterdir() if g.is_dir()]  # not the judge's lock file
+        sent = sum(len(os.listdir(g / "outbox" / "sent")) for g in folders)
+        waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in folders)
         accepted = log.count(": accepted") + log.count(": held")
         refused = [line for line in log.splitlines() if ": refused" in line or "unreadable" in line]
         count, barriers = (int(n) for n in fsyncs.read_text().split())
@@ -255,6 +268,8 @@ def main() -> None:
             shutil.rmtree(mail.root, ignore_errors=True)
     print(f"judge: {total} envelopes in {elapsed:.1f} s = {total / elapsed:.1f} envelopes/s end to end "
           f"(goal: at least 50/s)")
+    print(f"  the judge's own CPU time: {cpu[0]:.1f} s = {cpu[0] / total * 1000:.1f} ms per envelope "
+          f"(wall time depends on the load of the machine; this does not)")
     print(f"  envelopes accepted or held: {accepted} of {total}; refused: {len(refused)}; mails sent in all: {sent}; "
           f"left in outboxes: {waiting}")
     print(f"  fsyncs: {count} = {count / total:.2f} per envelope; file-system flushes (syncfs): {barriers} "

@@ -619,6 +619,7 @@ class Resolution:
     candidates: list[Candidate] = field(default_factory=list)
     written: bool = False
     doc: GameDoc | None = None
+    no_envelope: list[str] = field(default_factory=list)  # mails read (resolve --mail) that held none
 
     @property
     def rejected(self) -> list[Candidate]:

@@ -24,8 +24,9 @@ class RejectedEnvelopes(KoryoPbmError):
     exit_code = 3
 
 
-def gather(folder: Path, mail: tuple[Path, ...]):
-    """Every envelope in the inbox and in the mail files, as resolve candidates."""
+def gather(folder: Path, mail: tuple[Path, ...], empty: list[str] | None = None):
+    """Every envelope in the inbox and in the mail files, as resolve candidates (``empty`` gets
+    the mails that held none)."""
     from koryo_pbm.match import Candidate
     from koryo_pbm.store import inbox
 
@@ -40,7 +41,7 @@ def gather(folder: Path, mail: tuple[Path, ...]):
     if mail:
         from koryo_pbm.transport.mail import envelopes_from_mail  # the email package is costly
     for source in mail:
-        for label, found in envelopes_from_mail(source):
+        for label, found in envelopes_from_mail(source, empty=empty):
             if isinstance(found, Exception):
                 candidates.append(Candidate(source=label, envelope=None, error=found))
             else:
@@ -67,7 +68,9 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
         mv = match.load_for_resolve(path, identity)
         if seen is not None:
             seen(mv.doc)
-        result = match.resolve(mv, gather(folder, mail), now=now if now is not None else now_utc())
+        empty: list[str] = []
+        result = match.resolve(mv, gather(folder, mail, empty), now=now if now is not None else now_utc())
+        result.no_envelope = empty
         if result.written and result.doc is not None:
             gamefile.write_game(path, result.doc, identity)
             if seen is not None:
@@ -164,6 +167,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
             "waiting_for": decision["waiting_for"] if decision else [],
             "received": decision.get("received", []) if decision else [],
             "deadline": decision.get("deadline") if decision else None,
+            "mails_without_envelope": result.no_envelope,
         })
         _fail_on_rejects(result)
         return
@@ -180,6 +184,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     for (player, decision_id), n in aside.items():  # one line per player, not one per envelope
         click.echo(f"  {'set-aside':<10} {n} envelopes of {player} for {decision_id}, unread (only the "
                    f"{match.MAX_PER_DECISION} latest of a player for a decision are read)", err=True)
+    from koryo_pbm.printable import printable
+
+    for label in result.no_envelope:  # no mail is skipped silently
+        click.echo(f"  {'no envelope':<10} {printable(label)}", err=True)
     for d, events in result.applied:
         click.echo(f"resolved {d.id}")
         for e in events:
@@ -206,8 +214,14 @@ def _fail_on_rejects(result) -> None:
     rejected, skipped, aside = result.rejected, result.skipped, result.set_aside
     if rejected or skipped or aside:
         parts = []
-        if rejected:
-            parts.append(f"{len(rejected)} envelope(s) rejected (archived under archive/rejected)")
+        if rejected:  # where they are now: inbox files are archived, mail is left where it is
+            inbox_n = sum(1 for c in rejected if c.path is not None)
+            mail_n = len(rejected) - inbox_n
+            where = ("archived under archive/rejected" if not mail_n else
+                     "in the mail given, which is left where it is" if not inbox_n else
+                     f"{inbox_n} of the inbox archived under archive/rejected, {mail_n} in the mail given, "
+                     "which is left where it is")
+            parts.append(f"{len(rejected)} envelope(s) rejected ({where})")
         if aside:
             from koryo_pbm.match import MAX_PER_DECISION
 

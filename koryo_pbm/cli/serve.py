@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import click
 from koryo_pbm.cli.common import NOW_ENV, identity_options, load_identity, now_utc
 from koryo_pbm.errors import UsageError
 
+SERVE_LOCK = ".koryo-pbm-serve.lock"  # in ROOT: one judge per root
 IMAP_PASSWORD_ENV = "KORYO_PBM_IMAP_PASSWORD"
 SMTP_PASSWORD_ENV = "KORYO_PBM_SMTP_PASSWORD"
 
@@ -81,7 +83,9 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     every mail with receipts or reasons, resolves each game as soon as its orders are in, and
     mails every player the new game.toml with what happened and what to do next. Without mail
     options it serves shared folders only, writing report-PLAYER.txt next to each game file.
-    Runs until stopped (Ctrl-C, SIGTERM), or once with --once.
+    Runs until stopped (Ctrl-C, SIGTERM), or once with --once. One judge serves a ROOT at a
+    time (lock ROOT/.koryo-pbm-serve.lock): a --once run that finds another one running stops
+    at once, touching nothing (exit status 0, for cron).
 
     \b
     Examples:
@@ -140,6 +144,24 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     def _stop(signum: int, frame: Any) -> None:
         stop.append(signum)
 
+    from koryo_pbm.errors import LockedError
+    from koryo_pbm.store.lock import game_lock
+
+    # One judge per root: a cron run that overlaps the one before it (or a second judge started
+    # by mistake) would handle the same mails and send the same outboxes twice.
+    judge_lock = game_lock(root, wait=0, name=SERVE_LOCK,
+                           busy="another judge is serving {directory} (it holds " + SERVE_LOCK + ")")
+    try:
+        judge_lock.__enter__()
+    except LockedError as exc:
+        judge.close()
+        for s in [*sources, *([sender] if sender else [])]:
+            with contextlib.suppress(Exception):
+                s.close()
+        if once:  # cron: the running judge does the work; this run has nothing to do
+            _log(f"{exc}; this run stops")
+            return
+        raise
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         if not once:
@@ -162,5 +184,6 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                 s.close()
             except Exception as exc:  # closing is best effort: nothing is lost by a connection left open
                 _log(f"closing {s.label}: {exc}")
+        judge_lock.__exit__(None, None, None)
     if not once:
         _log("stopped")

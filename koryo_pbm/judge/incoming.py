@@ -53,6 +53,7 @@ def _short(text: str, n: int) -> str:
 
 
 def _header(message, name: str) -> str:
+    """A header's value decoded (RFC 2047 words, dates): for what is shown (Subject, Date)."""
     try:
         value = message.get(name)
     except Exception:  # a header the parser cannot make sense of
@@ -60,6 +61,21 @@ def _header(message, name: str) -> str:
     if value is None:
         return ""
     return " ".join(str(value).split())[:HEADER_LIMIT]
+
+
+class _Raw:
+    """The first value of each header as written, unfolded: what is only tested or searched
+    (Auto-Submitted, List-Id, Message-ID, ...) is not parsed into header objects (the costly
+    part of reading a mail with the ``email`` package)."""
+
+    def __init__(self, message) -> None:
+        self.values: dict[str, str] = {}
+        for name, value in message.raw_items():
+            self.values.setdefault(name.lower(), value)
+
+    def get(self, name: str) -> str | None:
+        value = self.values.get(name.lower())
+        return None if value is None else " ".join(value[:HEADER_LIMIT * 4].split())
 
 
 def _sender(message) -> str | None:
@@ -109,16 +125,15 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
         head_only = True
         data = data[:64 * 1024]
     try:
-        if head_only:
-            message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
-        else:
-            message = email.message_from_bytes(data, policy=email.policy.default)
+        # the header only: the body is parsed once, by scan_message
+        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+        raw = _Raw(message)
     except Exception:
         return ParsedMail(label, None, "", "", None, [], "it cannot be read as a mail", False,
                           [FormatError(f"{label}: this message cannot be read")])
     sender = _sender(message)
-    mid = _MSGID.search(_header(message, "Message-ID"))
-    refs = _MSGID.findall(_header(message, "References"))[-20:]
+    mid = _MSGID.search(_header(raw, "Message-ID"))
+    refs = _MSGID.findall(_header(raw, "References"))[-20:]
     parsed = ParsedMail(
         label=label,
         sender=sender,
@@ -126,8 +141,8 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
         date=_header(message, "Date"),
         message_id=mid.group(0) if mid else None,
         references=refs,
-        automatic=_automatic(message, sender),
-        from_judge=bool(_header(message, JUDGE_HEADER)),
+        automatic=_automatic(raw, sender),
+        from_judge=bool(_header(raw, JUDGE_HEADER)),
     )
     if problem is not None:
         parsed.found = [FormatError(f"this mail cannot be read: {problem}")]

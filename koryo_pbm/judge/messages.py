@@ -63,12 +63,31 @@ def subject_tag(tag: str) -> str:
     return f"[koryo-pbm {tag}]"
 
 
-def _reply_subject(tag: str, original: str) -> str:
+def _reply_subject(tag: str, original: str, what: str) -> str:
+    """``[koryo-pbm TAG] WHAT (re: ORIGINAL)``: what became of the mail first, so that an
+    answer to a reply to "round 3: your turn" is never read as another "your turn"."""
     text = " ".join(original.replace(subject_tag(tag), "").split())
     while text.lower().startswith(("re:", "aw:", "sv:")):
         text = text[3:].strip()
-    text = text[:120] or "(no subject)"
-    return f"{subject_tag(tag)} Re: {text}"
+    text = text[:60] + ("…" if len(text) > 60 else "") if text else "(no subject)"
+    return f"{subject_tag(tag)} {what} (re: {text})"
+
+
+_SUBJECT_WORD = {"accepted": "received", "held": "received", "duplicate": "received", "late": "late",
+                 "superseded": "not counted", "refused": "refused", "unreadable": "unreadable"}
+
+
+def _answer_what(outcomes: Sequence[Outcome]) -> str:
+    """What the subject of an answer says: ``received: alice's orders for r3-orders``, ``refused:
+    ...``, or for several envelopes each kind counted (``2 received, 1 refused``)."""
+    words = [_SUBJECT_WORD.get(o.status, o.status) for o in outcomes]
+    if len(outcomes) == 1:
+        o = outcomes[0]
+        return f"{words[0]}: " + (f"{o.player}'s orders for {o.decision}" if o.player and o.decision else "an envelope")
+    counts: dict[str, int] = {}
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    return ", ".join(f"{n} {w}" for w, n in counts.items())
 
 
 def _wrap(text: str, indent: str = "", hang: str = "") -> str:
@@ -125,15 +144,16 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
     elif info is not None:
         lines += ["Game " + info.tag + " is over.", ""]
     if receipts:
-        lines.append(_wrap("Your receipt, signed by the moderator: keep this mail. Saved to a file, "
-                           "`koryo-pbm receipt FILE --game GAME` checks it."))
+        game = f"{info.tag}/game.toml" if info is not None else "GAME"
+        lines.append(_wrap("Your receipt, signed by the moderator: keep this mail. Saved to a file "
+                           f"(receipt.txt), `koryo-pbm receipt receipt.txt --game {game}` checks it."))
         lines.append("")
         for r in receipts:
             lines.append(r.rstrip("\n"))
             lines.append("")
     body = "\n".join(lines).rstrip("\n") + "\n\n" + SIGNATURE
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject), body=body,
+    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, _answer_what(outcomes)), body=body,
                     in_reply_to=mail.message_id, references=refs)
 
 
@@ -152,12 +172,16 @@ def _detail(o: Outcome) -> str:
     if o.status == "superseded":
         return f"{o.reason[:1].upper()}{o.reason[1:]}."
     if o.status == "unreadable":
-        return o.reason
+        reason = o.reason.rstrip(".")
+        return (f"{reason[:1].upper()}{reason[1:]}. Nothing was counted: send it again, the whole "
+                "envelope from its BEGIN line to its END line pasted as plain text, or the file attached.")
     return f"Reason: {o.reason}"
 
 
-def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str) -> Outgoing:
-    """The short help for a mail with the game's tag but no envelope."""
+def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
+               game_file: bytes = b"") -> Outgoing:
+    """The short help for a mail with the game's tag but no envelope; with the current
+    ``game_file`` attached (the steps it gives start with saving it)."""
     body = "\n".join([
         _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
               f"in game {info.tag}."),
@@ -172,8 +196,9 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
         SIGNATURE,
     ])
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject), body=body,
-                    in_reply_to=mail.message_id, references=refs)
+    return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
+                    in_reply_to=mail.message_id, references=refs,
+                    attachments=(("game.toml", game_file),) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -185,7 +210,7 @@ def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key
         SIGNATURE,
     ])
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject), body=body,
+    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, "too large, not read"), body=body,
                     in_reply_to=mail.message_id, references=refs)
 
 

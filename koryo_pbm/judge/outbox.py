@@ -23,6 +23,7 @@ from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, getaddresses, parseaddr
 from pathlib import Path
 
+from koryo_pbm.errors import StorageError
 from koryo_pbm.judge.incoming import JUDGE_HEADER
 from koryo_pbm.judge.messages import Outgoing
 from koryo_pbm.store.atomic import is_temp_name, write_atomic
@@ -226,9 +227,14 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
             deferred += 1
             continue
         failures_in_a_row = 0
-        (folder / SENT).mkdir(exist_ok=True)
-        os.replace(path, folder / SENT / path.name)
-        _unlink(retry)
+        try:
+            (folder / SENT).mkdir(exist_ok=True)
+            os.replace(path, folder / SENT / path.name)
+            _unlink(retry)
+        except OSError as exc:
+            # sent, but still in the outbox: it goes again (same Message-ID) at the next pass
+            raise StorageError(f"{path.name} was sent but cannot be moved to {folder / SENT}: "
+                               f"{exc.strerror or exc}") from None
         sent += 1
     return sent, deferred
 

@@ -33,7 +33,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from koryo_pbm.transport.sources import MAIL_LIMIT, IncomingMail, Source, Source
 REPORT_PREFIX = "report-"
 SEND_CONNECTIONS = 4  # connections a sender that can fork (SMTP) sends through at once
 SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked handled
+WRITTEN_KEPT = 8  # game files the judge wrote last, kept in memory (see Judge._load)
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
 
 
@@ -66,7 +67,18 @@ class GameRef:
     tag: str
     game_id: str = ""
     emails: dict[str, str] = field(default_factory=dict)
-    stamp: tuple[int, int] = (0, 0)
+    stamp: tuple[int, int, int] = (0, 0, 0)
+    owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
+    no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """What tells that a file changed: its modification time, size and inode."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 @dataclass
@@ -86,6 +98,8 @@ class Judge:
     _source_wait: dict[int, float] = field(default_factory=dict)
     _source_fail: dict[int, int] = field(default_factory=dict)
     _senders: list[Any] = field(default_factory=list)
+    _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
+    _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -109,12 +123,14 @@ class Judge:
                 raise StorageError(f"cannot list {root}: {exc.strerror or exc}") from None
             folders = [root / n for n in names if not n.startswith(".") and (root / n / GAME_FILE).is_file()]
         found = []
+        self._unreadable = set()
         for folder in folders:
             ref = self.games.get(folder) or GameRef(folder, folder / GAME_FILE, folder.name)
             try:
                 self._refresh(ref)
             except KoryoPbmError as exc:
                 self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
+                self._unreadable.add(folder)
                 continue
             self.games[folder] = ref
             found.append(ref)
@@ -122,17 +138,33 @@ class Judge:
 
     def _refresh(self, ref: GameRef) -> None:
         """Re-read the game's id and addresses when its file changed."""
-        from koryo_pbm import match
-
-        try:
-            st = ref.path.stat()
-        except OSError as exc:
-            raise StorageError(f"cannot read {ref.path}: {exc.strerror or exc}") from None
-        stamp = (st.st_mtime_ns, st.st_size)
+        stamp = _stamp(ref.path)
         if stamp == ref.stamp and ref.game_id:
             return
-        mv = match.load_for_resolve(ref.path, self.identity)
+        mv = self._load(ref, stamp)
         ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
+
+    def _load(self, ref: GameRef, stamp: tuple[int, int, int]) -> Any:
+        """The moderator's view of the game file (``stamp``: its current one).
+
+        A file the judge itself wrote last (same time, size and inode) is not read, parsed
+        and verified again: the document it signed is kept in memory for the last
+        ``WRITTEN_KEPT`` games written, and only the moderator's part is opened from it.
+        Any other change (a command run by hand, a restored copy) is read from disk."""
+        from koryo_pbm import match
+
+        kept = self._written.get(ref.folder)
+        if kept is not None and kept[0] == stamp:
+            doc = kept[1]
+            return match.open_moderator(replace(doc, players=dict(doc.players), log=list(doc.log),
+                                                sealed=dict(doc.sealed)), self.identity)
+        return match.load_for_resolve(ref.path, self.identity)
+
+    def _keep_written(self, ref: GameRef, doc: Any) -> None:
+        self._written.pop(ref.folder, None)
+        if len(self._written) >= WRITTEN_KEPT:
+            self._written.pop(next(iter(self._written)))
+        self._written[ref.folder] = (ref.stamp, doc)
 
     def _by_id(self) -> dict[str, GameRef]:
         return {g.game_id: g for g in self.games.values()}
@@ -174,6 +206,8 @@ class Judge:
             step(ref)
         except KoryoPbmError as exc:
             self._once(f"{what}:{exc}", f"{what}: {exc}")
+        except OSError as exc:  # a disk error in one game's folder: the others are still served
+            self._once(f"{what}:{exc}", f"{what}: {exc.strerror or exc}; tried again at the next pass")
 
     def _poll(self, source: Source) -> None:
         sid = id(source)
@@ -260,6 +294,13 @@ class Judge:
                 outcomes.append((None, Outcome("unreadable", reason)))
                 continue
             found_ref = by_id.get(item.game_id)
+            if found_ref is None and self._unreadable:
+                # it may be for a game that cannot be read right now (an I/O error, a file being
+                # restored): the mail waits in the source, untouched, until every game can be read
+                self._once(f"unknown:{mail.label}", f"{parsed.names()}: an envelope for game {item.game_id}, "
+                           "not one of the games read; kept for the next pass (a game under the root cannot "
+                           "be read: " + ", ".join(sorted(str(f) for f in self._unreadable)) + ")")
+                return None
             if found_ref is None:
                 outcomes.append((None, Outcome("refused", f"it is for game {item.game_id}, which this judge does "
                                                           "not serve", item.player, item.decision, item.digest)))
@@ -293,8 +334,13 @@ class Judge:
             if parsed.automatic:
                 self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
                 return True
-            info = self._info(ref)
-            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}"))
+            from koryo_pbm.store import gamefile
+
+            data = gamefile.read_game_bytes(ref.path)
+            info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
+                                                              source=f"game file {ref.path}"))
+            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
+                                                 game_file=data))
             self.log(f"{parsed.names()}: no envelope; help sent to {player}")
             return True
         self.log(f"{parsed.names()}: tagged for {', '.join(g.tag for g in tagged)} but not from a player's "
@@ -305,17 +351,23 @@ class Judge:
         from koryo_pbm import match
         from koryo_pbm.crypto.receipt import make_receipt
         from koryo_pbm.store import gamefile
+        from koryo_pbm.store.atomic import write_atomic
         from koryo_pbm.store.lock import game_lock
 
         now = self.clock()
+        data = None
         with game_lock(ref.folder):
-            mv = match.load_for_resolve(ref.path, self.identity)
+            mv = self._load(ref, _stamp(ref.path))
             held = {v.get("digest"): p for p, v in mv.orders.items() if isinstance(v, dict)}
             counted = {d for e in mv.doc.log for d in e.get("accepted", [])}
             cands = [match.Candidate(source=parsed.names(), envelope=env) for env in envelopes]
             result = match.resolve(mv, cands, now=datetime.fromtimestamp(now, UTC))
             if result.written and result.doc is not None:
-                gamefile.write_game(ref.path, result.doc, self.identity)
+                data = gamefile.encode(result.doc, self.identity)
+                write_atomic(ref.path, data)
+                # what the judge just signed and wrote is what it reads next: kept, not re-read
+                ref.game_id, ref.emails, ref.stamp = result.doc.game_id, dict(mv.emails), _stamp(ref.path)
+                self._keep_written(ref, result.doc)
             doc = result.doc or mv.doc
         outcomes = []
         for c in cands:
@@ -334,8 +386,8 @@ class Judge:
             outcomes.append(o)
             self.log(f"{parsed.names()}: {env.player}'s envelope for {env.decision} of {ref.tag}: {status}"
                      + (f" ({c.reason})" if c.reason else ""))
-        if result.written:
-            self._owed(ref)
+        if data is not None:
+            self._owed(ref, (data, doc))
         return outcomes, self._info(ref, doc)
 
     def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
@@ -392,14 +444,27 @@ class Judge:
                         round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
                         players=list(doc.players), log=list(doc.log), deadline=deadline)
 
-    def _owed(self, ref: GameRef) -> None:
-        """Queue the state mails and write the reports this game owes for its current version."""
+    def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
+        """Queue the state mails and write the reports this game owes for its current version
+        (``written``: the bytes and document the judge has just written, not read again)."""
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
-        self._refresh(ref)
-        data = gamefile.read_game_bytes(ref.path)
-        doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public, source=f"game file {ref.path}")
+        if written is not None:
+            data, doc = written
+            stamp = ref.stamp
+        else:
+            # a file unchanged since its mails were queued owes nothing: not read again at
+            # every pass (a judge serving many games would otherwise parse them all each time)
+            stamp = _stamp(ref.path)
+            if stamp == ref.owed:
+                return
+            self._refresh(ref)
+            data = gamefile.read_game_bytes(ref.path)
+            doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public,
+                                             source=f"game file {ref.path}")
+        if not (doc.decision and "deadline" in doc.decision):
+            ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
         moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
@@ -421,6 +486,7 @@ class Judge:
                                       key=f"state-v{doc.version:07d}-{player}")
             if self._queue(ref, out, automatic="auto-generated"):
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
+        ref.owed = stamp
 
     def _mailed(self, ref: GameRef) -> dict[str, int]:
         last: dict[str, int] = {}
@@ -481,6 +547,8 @@ class Judge:
 
         if self.from_header is None or not ref.emails:
             return
+        if ref.no_deadline is not None and ref.no_deadline == _stamp(ref.path):
+            return  # the file has not changed since it was seen without a deadline
         doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
         d = doc.decision
         if d is None or "deadline" not in d:
@@ -536,6 +604,13 @@ class Judge:
         assert sender is not None
         outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
 
+    def _connections(self) -> list[Any]:
+        assert self.sender is not None
+        if not self._senders:
+            fork = getattr(self.sender, "fork", None)
+            self._senders = [self.sender, *(fork() for _ in range(SEND_CONNECTIONS - 1))] if fork else [self.sender]
+        return self._senders
+
     def _flush_all(self, games: list[GameRef]) -> None:
         """Send every game's outbox; through several connections at once when the sender can open
         more (an SMTP server answers each mail only once it is safely queued: in parallel, those
@@ -544,9 +619,7 @@ class Judge:
         from concurrent.futures import ThreadPoolExecutor
 
         assert self.sender is not None
-        if not self._senders:
-            fork = getattr(self.sender, "fork", None)
-            self._senders = [self.sender, *(fork() for _ in range(SEND_CONNECTIONS - 1))] if fork else [self.sender]
+        self._connections()
         due = [ref for ref in games if outbox.pending(ref.folder)]
         if len(self._senders) == 1 or len(due) < 2:
             for ref in due:

@@ -54,10 +54,13 @@ def _unlock(fd: int) -> None:
 
 
 @contextmanager
-def game_lock(directory: Path, wait: float = 10.0) -> Iterator[Path]:
-    """Hold the exclusive lock of ``directory``; wait up to ``wait`` seconds, then ``LockedError``."""
+def game_lock(directory: Path, wait: float = 10.0, *, name: str = LOCK_NAME,
+              busy: str = "another resolve is running in {directory} (lock held); try again") -> Iterator[Path]:
+    """Hold the exclusive lock of ``directory``; wait up to ``wait`` seconds, then ``LockedError``
+    (``busy``, with ``{directory}``). ``name``: another lock file in it (the judge's: one judge
+    per root)."""
     directory = Path(directory)
-    path = directory / LOCK_NAME
+    path = directory / name
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) \
         | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -74,7 +77,7 @@ def game_lock(directory: Path, wait: float = 10.0) -> Iterator[Path]:
         while not _try_lock(fd):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise LockedError(f"another resolve is running in {directory} (lock held); try again")
+                raise LockedError(busy.format(directory=printable(directory)))
             time.sleep(min(_POLL, remaining))
         try:
             yield path

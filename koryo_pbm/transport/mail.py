@@ -44,12 +44,16 @@ _BREAK = re.compile(r"<\s*(br|/p|/div|/pre|/blockquote|/li)\b[^>]*>[ \t]*\r?\n?"
 Found = list[tuple[str, "Envelope | FormatError"]]
 
 
-def envelopes_from_mail(path: Path) -> Found:
-    """``(source label, envelope or FormatError)`` for every armoured block in the mail at ``path``."""
+def envelopes_from_mail(path: Path, *, empty: list[str] | None = None) -> Found:
+    """``(source label, envelope or FormatError)`` for every armoured block in the mail at ``path``.
+
+    Each label names the message (its place, then its From, Subject and Date), so that a refusal
+    can be matched to the mail; ``empty`` gets the label of every message that held nothing
+    like an envelope (none is skipped silently)."""
     path = Path(path)
     seen: set[str] = set()
     if path.is_dir():
-        return _from_maildir(path, seen)
+        return _from_maildir(path, seen, empty)
     try:
         with open(path, "rb") as f:
             head = f.read(5)
@@ -58,12 +62,12 @@ def envelopes_from_mail(path: Path) -> Found:
     except OSError as exc:
         raise StorageError(f"cannot read mail {path}: {exc.strerror or exc}") from None
     if head == b"From ":
-        return _from_mbox(path, seen)
+        return _from_mbox(path, seen, empty)
     label = f"mail {path}"
     data = _read(path, label)
     if isinstance(data, FormatError):
         return [(label, data)]
-    return _from_message(data, label, seen)
+    return _from_message(data, label, seen, name_mail=True, empty=empty)
 
 
 def _read(path: Path, label: str) -> bytes | FormatError:
@@ -77,7 +81,7 @@ def _read(path: Path, label: str) -> bytes | FormatError:
         return FormatError(f"{label}: {exc}")
 
 
-def _from_maildir(folder: Path, seen: set[str]) -> Found:
+def _from_maildir(folder: Path, seen: set[str], empty: list[str] | None = None) -> Found:
     subs = [s for s in ("new", "cur") if (folder / s).is_dir()]
     if not subs:
         raise StorageError(f"{folder} is a folder but not a Maildir (it has no cur/ or new/)")
@@ -96,11 +100,11 @@ def _from_maildir(folder: Path, seen: set[str]) -> Found:
             if isinstance(data, FormatError):
                 found.append((label, data))
             else:
-                found.extend(_from_message(data, label, seen))
+                found.extend(_from_message(data, label, seen, name_mail=True, empty=empty))
     return found
 
 
-def _from_mbox(path: Path, seen: set[str]) -> Found:
+def _from_mbox(path: Path, seen: set[str], empty: list[str] | None = None) -> Found:
     import mailbox
 
     try:
@@ -119,7 +123,7 @@ def _from_mbox(path: Path, seen: set[str]) -> Found:
                 if len(data) > MAX_MESSAGE:
                     found.append((label, FormatError(f"{label} is larger than {MAX_MESSAGE} bytes")))
                     continue
-                found.extend(_from_message(data, label, seen))
+                found.extend(_from_message(data, label, seen, name_mail=True, empty=empty))
         finally:
             box.close()
     except OSError as exc:
@@ -135,28 +139,57 @@ def scan_message(data: bytes, label: str) -> Found:
     return _from_message(data, label, set())
 
 
-def _from_message(data: bytes, label: str, seen: set[str]) -> Found:
-    """Every envelope of one raw message; a message that cannot be read is one error item."""
+def _named(message: Any, label: str) -> str:
+    """``label`` with the message's From, Subject and Date: ``mail x.eml (from a@b, "Subject", Date)``."""
+    from email.header import decode_header, make_header
+
+    def text(name: str) -> str:
+        value = message.get(name)
+        if value is None:
+            return ""
+        try:
+            value = str(make_header(decode_header(str(value))))
+        except Exception:  # an encoded word that cannot be decoded: shown as written
+            value = str(value)
+        value = " ".join(value.split())
+        return value if len(value) <= 80 else value[:79] + "…"
+
+    subject = text("Subject") or "(no subject)"
+    return f'{label} (from {text("From") or "(no sender)"}, "{subject}", {text("Date") or "(no date)"})'
+
+
+def _from_message(data: bytes, label: str, seen: set[str], *, name_mail: bool = False,
+                  empty: list[str] | None = None) -> Found:
+    """Every envelope of one raw message; a message that cannot be read is one error item.
+    ``name_mail``: labels name the message by its From, Subject and Date too; ``empty`` gets the
+    label of a message without anything like an envelope."""
     import email
     import email.policy
 
     found: Found = []
+    again: list[str] = []  # envelopes found before (in another message): not repeated, not a miss
     problem = check_structure(data)
     if problem is not None:
         return [(label, FormatError(f"{label}: {problem}"))]
     try:
-        message = email.message_from_bytes(data, policy=email.policy.default)
+        # compat32: the parts' headers are read as plain text, not parsed into header objects
+        # (what the default policy does, at several times the cost); payloads decode the same
+        message = email.message_from_bytes(data, policy=email.policy.compat32)
+        if name_mail:
+            label = _named(message, label)
         depth = _depth(message)
         if depth > MAX_DEPTH:
             return [(label, FormatError(f"{label}: its parts are nested {depth} deep (at most {MAX_DEPTH} are read)"))]
         for part in message.walk():
             if part.is_multipart():
                 continue
-            found.extend(_from_part(part, label, seen))
+            found.extend(_from_part(part, label, seen, again))
     except KoryoPbmError as exc:  # pragma: no cover - _from_part returns its errors as items
         found.append((label, FormatError(f"{label}: {exc}")))
     except Exception as exc:
         found.append((label, FormatError(f"{label}: this message cannot be read ({exc.__class__.__name__})")))
+    if not found and not again and empty is not None:
+        empty.append(label)
     return found
 
 
@@ -217,7 +250,7 @@ def _depth(message: Any) -> int:
     return deepest
 
 
-def _from_part(part: Any, label: str, seen: set[str]) -> Found:
+def _from_part(part: Any, label: str, seen: set[str], again: list[str] | None = None) -> Found:
     payload = part.get_payload(decode=True)
     if payload is None:
         return []
@@ -251,4 +284,6 @@ def _from_part(part: Any, label: str, seen: set[str]) -> Found:
         elif item.digest not in seen:
             seen.add(item.digest)
             found.append((label, item))
+        elif again is not None:
+            again.append(item.digest)
     return found

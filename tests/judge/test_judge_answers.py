@@ -32,7 +32,7 @@ def test_receipt_is_threaded_signed_and_checked_by_the_receipt_command(cli, tmp_
     sent = po.send_to_judge("Alice <alice@example.org>", "my orders", envelope_text(cli, "alice", game))
     assert serve_once(cli, po).code == 0
     [(msg, text)] = answers(po, "alice@example.org")
-    assert msg["In-Reply-To"] in sent.decode() and msg["Subject"] == "[koryo-pbm friday] Re: my orders"
+    assert msg["In-Reply-To"] in sent.decode() and msg["Subject"] == "[koryo-pbm friday] received: alice's orders for r1-orders (re: my orders)"
     assert 'Your mail "my orders" of ' in text and "ACCEPTED: alice's orders for r1-orders" in text
     assert "now waits for bob, carol" in text
     saved = cli.cwd / "answer.eml"
@@ -82,7 +82,7 @@ def test_refusals_and_late_envelopes_name_the_mail(cli, tmp_path):
     r = serve_once(cli, po)
     assert r.code == 0, r.err
     [(m, t)] = answers(po, "bob@example.org")
-    assert m["Subject"] == "[koryo-pbm friday] Re: again"
+    assert m["Subject"] == "[koryo-pbm friday] received: bob's orders for r1-orders (re: again)"
     assert "ALREADY COUNTED: bob's orders for r1-orders" in t and "BEGIN KORYO-PBM RECEIPT" in t
     [(m, t)] = answers(po, "carol@example.org")
     assert "ALREADY COUNTED: carol's orders for r1-orders" in t
@@ -91,7 +91,7 @@ def test_refusals_and_late_envelopes_name_the_mail(cli, tmp_path):
         f"game_id: {cli.ok('status', 'games/friday', '--json').json['id']}", "game_id: koryo-0000000000"))
     assert serve_once(cli, po).code == 0
     [(m, t)] = answers(po, "bob@example.org")
-    assert 'Your mail "other game" of ' in t
+    assert 'Your mail "other game" of ' in t and m["Subject"] == "[koryo-pbm friday] refused: bob's orders for r1-orders (re: other game)"
     assert "REFUSED: bob's orders for r1-orders" in t and "which this judge does not serve" in t
 
 
@@ -127,7 +127,10 @@ def test_envelopes_the_judge_cannot_read_are_answered_with_what_is_wrong(cli, tm
         po.send_to_judge("alice@example.org", subject, "Hello judge,\n\n" + text)
     po.send_to_judge("alice@example.org", "utf16", "attached", attachments=[("orders.txt", env.encode("utf-16"))])
     assert serve_once(cli, po).code == 0
-    got = {str(m["Subject"]).rsplit(" ", 1)[-1]: t for m, t in answers(po, "alice@example.org")}
+    got = {}
+    for m, t in answers(po, "alice@example.org"):
+        assert str(m["Subject"]).startswith("[koryo-pbm friday] unreadable: an envelope (re: "), m["Subject"]
+        got[str(m["Subject"]).rsplit(" ", 1)[-1].rstrip(")")] = t
     assert set(got) == {"bom", "joined", "cut", "utf16"}
     for subject, (_, reason) in cases.items():
         assert "CANNOT BE READ" in got[subject] and reason in got[subject], got[subject]
@@ -141,9 +144,12 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     po.send_to_judge("eve@evil.example", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("alice@example.org", "lunch?", "Lunch tomorrow?")
     assert serve_once(cli, po).code == 0
-    [(_m, t)] = answers(po, "alice@example.org")
+    [(m, t)] = answers(po, "alice@example.org")
+    assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in t
     assert "koryo-pbm submit orders.toml --as alice --game friday/game.toml --out orders.txt" in t
+    # the steps begin with saving the attached game.toml: it is attached, byte-exact
+    assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
     assert not po.box("eve@evil.example").joinpath("new").exists() or not answers(po, "eve@evil.example")
     # the untagged mail is left alone, where it was; the others are moved to the done folder
     left = [p.read_bytes() for p in (po.judge_box / "new").iterdir()]

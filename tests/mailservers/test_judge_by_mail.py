@@ -1,7 +1,8 @@
 """Whole games played through the judge over real mail: ``koryo-pbm serve`` reads its IMAP folder
 on dovecot (IDLE) and sends through postfix (SMTPS with login); the players only read the mail
 postfix delivers into their Maildirs and answer it, each with their own habits (the envelope in
-the body of a reply, as an attachment, sent by mutt or by s-nail)."""
+the body of a reply, as an attachment, sent by mutt or by s-nail). A complete 3-player Koryo
+game, a complete 4-player Korsar team game, and a Korsar team game from its endgame."""
 
 from __future__ import annotations
 
@@ -259,3 +260,23 @@ def test_a_4_player_korsar_team_game_from_its_endgame_through_dovecot_and_postfi
     # alice, bob (mutt) and carol (s-nail) were asked to move; dave never was
     assert table.sent_by == {"alice": 2, "bob": 1, "carol": 1, "dave": 0}
 
+
+
+def test_a_complete_4_player_korsar_team_game_through_dovecot_and_postfix(judge_table):
+    """From the deal to the end: every turn is a state mail to the player whose turn it is,
+    answered by reply, mutt, s-nail or attachment, and a new state mail to the four."""
+    table = judge_table(["alice", "bob", "carol", "dave"],
+                        {"alice": "reply", "bob": "mutt", "carol": "s-nail", "dave": "attachment"})
+    game = table.new_game("crew", "--game", "korsar", "--team", "alice,bob", "--team", "carol,dave",
+                          "--seed", "a-whole-korsar-game")
+    table.start_judge()
+    table.play(timeout=900)
+    table.settle(timeout=60)
+    log = table.stop_judge()
+    from koryo_pbm.store import gamefile
+
+    doc = gamefile.read_game(game / "game.toml")
+    assert doc.decision is None and doc.seed == "a-whole-korsar-game"  # over, the seed published
+    assert all(table.sent_by[n] >= 3 for n in table.names), table.sent_by
+    check_game(table, game, log)
+    assert len([m for n in table.names for m in table.received[n] if str(m["Subject"]).endswith("game over")]) == 4

@@ -50,7 +50,7 @@ def test_eml_body(tmp_path, keys):
     path.write_bytes(message("Here are my orders:\n\n" + e.armor() + "\nbye\n").as_bytes())
     found = envelopes_from_mail(path)
     assert envelopes(found) == [e]
-    assert found[0][0] == f"mail {path}"
+    assert found[0][0] == f'mail {path} (from alice@example.org, "orders", (no date))'  # names the mail
 
 
 def test_eml_with_attachments(tmp_path, keys):
@@ -100,12 +100,15 @@ def test_mbox_several_messages(tmp_path, keys):
     box.add(message(b.armor(), sender="bob@example.org"))
     box.flush()
     box.close()
-    found = envelopes_from_mail(path)
+    empty: list[str] = []
+    found = envelopes_from_mail(path, empty=empty)
     assert envelopes(found) == [a, b]
-    labels = [label for label, _ in found]
+    labels = [label.split(" (from ")[0] for label, _ in found]
     assert labels == [f"mbox {path}, message 2", f"mbox {path}, message 3", f"mbox {path}, message 4"]
+    assert found[2][0] == f'mbox {path}, message 4 (from bob@example.org, "orders", (no date))'
     [err] = errors(found)
     assert f"mbox {path}, message 3" in str(err)
+    assert empty == [f'mbox {path}, message 1 (from alice@example.org, "orders", (no date))']  # none skipped silently
 
 
 def test_maildir(tmp_path, keys):

@@ -1,0 +1,75 @@
+"""Hostile and broken mail costs the judge bounded time and memory, gets at most one answer (and
+none when it is automatic or the judge's own mail coming back), and never stops the judge from
+serving the other mails of the same pass."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+from judge_kit import JUDGE, deliver
+from test_judge_answers import answers, envelope_text, start
+from test_judge_mail_game import serve_once
+
+
+def _raw(sender: str, subject: str, head: str, body: bytes) -> bytes:
+    return (f"From: {sender}\r\nTo: {JUDGE}\r\nSubject: {subject}\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n"
+            f"Message-ID: <{abs(hash(subject))}@players.example>\r\n{head}").encode() + b"\r\n" + body
+
+
+def test_hostile_mails_are_answered_at_most_once_and_the_others_are_served(cli, tmp_path):
+    po, game = start(cli, tmp_path)
+    envs = {p: envelope_text(cli, p, game) for p in ("alice", "bob", "carol")}
+    box = po.judge_box
+    # alice: a header line of 1 MiB, then 20,000 parts
+    deliver(box, _raw("alice@example.org", "huge header", "X-Junk: " + "a" * (1 << 20) + "\r\n", b"hello\r\n"))
+    parts = b"".join(b"--b\r\nContent-Type: text/plain\r\n\r\nx\r\n" for _ in range(20_000)) + b"--b--\r\n"
+    deliver(box, _raw("alice@example.org", "many parts", 'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; '
+                      'boundary="b"\r\n', parts))
+    # bob: his envelope in the text, and a 30 MB attachment
+    import base64
+
+    big = base64.encodebytes(b"\0" * (22 * 1024 * 1024))
+    deliver(box, _raw("bob@example.org", "orders and a film", 'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; '
+                      'boundary="c"\r\n', b"--c\r\nContent-Type: text/plain\r\n\r\n" + envs["bob"].encode()
+                      + b"\r\n--c\r\nContent-Type: video/mp4\r\nContent-Transfer-Encoding: base64\r\n\r\n" + big
+                      + b"\r\n--c--\r\n"))
+    # carol: her envelope in a text part whose charset does not exist
+    deliver(box, _raw("carol@example.org", "wrong charset", 'MIME-Version: 1.0\r\nContent-Type: text/plain; '
+                      'charset="x-no-such-charset"\r\n', envs["carol"].encode()))
+    # a bounce of one of the judge's mails, and one of the judge's own mails coming back
+    deliver(box, _raw("MAILER-DAEMON@example.org", "Undelivered Mail Returned to Sender",
+                      "Return-Path: <>\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=d\r\n",
+                      b"--d\r\nContent-Type: text/plain\r\n\r\n-----BEGIN KORYO-PBM ENVELOPE-----\r\nformat: x\r\n--d--\r\n"))
+    deliver(box, _raw(JUDGE, "[koryo-pbm friday] round 1: your turn", "X-Koryo-Pbm-Judge: friday\r\n"
+                      "Auto-Submitted: auto-generated\r\n", b"a loop\r\n"))
+    # and alice's orders, well formed, in the same pass
+    po.send_to_judge("alice@example.org", "my orders", envs["alice"])
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start_time = time.monotonic()
+    r = serve_once(cli, po)
+    elapsed = time.monotonic() - start_time
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    assert elapsed < 60, elapsed  # about 2 s; bounded whatever the load of the machine
+    assert grown < 400 * 1024, grown  # KiB: the 30 MB mail is read once, not copied again and again
+
+    got = {p: answers(po, f"{p}@example.org") for p in ("alice", "bob", "carol")}
+    alice = {str(m["Subject"]).rsplit("(re: ", 1)[-1].rstrip(")"): t for m, t in got["alice"]}
+    # one answer per mail of hers: two unreadable (with what is wrong) and one receipt; and the
+    # state mail of the resolve, as everyone
+    assert sorted(alice) == sorted(["huge header", "many parts", "my orders", "[koryo-pbm friday] round 2: your turn"]), list(alice)
+    assert "header is larger than" in alice["huge header"] and "more than 200 parts" in alice["many parts"]
+    assert "ACCEPTED: alice's orders for r1-orders" in alice["my orders"]
+    bob = [t for m, t in got["bob"] if "orders and a film" in str(m["Subject"])]
+    carol = [t for m, t in got["carol"] if "wrong charset" in str(m["Subject"])]
+    assert len(bob) == 1 and "ACCEPTED: bob's orders for r1-orders" in bob[0]
+    assert len(carol) == 1 and "ACCEPTED: carol's orders for r1-orders" in carol[0]
+    # the decision was resolved with the three of them
+    assert cli.ok("status", "games/friday", "--json").json["decision"] != "r1-orders"
+    # the bounce and the loop: never answered (nothing to MAILER-DAEMON, nothing to the judge)
+    assert not (po.root / "MAILER-DAEMON@example.org").exists()
+    assert not list((po.root / JUDGE / "new").glob("*.sent"))
+    assert "one of the judge's own mails came back; not answered" in r.err
+    assert "not answered" in r.err.split("MAILER-DAEMON", 1)[1].split("\n", 1)[0]
