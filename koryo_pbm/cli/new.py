@@ -46,18 +46,24 @@ def parse_deadline_specs(game, specs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def parse_bot_specs(specs: tuple[str, ...]) -> dict[str, str]:
-    """``{seat: level}`` from ``--bot NAME=LEVEL`` items (levels checked later, by the game)."""
+def _name_value_specs(specs: tuple[str, ...], option: str, example: str, check, twice: str) -> dict[str, str]:
+    """``{name: check(name, value)}`` from ``NAME=VALUE`` items of ``option``."""
     out: dict[str, str] = {}
     for spec in specs:
-        name, sep, level = spec.partition("=")
-        name, level = name.strip(), level.strip()
-        if not sep or not name or not level:
-            raise UsageError(f"--bot takes NAME=LEVEL (carol=heuristic), not {spec!r}")
+        name, sep, value = spec.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise UsageError(f"{option} takes {example}, not {spec!r}")
         if name in out:
-            raise UsageError(f"{name} is named twice in --bot")
-        out[name] = level
+            raise UsageError(twice.format(name=name, option=option))
+        out[name] = check(name, value)
     return out
+
+
+def parse_bot_specs(specs: tuple[str, ...]) -> dict[str, str]:
+    """``{seat: level}`` from ``--bot NAME=LEVEL`` items (levels checked later, by the game)."""
+    return _name_value_specs(specs, "--bot", "NAME=LEVEL (carol=heuristic)", lambda name, level: level,
+                             "{name} is named twice in {option}")
 
 
 def make_policy(game, deadline_specs: tuple[str, ...], grace: str | None, missed: str, bot_level: str | None,
@@ -96,16 +102,9 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
     """``{player: address}`` from ``NAME=ADDRESS`` items (each address checked)."""
     from koryo_pbm.transport.address import check_address
 
-    emails: dict[str, str] = {}
-    for spec in specs:
-        name, sep, address = spec.partition("=")
-        name, address = name.strip(), address.strip()
-        if not sep or not name or not address:
-            raise UsageError(f"{option} takes NAME=ADDRESS (alice=alice@example.org), not {spec!r}")
-        if name in emails:
-            raise UsageError(f"{name} is given two addresses in {option}")
-        emails[name] = check_address(address, who=f"{name}'s address")
-    return emails
+    return _name_value_specs(specs, option, "NAME=ADDRESS (alice=alice@example.org)",
+                             lambda name, address: check_address(address, who=f"{name}'s address"),
+                             "{name} is given two addresses in {option}")
 
 
 @click.command("new")

@@ -9,18 +9,12 @@ import tomllib
 
 import pytest
 from test_cli_bymail import make_keys, play_template_orders
+from test_cli_fair import new
 
 from koryo_pbm.crypto.keys import load_identity
 from koryo_pbm.store import gamefile
 
 PLAYERS = ["alice", "bob", "carol"]
-
-
-def new(cli, lines, folder="g", *extra, names=PLAYERS, game="koryo"):
-    args = ["new", folder, "--game", game, "--as", "mod", *extra]
-    for n in names:
-        args += ["--player", f"{n}={lines[n]}"]
-    return cli.ok(*args)
 
 
 @pytest.fixture
