@@ -41,7 +41,7 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
     import tomli_w
 
     from koryo_pbm import match
-    from koryo_pbm.cli.submit import seal_orders
+    from koryo_pbm.cli.submit import record_submission, seal_orders
     from koryo_pbm.engine import bots
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
@@ -64,6 +64,7 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
         except OSError as exc:
             raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
         where = str(out)
+    record_submission(envelope)  # as submit does: verify --as and the withdrawn-order notice read it
     return {"id": doc.game_id, "version": doc.version, "player": name, "decision": decision, "level": level,
             "order": choice.order, "fallback": choice.fallback, "seconds": round(choice.seconds, 4),
             "written": where}

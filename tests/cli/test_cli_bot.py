@@ -46,6 +46,9 @@ def test_a_human_plays_a_whole_game_against_two_bots(cli):
     assert not (folder / "archive" / "rejected").exists() or not list((folder / "archive" / "rejected").iterdir())
     r = cli.ok("bot", folder, "--as", "bob")
     assert r.out.startswith("game ") and "is over: nothing to answer" in r.out
+    # the bot's envelopes are in this machine's record, as submit's are: verify --as checks them
+    r = cli.ok("verify", folder, "--as", "bob")
+    assert f"every envelope of bob this machine submitted last ({answered['bob']} decisions)" in r.out
 
 
 def test_the_bot_plays_what_the_bot_level_chooses_from_the_players_view(cli):
