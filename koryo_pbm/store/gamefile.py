@@ -777,7 +777,8 @@ def signed_bytes(doc: GameDoc) -> bytes | None:
     """The signed bytes this process read ``doc`` from (one of the last few game files read),
     or ``None``: what a player keeps as a copy of the version they saw."""
     for seen, data in reversed(list(_recent.values())):
-        if (seen.game_id, seen.version, seen.sealed) == (doc.game_id, doc.version, doc.sealed):
+        # every field: two files of one version may differ in their log alone (a rewritten history)
+        if seen == doc:
             return data
     return None
 

@@ -9,6 +9,7 @@ files prove, and where the pinned copy is.
 from __future__ import annotations
 
 import shutil
+import tomllib
 
 import pytest
 from attack_kit import assert_refused, game_id_of, identity
@@ -84,9 +85,12 @@ def test_a_resigned_rewritten_log_is_refused_by_every_player_command(arena, late
 
 def test_submit_refuses_a_rewritten_history_too(arena):
     versions = arena.world.g2_versions
-    folder = arena.game(versions[2])
+    # a version after the first resolve that waits for alice (which one depends on the deal)
+    data = next(v for v in versions[1:]
+                if "alice" in tomllib.loads(v.decode("utf-8")).get("decision", {}).get("waiting_for", []))
+    folder = arena.game(data)
     arena.ok("orders", "g", "--as", "alice", "-o", "mine.toml")
-    (folder / "game.toml").write_bytes(rewritten(versions[2], identity(arena.world, "mod")))
+    (folder / "game.toml").write_bytes(rewritten(data, identity(arena.world, "mod")))
     line = assert_refused(arena("submit", "mine.toml", "--as", "alice", "--game", "g"), code=1)
     assert "signed two different histories" in line
     assert list((folder / "inbox").iterdir()) == []
@@ -228,3 +232,18 @@ def test_an_envelope_of_the_old_format_is_refused_with_a_reason(arena):
                              "longer read (this koryo-pbm reads koryo-pbm-envelope/v2, which names the history it "
                              "answers): submit the orders again")
     assert (folder / "game.toml").read_bytes() == before
+
+
+def test_the_pinned_copy_is_the_file_read_not_another_of_the_same_version(arena):
+    """One process reads a rewritten file of version 3 (refused), then a player who never saw
+    the game reads the true version 3: the copy kept is the true file, byte for byte (the two
+    differ in their log alone)."""
+    versions = arena.world.g2_versions
+    folder = arena.game(versions[2])
+    arena.ok("status", "g")
+    (folder / "game.toml").write_bytes(rewritten(versions[2], identity(arena.world, "mod")))
+    assert_refused(arena("status", "g"), code=1)
+    other = second_home(arena, "carol-home")
+    (folder / "game.toml").write_bytes(versions[2])
+    arena.ok("status", "g", home=other)
+    assert pinned_copy(other, versions[2]).read_bytes() == versions[2]
