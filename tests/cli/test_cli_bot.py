@@ -157,25 +157,26 @@ def test_wait_sees_the_bots_envelope_in_the_inbox(cli):
     assert "still not your turn" in r.err
 
 
-def readme_section(title: str) -> list[str]:
-    """The ``sh`` code blocks of the README section ``title``, as written there."""
+def doc_section(page: str, title: str) -> list[str]:
+    """The ``sh`` code blocks of the section ``title`` of ``page`` (README.md, docs/players.md, ...),
+    as written there."""
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
-    end = text.index("\n## ", start + 1)
-    return re.findall(r"```sh\n(.*?)```", text[start:end], flags=re.S)
+    end = text.find("\n## ", start + 1)
+    return re.findall(r"```sh\n(.*?)```", text[start:end if end >= 0 else None], flags=re.S)
 
 
-def test_play_alone_against_bots_as_the_readme_says(tmp_path):
-    """The README's two blocks, run by bash as written (the menus answered with Enter, the
+def test_play_alone_against_bots_as_the_players_guide_says(tmp_path):
+    """The players' guide's two blocks, run by bash as written (the menus answered with Enter, the
     suggestion, and y), until the game is over."""
     import os
     import signal
     from pathlib import Path
 
-    setup, playing = readme_section("Play alone against bots")
+    setup, playing = doc_section("docs/players.md", "Play alone against bots")
     home = tmp_path / "home"
     home.mkdir()
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
