@@ -225,3 +225,12 @@ def test_the_readme_walk_through_a_game_runs_as_written(tmp_path):
     r = bash(verify)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "verdict: the game verifies"
+    # The players' guide shows verify's output: the same checks, in the same order, all ok.
+    guide = (ROOT / "docs" / "players.md").read_text(encoding="utf-8")
+    sample = re.search(r"^\$ koryo-pbm verify friday --as alice\n(.*?)^```", guide, flags=re.M | re.S)
+    assert sample is not None
+
+    def checks(text: str) -> list[tuple[str, str]]:
+        return [tuple(line.split()[:2]) for line in text.splitlines()]  # type: ignore[misc]
+
+    assert checks(r.stdout) == checks(sample.group(1))

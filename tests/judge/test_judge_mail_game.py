@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 
@@ -42,10 +43,42 @@ def play_turn(cli, po, player, msg):
                      "Here are my orders.\n\n" + out.read_text(), in_reply_to=str(msg["Message-ID"]))
 
 
+def guide_samples() -> list[str]:
+    """The sample mails of the moderators' guide ("What the players receive"): headers, a blank
+    line, the text as a mail client shows it."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "moderators.md").read_text(encoding="utf-8")
+    section = guide[guide.index("\n### What the players receive\n"):guide.index("\n## Deadlines")]
+    return re.findall(r"^```\n(From: .*?)^```", section, flags=re.M | re.S)
+
+
+# What changes from one game to the next: ids, digests, times, signatures, the deal's events.
+VARYING = re.compile(r"[0-9a-f]{10,}|koryo-pbm-pub-v1:|\d\d:\d\d|<[^>]*@|^[A-Za-z0-9+/=]{20,}$|^    \S|^  r\d+-")
+
+
+def looks_like_the_guide(sample: str, msg) -> None:
+    """``msg`` is the mail the guide shows: the same headers (but its ids), and every line of the
+    text that does not vary from game to game."""
+    head, _, text = sample.partition("\n\n")
+    for line in head.splitlines():
+        name, _, value = line.partition(": ")
+        if name not in ("Message-ID", "In-Reply-To", "Attachment"):
+            assert str(msg[name]) == value, (name, str(msg[name]), value)
+    if "Attachment: game.toml" in head:
+        assert attachment(msg) is not None
+    real = body(msg).splitlines()
+    for line in text.splitlines():
+        if not VARYING.search(line):
+            assert line in real, f"the guide's line {line!r} is not in the mail:\n{body(msg)}"
+
+
 def test_a_whole_game_by_mail(cli, tmp_path):
+    """Also: the state mail and the receipt the moderators' guide shows are the judge's own (this
+    game is the guide's: three players, bob's mails, a Maildir and sendmail)."""
+    state_sample, receipt_sample = guide_samples()
     po = setup_game(cli, tmp_path)
     receipts = {p: 0 for p in PLAYERS}
     state_mails = {p: 0 for p in PLAYERS}
+    shown = set()
     for _ in range(200):
         r = serve_once(cli, po)
         assert r.code == 0, r.err
@@ -56,6 +89,12 @@ def test_a_whole_game_by_mail(cli, tmp_path):
                 assert msg["Auto-Submitted"] in ("auto-replied", "auto-generated")
                 assert str(msg["Subject"]).startswith("[koryo-pbm friday] ")
                 text = body(msg)
+                if p == "bob" and str(msg["Subject"]).startswith("[koryo-pbm friday] received: bob's orders for r1-"):
+                    looks_like_the_guide(receipt_sample, msg)
+                    shown.add("receipt")
+                if p == "bob" and msg["Subject"] == "[koryo-pbm friday] round 2: your turn":
+                    looks_like_the_guide(state_sample, msg)
+                    shown.add("state")
                 if "BEGIN KORYO-PBM RECEIPT" in text:
                     receipts[p] += 1
                     assert msg["In-Reply-To"] and "ACCEPTED" in text
@@ -72,6 +111,7 @@ def test_a_whole_game_by_mail(cli, tmp_path):
         raise AssertionError("the game did not end")
     final = cli.ok("show", "games/friday", "--json").json
     assert final["phase"] == "over"
+    assert shown == {"receipt", "state"}
     assert all(n > 3 for n in receipts.values()), receipts
     assert all(n > 3 for n in state_mails.values()), state_mails
     # everything sent, nothing waiting, nothing failed; every handled mail kept in the done folder
