@@ -94,7 +94,8 @@ def test_the_docs_are_found_from_the_readme_and_the_index():
 def shown_commands(page: Path) -> list[str]:
     """Every ``koryo-pbm ...`` command the page shows: each command of its ``sh`` blocks (a
     ``$ `` prompt and comments dropped, continued lines joined, split at ``&&``, ``;``, ``|``,
-    ``while``/``do``), and each inline code span that starts with ``koryo-pbm ``."""
+    ``while``/``do``), a systemd unit's ``ExecStart=``, and each inline code span that starts
+    with ``koryo-pbm ``."""
     text = page.read_text(encoding="utf-8")
     found = []
     for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.M | re.S):
@@ -104,6 +105,8 @@ def shown_commands(page: Path) -> list[str]:
                 part = part.strip()
                 if part.startswith(("koryo-pbm ", ".venv/bin/koryo-pbm ")):
                     found.append(shlex.split(part, comments=True))
+    for line in re.findall(r"^ExecStart=\S*koryo-pbm (.*)$", text, flags=re.M):  # a systemd unit
+        found.append(["koryo-pbm", *shlex.split(line)])
     prose = strip_code(text)
     for span in re.findall(r"`(koryo-pbm [^`]+)`", prose.replace("\n", " ")):
         found.append(["`", *shlex.split(span)[1:]])  # marked: shown in prose
