@@ -190,8 +190,7 @@ def test_the_readme_walk_through_a_game_runs_as_written(tmp_path):
     then ``verify`` says what the README says it ends with."""
     keygen, new, turn, resolve, verify = readme_block("On the command line")
     home = tmp_path / "home"
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-           "KORYO_PBM_HOME": str(home / "kp")}
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
 
     def bash(script: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run(["bash", "-euc", script], cwd=tmp_path, env=env, input=stdin, text=True,
@@ -203,6 +202,16 @@ def test_the_readme_walk_through_a_game_runs_as_written(tmp_path):
         assert r.returncode == 0, r.stderr
         lines[name] = r.stdout.strip().splitlines()[-1]
         assert lines[name].startswith("koryo-pbm-pub-v1:")
+        if name == "alice":  # what the players' guide shows keygen print (the default keyring)
+            guide = (ROOT / "docs" / "players.md").read_text(encoding="utf-8")
+            sample = re.search(r"^\$ koryo-pbm keygen alice\n(.*?)^```", guide, flags=re.M | re.S)
+            assert sample is not None
+
+            def shape(text: str) -> list[str]:
+                text = re.sub(r"\b[0-9a-f]{16}\b", "FINGERPRINT", text.replace(str(home), "~"))
+                return [re.sub(r"koryo-pbm-pub-v1:\S+", "KEY", line) for line in text.splitlines()]
+
+            assert shape(r.stderr + r.stdout) == shape(sample.group(1))
     (tmp_path / "bob.pub").write_text(lines["bob"] + "\n")
     made = new
     for name in ("alice", "carol"):
