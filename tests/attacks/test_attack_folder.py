@@ -231,7 +231,7 @@ def test_hostile_conflict_copy_names_are_printed_escaped(arena, world):
 def test_a_forged_16_mb_game_file_is_refused_before_it_is_parsed(arena, world, monkeypatch):
     """A forged game file (the real header, a body of 16 MB, a signature that does not match)
     is refused after a hash of its bytes; only its header is parsed. The figures (time and
-    memory, before and after) are in benchmarks/bench_hostile.py and the README."""
+    memory, before and after) are in benchmarks/bench_hostile.py and docs/security.md."""
     import tomllib
 
     from attack_kit import body_of
