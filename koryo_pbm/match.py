@@ -274,7 +274,7 @@ def create(
 
 def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:
     """``emails`` checked: each a player of the game, each a plain mail address."""
-    from koryo_pbm.transport.address import check_address
+    from koryo_pbm.address import check_address
 
     seats = list(players)
     for name, address in emails.items():

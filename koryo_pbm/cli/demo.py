@@ -25,10 +25,11 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     from koryo_pbm import history, match
     from koryo_pbm.cli.resolve import run_resolve
     from koryo_pbm.cli.submit import seal_orders
-    from koryo_pbm.crypto.keys import Identity, save_identity
+    from koryo_pbm.crypto.keys import Identity
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.engine.simulate import seat_names
     from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store.keyring import save_identity
 
     game = find_game(game_name)
     check_player_count(game, n_players)
