@@ -17,15 +17,11 @@ from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Game, State
-from koryo_pbm.errors import (
-    SetupError,
-)
+from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
 
 MODERATOR_PART = "moderator"
-
-
 RESERVED_NAMES = frozenset({MODERATOR_PART})
 
 

@@ -8,14 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm.errors import (
-    FormatError,
-    OrderError,
-)
+from koryo_pbm.errors import FormatError, OrderError
 
 ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
-
-
 POSITION_LIMIT = 256 * 1024  # bytes of a position file
 
 

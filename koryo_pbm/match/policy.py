@@ -13,9 +13,7 @@ from typing import Any
 from koryo_pbm import deadlines
 from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision
-from koryo_pbm.errors import (
-    StaleError,
-)
+from koryo_pbm.errors import StaleError
 from koryo_pbm.match.creation import _fill, _secret, next_version
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile

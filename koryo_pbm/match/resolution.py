@@ -19,11 +19,7 @@ from typing import Any
 from koryo_pbm import deadlines, fair
 from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision, Event, State
-from koryo_pbm.errors import (
-    FormatError,
-    KoryoPbmError,
-    StaleError,
-)
+from koryo_pbm.errors import FormatError, KoryoPbmError, StaleError
 from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution
 from koryo_pbm.match.creation import HELD_ROOM, _fill, _secret, next_version
 from koryo_pbm.match.orders import canonical_orders, parse_orders
@@ -51,9 +47,7 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     # candidates: a player who floods the inbox costs the moderator time in proportion.
     _set_aside_excess(_screen(run))
     opened = _open(run)
-    by_decision: dict[str, list[tuple[Candidate, str]]] = {}
-    for c, text in opened:
-        by_decision.setdefault(c.envelope.decision, []).append((c, text))
+    by_decision = _by_decision(opened)
     # Then decision by decision, as long as decisions complete.
     while (decision := mv.game.pending(run.state)) is not None:
         _hold(run, decision, by_decision.get(decision.id, ()))
@@ -167,6 +161,14 @@ def _open(run: _Run) -> list[tuple[Candidate, str]]:
             continue
         opened.append((c, text))
     return opened
+
+
+def _by_decision(opened: Sequence[tuple[Candidate, str]]) -> dict[str, list[tuple[Candidate, str]]]:
+    """The opened envelopes by the decision they name, in the order found."""
+    out: dict[str, list[tuple[Candidate, str]]] = {}
+    for c, text in opened:
+        out.setdefault(c.envelope.decision, []).append((c, text))
+    return out
 
 
 def _hold(run: _Run, decision: Decision, opened: Sequence[tuple[Candidate, str]]) -> None:

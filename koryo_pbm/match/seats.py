@@ -8,10 +8,7 @@ from dataclasses import dataclass
 
 from koryo_pbm import deadlines
 from koryo_pbm.crypto.keys import PublicIdentity
-from koryo_pbm.errors import (
-    SetupError,
-    StaleError,
-)
+from koryo_pbm.errors import SetupError, StaleError
 from koryo_pbm.match.creation import _fill, _secret, check_emails, next_version
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile

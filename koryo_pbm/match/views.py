@@ -13,12 +13,7 @@ from koryo_pbm import fair
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
-from koryo_pbm.errors import (
-    FormatError,
-    KoryoPbmError,
-    NotForYou,
-    StaleError,
-)
+from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
 from koryo_pbm.match.creation import MODERATOR_PART, Secrets
 from koryo_pbm.match.orders import parse_orders
 from koryo_pbm.store import gamefile
