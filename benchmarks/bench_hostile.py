@@ -54,7 +54,7 @@ SETUP = textwrap.dedent('''
 FLOOD = SETUP + textwrap.dedent('''
     from koryo_pbm import match
     from koryo_pbm.cli.submit import seal_orders
-    from koryo_pbm.crypto.keys import find_identity
+    from koryo_pbm.store.keyring import find_identity
     doc = match.load_doc(root / "g" / "game.toml"); game = match.game_of(doc)
     for p in ("alice", "bob"):
         run("orders", root / "g", "--as", p, "-o", root / f"{p}.toml")
@@ -90,7 +90,8 @@ MAIL = SETUP + textwrap.dedent('''
 KEY = textwrap.dedent('''
     import sys
     from pathlib import Path
-    from koryo_pbm.crypto.keys import Identity, save_identity
+    from koryo_pbm.crypto.keys import Identity
+    from koryo_pbm.store.keyring import save_identity
     save_identity(Identity.generate("vic"), Path(sys.argv[1]), b"correct horse battery staple")
 ''')
 

@@ -18,7 +18,7 @@ from .state import KorsarState
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
-    from koryo_pbm.picture.model import Scene
+    from koryo_pbm.engine.scene import Scene
 
 _TURN = re.compile(r"t(\d+)-")  # decision ids: t12-bob
 

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from koryo_pbm.picture.model import Card, Group, Panel, Row, Scene
+from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
 
 from . import cards as C
 

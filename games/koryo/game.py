@@ -21,7 +21,7 @@ _ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
-    from koryo_pbm.picture.model import Scene
+    from koryo_pbm.engine.scene import Scene
 
 #: (phase, round, the players asked) -> Decision: decisions are immutable values, shared
 _DECISIONS: dict[tuple, Decision] = {}

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from koryo_pbm.picture.model import Card, Group, Panel, Row, Scene
+from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
 
 from . import rules
 from .cards import CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, VALUES

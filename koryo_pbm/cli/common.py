@@ -52,7 +52,7 @@ def load_identity(as_name: str | None, key_file: Path | None, *, required: bool 
 
     With the game's ``doc``, a name missing from the keyring is explained against the game:
     creating a new key would not help, since the game's parts are sealed to the keys it has."""
-    from koryo_pbm.crypto.keys import find_identity, keyring_dir
+    from koryo_pbm.store.keyring import find_identity, keyring_dir
 
     if as_name is None and key_file is None:
         if required:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import check_player_count, echo_json
+from koryo_pbm.cli.common import check_player_count, echo_json, now_utc
 from koryo_pbm.errors import SetupError, StorageError
 from koryo_pbm.store.folder import GAME_FILE
 
@@ -23,12 +23,13 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     import tomli_w
 
     from koryo_pbm import history, match
-    from koryo_pbm.cli.resolve import run_resolve
     from koryo_pbm.cli.submit import seal_orders
-    from koryo_pbm.crypto.keys import Identity, save_identity
+    from koryo_pbm.crypto.keys import Identity
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.engine.simulate import seat_names
+    from koryo_pbm.match.run import run_resolve
     from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store.keyring import save_identity
 
     game = find_game(game_name)
     check_player_count(game, n_players)
@@ -77,7 +78,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
             orders_file.write_text(text, encoding="utf-8")
             inbox.drop(folder, seal_orders(doc, game, me, text, source=str(orders_file)))
             envelopes += 1
-        result = run_resolve(folder, path, moderator)
+        result = run_resolve(folder, path, moderator, now=now_utc)
         if result.rejected:  # pragma: no cover - would be a bug in the engine
             raise RuntimeError(f"demo envelope rejected: {result.rejected[0].reason}")
         decisions += len(result.applied)

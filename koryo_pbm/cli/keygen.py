@@ -28,7 +28,8 @@ def command(name: str, ask: bool, directory: Path | None, force: bool, upgrade: 
     (moderators). It is safe to share; the .key file is not. Its fingerprint is printed too:
     compare it with the other side out of band (phone, in person).
     """
-    from koryo_pbm.crypto.keys import Identity, keyring_dir, save_identity
+    from koryo_pbm.crypto.keys import Identity
+    from koryo_pbm.store.keyring import keyring_dir, save_identity
 
     if upgrade:
         _upgrade(name, directory or keyring_dir(), as_json)
@@ -67,14 +68,13 @@ def _upgrade(name: str, folder: Path, as_json: bool) -> None:
     from koryo_pbm.crypto.keys import (
         KEY_FILE_LIMIT,
         PASSPHRASE_ENV,
-        check_keyring,
         key_file_version,
         parse_identity,
-        save_identity,
         validate_name,
     )
     from koryo_pbm.errors import KeyFileError, KoryoPbmError
     from koryo_pbm.store.atomic import read_limited_at
+    from koryo_pbm.store.keyring import check_keyring, save_identity
 
     validate_name(name)
     check_keyring(folder)

@@ -24,22 +24,13 @@ class RejectedEnvelopes(KoryoPbmError):
     exit_code = 3
 
 
-def gather(folder: Path, mail: tuple[Path, ...], empty: list[str] | None = None):
-    """Every envelope in the inbox and in the mail files, as resolve candidates (``empty`` gets
-    the mails that held none)."""
+def mail_candidates(mail: tuple[Path, ...], empty: list[str]) -> list:
+    """The envelopes in the ``--mail`` files, as resolve candidates (``empty`` gets the mails
+    that held none)."""
     from koryo_pbm.match import Candidate
-    from koryo_pbm.store import inbox
+    from koryo_pbm.transport.mail import envelopes_from_mail  # the email package is costly
 
     candidates = []
-    if inbox.inbox_dir(folder).is_dir():
-        for item in inbox.list_inbox(folder):
-            env, err = (item.envelope, None) if not isinstance(item.envelope, Exception) else (None, item.envelope)
-            candidates.append(Candidate(source=str(item.path), envelope=env, error=err,
-                                        path=None if item.link else item.path,
-                                        conflict=getattr(item, "conflict", False),
-                                        sha256=getattr(item, "sha256", None), link=item.link))
-    if mail:
-        from koryo_pbm.transport.mail import envelopes_from_mail  # the email package is costly
     for source in mail:
         for label, found in envelopes_from_mail(source, empty=empty):
             if isinstance(found, Exception):
@@ -50,86 +41,13 @@ def gather(folder: Path, mail: tuple[Path, ...], empty: list[str] | None = None)
 
 
 def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (), *, seen=None, now=None):
-    """Lock, resolve, write the next state atomically, then archive the inbox files.
-
-    The order makes a crash harmless: the game file is replaced in one step; an envelope is
-    archived only after the state that counts it is written, and one found again is
-    recognised as already counted. ``seen`` (the memory of games seen) is called with the
-    document read, under the lock, and with the one written. ``now``: the time of the run
-    (UTC ``datetime``; default: :func:`~koryo_pbm.cli.common.now_utc`), for deadlines.
-    """
-    from koryo_pbm import match
+    """:func:`koryo_pbm.match.run.run_resolve` with the ``--mail`` files read under the lock and
+    the clock of the command line (``KORYO_PBM_NOW`` when set) unless ``now`` is given."""
     from koryo_pbm.cli.common import now_utc
-    from koryo_pbm.store import gamefile, inbox
-    from koryo_pbm.store.lock import game_lock
+    from koryo_pbm.match.run import run_resolve as run
 
-    with game_lock(folder):
-        inbox.refuse_links(folder)  # before anything is read or written
-        mv = match.load_for_resolve(path, identity)
-        if seen is not None:
-            seen(mv.doc)
-        empty: list[str] = []
-        result = match.resolve(mv, gather(folder, mail, empty), now=now if now is not None else now_utc())
-        result.no_envelope = empty
-        if result.written and result.doc is not None:
-            gamefile.write_game(path, result.doc, identity)
-            if seen is not None:
-                seen(result.doc)
-        for c in result.candidates:
-            if c.path is not None:
-                inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted",
-                              expect=c.sha256)
-    return result
-
-
-MAX_CONFLICT_COPIES = 8  # sync-conflict copies of the game file resolve looks at
-
-
-def refuse_later_copies(copies: list[Path], path: Path) -> None:
-    """Refuse to resolve when a conflict copy holds a later state of the same game than ``path``
-    (the sync tool kept the older file), or another state of the same version (two resolves on
-    two machines): resolving would fork the game.
-
-    A copy costs one signature check of its header (``gamefile.decode_header``), never a parse;
-    a copy that is a link is not followed; more than ``MAX_CONFLICT_COPIES`` copies are refused
-    (no sync tool makes that many; a player can)."""
-    from koryo_pbm.errors import StaleError, StorageError
-    from koryo_pbm.printable import printable
-    from koryo_pbm.store import gamefile
-
-    if not copies:
-        return
-    if len(copies) > MAX_CONFLICT_COPIES:
-        raise StorageError(
-            f"{len(copies)} sync-conflict copies of the game file in {printable(path.parent)} (resolve looks at "
-            f"{MAX_CONFLICT_COPIES} at most): move them aside, then resolve again"
-        )
-    try:
-        data = gamefile.read_game_bytes(path)
-        doc = gamefile.decode_header(data)
-    except KoryoPbmError:
-        return  # the resolve itself reports what is wrong with the game file
-    for copy in copies:
-        try:
-            other_data = gamefile.read_game_bytes(copy)
-            other = gamefile.decode_header(other_data, expected_moderator=doc.moderator)
-        except KoryoPbmError:
-            continue  # not a valid game file of this moderator (or a link): only ignored
-        if other.game_id != doc.game_id or other.version < doc.version:
-            continue
-        shown = printable(copy)
-        if other.version > doc.version:
-            raise StaleError(
-                f"the sync-conflict copy {shown} holds version {other.version} of game {doc.game_id}, but "
-                f"{printable(path)} holds version {doc.version}: the sync tool kept the older file; put the later "
-                f"one in place as {path.name} (keep the other aside), then resolve again"
-            )
-        if other_data != data:
-            raise StaleError(
-                f"the sync-conflict copy {shown} and {printable(path)} both hold version {doc.version} of game "
-                f"{doc.game_id}, with different contents: two resolves ran on two machines; keep one as "
-                f"{path.name} (move the other aside; its envelopes are in archive/), then resolve again"
-            )
+    return run(folder, path, identity, now=now if now is not None else now_utc, seen=seen,
+               more=(lambda empty: mail_candidates(mail, empty)) if mail else None)
 
 
 @click.command("resolve")
@@ -151,6 +69,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
 
     folder, path = game_paths(target)
     identity = load_identity(as_name, key_file)
+    from koryo_pbm.match.run import refuse_later_copies
+
     refuse_later_copies(warn_conflict_copies(folder, path), path)
     result = run_resolve(folder, path, identity, mail, seen=lambda doc: remember(doc, strict=True))
     doc = result.doc

@@ -43,7 +43,7 @@ from koryo_pbm.errors import GameError
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
-    from koryo_pbm.picture.model import Scene
+    from koryo_pbm.engine.scene import Scene
 
 # An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
 # ``{"play": ["merchant", "merchant"]}``. It is TOML-safe data.
@@ -231,7 +231,7 @@ class Game(abc.ABC):
         :mod:`koryo_pbm.picture`. Only what ``view`` holds may be drawn; hidden cards of the
         player the view is for go in ``Scene.private``. The default draws the text of
         :meth:`render` in one panel; games draw their table."""
-        from koryo_pbm.picture.model import Group, Panel, Scene
+        from koryo_pbm.engine.scene import Group, Panel, Scene
 
         mine = bool(view.get("player"))
         text = tuple(self.render(view).splitlines())

@@ -510,7 +510,7 @@ class Judge:
     def _serve_inbox(self, ref: GameRef) -> None:
         """Resolve the game's inbox exactly as ``koryo-pbm resolve`` does (links are skipped and
         left in place: reported once)."""
-        from koryo_pbm.cli.resolve import run_resolve
+        from koryo_pbm.match.run import run_resolve
         from koryo_pbm.store import inbox
 
         items = inbox.list_inbox(ref.folder)

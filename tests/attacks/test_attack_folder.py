@@ -165,7 +165,7 @@ def test_a_conflict_copy_that_is_a_link_is_not_followed(arena, world):
 
 
 def test_too_many_conflict_copies_are_refused(arena, world):
-    from koryo_pbm.cli.resolve import MAX_CONFLICT_COPIES
+    from koryo_pbm.match.run import MAX_CONFLICT_COPIES
 
     folder = _game_with_envelopes(arena, world)
     for i in range(MAX_CONFLICT_COPIES + 1):

@@ -175,8 +175,8 @@ def test_several_players_submitting_at_the_same_moment_lose_nothing(cli):
 
     from koryo_pbm import match
     from koryo_pbm.cli.submit import seal_orders
-    from koryo_pbm.crypto.keys import find_identity
     from koryo_pbm.store import inbox
+    from koryo_pbm.store.keyring import find_identity
 
     os.environ["KORYO_PBM_HOME"] = str(cli.home)
     doc = match.load_doc(folder / "game.toml")

@@ -185,7 +185,7 @@ def test_a_secret_changed_after_the_players_joined_is_caught(cli, monkeypatch):
     resolve refuses the joins (they answer the first file's history); a dishonest moderator runs
     a program of its own that skips that check, before players who never looked: verify, from
     the finished file alone, still catches it."""
-    from koryo_pbm import match
+    from koryo_pbm.match import resolution  # where resolve looks up answerable_heads
     from koryo_pbm.store.gamefile import open_part, seal_part
 
     class Anything:
@@ -211,7 +211,7 @@ def test_a_secret_changed_after_the_players_joined_is_caught(cli, monkeypatch):
     for name in PLAYERS:  # the joins are in the archive now: back into the inbox
         for env in (cli.cwd / "g" / "archive").rglob(f"join--{name}*.envelope"):
             shutil.copy(env, cli.cwd / "g" / "inbox" / env.name)
-    monkeypatch.setattr(match, "answerable_heads", lambda doc: Anything())
+    monkeypatch.setattr(resolution, "answerable_heads", lambda doc: Anything())
     cli.ok("resolve", "g", "--as", "mod")
     play_template_orders(cli, cli.cwd / "g")
     refused(cli, "g", "alice joined under another seed commitment than the file's: the moderator's secret was "

@@ -15,15 +15,13 @@ from koryo_pbm.crypto.keys import (
     PUBLIC_PREFIX,
     Identity,
     PublicIdentity,
-    find_identity,
-    keyring_dir,
     load_identity,
     load_public,
     parse_identity,
-    save_identity,
     validate_name,
 )
 from koryo_pbm.errors import KeyFileError, KoryoPbmError, UsageError
+from koryo_pbm.store.keyring import find_identity, keyring_dir, save_identity
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 

@@ -1,0 +1,112 @@
+"""A match on disk: where the rules engine meets the game file.
+
+A *game folder* holds ``game.toml`` (one signed file with the public state, each player's
+sealed part and the moderator's sealed secrets), ``inbox/`` where envelopes arrive, and
+``archive/`` where processed envelopes are kept. This module knows no particular game and no
+command line: it turns a :class:`~koryo_pbm.engine.contract.Game` state into a
+:class:`~koryo_pbm.store.gamefile.GameDoc` and back, and it implements the moderator's resolve
+and the player's view. Its modules, each named for what it holds:
+
+    orders      orders files: parsing, the canonical text ``submit`` seals, reading files
+    creation    a new match (create), the moderator's secrets, how a version is filled in
+    views       opening a game file: the moderator's view, a player's seat and view
+    seats       mail addresses changed, a seat taken over, a bot or abandoned seat given back
+    policy      the service lines, deadlines, when and for whom the bot plays
+    candidates  the envelopes a resolve found (Candidate) and what it did (Resolution)
+    resolution  resolve: screen, open, hold, apply, publish at the end
+    run         resolve on disk: lock, inbox and mail, write, archive (used by the
+                ``resolve`` command, the judge and ``demo``)
+
+Every name callers use is re-exported here: ``from koryo_pbm import match; match.resolve(...)``.
+
+The moderator's sealed part holds::
+
+    state   the game's whole state (game.dump_state), its seeded generator included; before
+            a joined game is dealt, the join state (:mod:`koryo_pbm.fair`)
+    seed    the moderator's secret seed (committed to in the file from the start)
+    salt    the salt of that commitment
+    setup   {first, options, position}: how the game was set up (each if given)
+    orders  {player: {order, digest, submitted, envelope}} — valid orders received for the
+            pending decision, held until everyone it waits for has answered; the part is padded
+            as if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how
+            many are held, nor what they say
+    played  every order counted so far, in a form whose size says nothing secret:
+            {decision, player, envelope} for a player's (the envelope's sealed orders are padded),
+            {decision, player, bot, orders} for one the moderator's bot played (its level)
+    emails  {player: address} — the players' mail addresses, for the judge (absent: none)
+    former  {player: [public key line, ...]} — keys that held a seat before a substitute took
+            it over (``replace``): their envelopes are refused by name (absent: none)
+
+The public ``[service]`` table (:mod:`koryo_pbm.deadlines`) holds the deadline policy, the
+bot seats and the abandoned ones; the pending decision's deadline is set here, when a version
+that opens a new decision is written, from the ``now`` the caller passes (never a clock of
+this module's own, never one in the rules). Bots play here too (:func:`resolve`): bot seats and
+abandoned seats as soon as everyone else is in, missed orders once the deadline and its grace
+period have passed, each from that player's view only.
+Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
+answers to this game's history at the pending decision.
+
+The deal: a game created without a seed or a position begins with the join decision (see
+:mod:`koryo_pbm.fair`); its deal is derived from the moderator's secret, every player's
+contribution and the game id. At the end of the match the seed and salt are published in the
+game file, with ``replay`` (setup and every accepted order, as the players signed them), so that
+anyone can check the commitment and replay the match (``koryo-pbm verify``).
+"""
+
+from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution, describe_candidates
+from koryo_pbm.match.creation import (
+    HELD_ROOM,
+    MODERATOR_PART,
+    RESERVED_NAMES,
+    Secrets,
+    check_emails,
+    create,
+    new_game_id,
+    next_version,
+)
+from koryo_pbm.match.creation import _fill as _fill
+from koryo_pbm.match.creation import _secret as _secret
+from koryo_pbm.match.orders import (
+    ORDERS_LIMIT,
+    POSITION_LIMIT,
+    canonical_orders,
+    loads_toml,
+    parse_orders,
+    read_orders_file,
+    read_position,
+)
+from koryo_pbm.match.policy import (
+    BOT_NOTES,
+    SERVICE_ONLY,
+    bot_due,
+    deadline_of,
+    is_service_entry,
+    set_deadline,
+)
+from koryo_pbm.match.resolution import answerable_heads, held_size, publish_orders, resolve
+from koryo_pbm.match.seats import Replacement, replace_seat, unabandon, with_emails
+from koryo_pbm.match.views import (
+    ModeratorView,
+    check_own_order,
+    engine_view,
+    full_view,
+    game_of,
+    load_doc,
+    load_for_resolve,
+    open_moderator,
+    open_private,
+    player_name,
+    player_state,
+    require_moderator,
+)
+from koryo_pbm.store import gamefile as gamefile
+
+__all__ = [
+    "BOT_NOTES", "HELD_ROOM", "MAX_PER_DECISION", "MODERATOR_PART", "ORDERS_LIMIT", "POSITION_LIMIT",
+    "RESERVED_NAMES", "SERVICE_ONLY", "Candidate", "ModeratorView", "Replacement", "Resolution", "Secrets",
+    "answerable_heads", "bot_due", "canonical_orders", "check_emails", "check_own_order", "create", "deadline_of",
+    "describe_candidates", "engine_view", "full_view", "game_of", "held_size", "is_service_entry", "load_doc",
+    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_moderator", "open_private",
+    "parse_orders", "player_name", "player_state", "publish_orders", "read_orders_file", "read_position",
+    "replace_seat", "require_moderator", "resolve", "set_deadline", "unabandon", "with_emails",
+]

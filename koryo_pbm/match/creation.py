@@ -1,0 +1,208 @@
+"""A new match, and how every version of it is written: the first document (:func:`create`),
+the moderator's sealed secrets (:class:`Secrets`, :func:`_secret`) and the filling of a version
+from a state (:func:`_fill`: the decision and its deadline, the public state, every sealed part,
+the moderator's part padded so its size tells nothing)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from koryo_pbm import deadlines, fair
+from koryo_pbm.crypto import commit
+from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.engine import bots
+from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.errors import SetupError
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+MODERATOR_PART = "moderator"
+RESERVED_NAMES = frozenset({MODERATOR_PART})
+
+
+# Bytes the moderator's sealed part keeps for each player's held order, whether one is held or
+# not: the part's size does not change as orders come in (a player who has not answered yet
+# learns nothing from it). An order that does not fit (no legal order comes near) is rejected.
+HELD_ROOM = 4096  # an order held with its envelope (about 2 KiB, as armoured)
+
+
+def new_game_id(game: Game) -> str:
+    return f"{game.name}-{os.urandom(5).hex()}"
+
+
+def create(
+    game: Game,
+    moderator: Identity,
+    players: Mapping[str, PublicIdentity],
+    *,
+    seed: str | None = None,
+    first: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    position: Mapping[str, Any] | None = None,
+    game_id: str | None = None,
+    emails: Mapping[str, str] | None = None,
+    policy: deadlines.Policy | None = None,
+    now: datetime | None = None,
+    join: bool | None = None,
+) -> tuple[GameDoc, State]:
+    """A new match's first game document (version 1) and its state. ``emails``: players' mail
+    addresses, kept in the moderator's sealed part. ``policy``: the public deadline and bot
+    policy; its bot seats are in ``players`` with the moderator's own key (the moderator plays
+    them). ``now``: the time the first decision's deadline counts from.
+
+    Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
+    ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
+    moderator's secret comes from the demo's seed, and its bots join)."""
+    names = list(players)
+    policy = policy or deadlines.Policy()
+    for name in names:
+        if name in RESERVED_NAMES:
+            raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
+    if len(set(names)) != len(names):
+        raise SetupError("a player is named twice")
+    for name, level in policy.bots.items():
+        if name not in players or players[name] != moderator.public:
+            raise SetupError(f"the bot seat {name!r} must be a seat with the moderator's key")
+        bots.check_level(game, level)
+    if policy.missed == "bot" or policy.abandon_after:
+        bots.check_level(game, policy.bot_level or bots.RANDOM)
+    owners: dict[PublicIdentity, str] = {}
+    for name, key in players.items():
+        if name in policy.bots:
+            continue
+        if key in owners:
+            raise SetupError(
+                f"{owners[key]} and {name} have the same public key ({key.fingerprint()}): each player needs a key "
+                "of their own (koryo-pbm keygen NAME)"
+            )
+        owners[key] = name
+    if moderator.public in owners:
+        raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
+                         "sees everything, so a player needs a key of their own")
+    emails = check_emails(emails or {}, names)
+    game_id = game_id or new_game_id(game)
+    if join is None:
+        join = seed is None and position is None
+    if join and position is not None:
+        raise SetupError("a game from a position has no join: its deal is the position")
+    deal = "position" if position is not None else "joined" if join else "seed"
+    seed = seed if seed is not None else commit.new_secret()
+    salt = commit.new_salt()
+    setup: dict[str, Any] = {}
+    if position is not None:
+        seats = position.get("players")
+        if seats != names:
+            raise SetupError(
+                f"the position seats {seats!r}, but --player gives {names!r}: name the same players in the same order"
+            )
+        if first is not None:
+            raise SetupError("--first cannot be used with --position (the position names the first player)")
+        setup["position"] = dict(position)
+        state = game.load_position(position, commit.deal_seed(seed, game_id))
+    else:
+        if first is not None:
+            setup["first"] = first
+        if options:
+            setup["options"] = dict(options)
+        state = game.setup(names, commit.deal_seed(seed, game_id), first=first, options=options)
+        if deal == "joined":  # the set-up above checked the players, first and options; the deal waits
+            game = fair.Joining(game)
+            state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}),
+                                   gamefile.seed_commitment(seed, salt))
+    doc = GameDoc(
+        game_id=game_id,
+        game=game.name,
+        version=1,
+        moderator=moderator.public,
+        seed_commitment=gamefile.seed_commitment(seed, salt),
+        players=dict(players),
+        decision=None,
+        public={},
+        log=[],
+        sealed={},
+        service=policy.to_table() or None,
+        deal=deal,
+    )
+    _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails), now=now)
+    return doc, state
+
+
+def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:
+    """``emails`` checked: each a player of the game, each a plain mail address."""
+    from koryo_pbm.address import check_address
+
+    seats = list(players)
+    for name, address in emails.items():
+        if name not in seats:
+            raise SetupError(f"{name!r} has an address but is not a player (the players are {', '.join(seats)})")
+        check_address(address, who=f"{name}'s address")
+    return dict(emails)
+
+
+@dataclass
+class Secrets:
+    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
+    every order accepted so far (all published when the game is over)."""
+
+    seed: str
+    salt: str
+    setup: dict[str, Any] = field(default_factory=dict)
+    played: list[dict[str, str]] = field(default_factory=list)
+
+
+def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],
+            former: Mapping[str, Sequence[PublicIdentity]] | None = None) -> dict[str, Any]:
+    """The moderator's secret part (without the state, which _fill adds)."""
+    secret: dict[str, Any] = {"seed": secrets.seed, "salt": secrets.salt, "setup": secrets.setup,
+                              "played": secrets.played, "orders": dict(orders)}
+    if emails:
+        secret["emails"] = dict(emails)
+    if former:
+        secret["former"] = {name: [key.line() for key in keys] for name, keys in former.items()}
+    return secret
+
+
+def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now: datetime | None = None) -> None:
+    """Write ``state`` (and the moderator's ``secret``) into ``doc`` at its current version.
+
+    The decision keeps its deadline while it stays pending; a new decision gets one from the
+    policy (counted from ``now``) when the policy gives its kind a time to answer."""
+    decision = game.pending(state)
+    held = secret.get("orders", {})
+    before = doc.decision
+    doc.decision = (
+        None
+        if decision is None
+        else {
+            "id": decision.id,
+            "kind": decision.kind,
+            "waiting_for": list(decision.players),
+            "received": [p for p in decision.players if p in held],
+        }
+    )
+    if decision is not None and doc.decision is not None:
+        if before is not None and before.get("id") == decision.id and "deadline" in before:
+            doc.decision["deadline"] = before["deadline"]
+        else:
+            duration = deadlines.policy_of(doc.service).duration(decision.kind)
+            if duration is not None:
+                if now is None:
+                    raise ValueError("a decision with a deadline opens: the caller must pass now")
+                doc.decision["deadline"] = deadlines.stamp(now + duration)
+    doc.public = game.public(state)
+    doc.sealed = {
+        name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
+    }
+    whole = {**secret, "state": game.dump_state(state)}
+    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
+
+
+def next_version(doc: GameDoc) -> GameDoc:
+    """A copy of ``doc`` one version on (log copied, parts to be sealed anew)."""
+    return dataclasses.replace(doc, version=doc.version + 1, log=list(doc.log), sealed={})

@@ -1,0 +1,94 @@
+"""Orders files as players write them and as ``submit`` seals them: parsing, the canonical
+text, and reading orders and position files with a size limit."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from koryo_pbm.errors import FormatError, OrderError
+
+ORDERS_LIMIT = 64 * 1024  # bytes of an orders file
+POSITION_LIMIT = 256 * 1024  # bytes of a position file
+
+
+def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[str, Any]]:
+    """``(game_id, decision_id, body)`` from the text of an orders file."""
+    if len(text.encode("utf-8", "surrogatepass")) > ORDERS_LIMIT:
+        raise FormatError(f"{source} is larger than {ORDERS_LIMIT} bytes")
+    doc = loads_toml(text, source)
+    game_id, decision = doc.pop("game", None), doc.pop("decision", None)
+    if not isinstance(game_id, str) or not game_id:
+        raise OrderError(f"{source} has no 'game' (the game id, as `koryo-pbm status` shows it)")
+    if not isinstance(decision, str) or not decision:
+        raise OrderError(f"{source} has no 'decision' (the pending decision, as `koryo-pbm status` shows it)")
+    return game_id, decision, doc
+
+
+def _inline(value: Any) -> str:
+    """``value`` as an inline TOML value (lists and tables on one line)."""
+    import tomli_w
+
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").removesuffix("\n")
+
+
+def _key(key: str) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({key: 0}).removesuffix(" = 0\n")
+
+
+def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:
+    """The orders as ``submit`` seals them: ``game``, ``decision`` and the order, one line per
+    key, lists and tables inline, no comments, no spacing of the player's: every legal order of
+    a decision fits in the envelope's first padding block, so all seal to one size."""
+    import tomli_w
+
+    table = {"game": game_id, "decision": decision, **body}
+    try:
+        text = "".join(f"{_key(k)} = {_inline(v)}\n" for k, v in table.items())
+        if tomllib.loads(text) == table:
+            return text
+    except (TypeError, ValueError, tomllib.TOMLDecodeError, RecursionError):
+        pass
+    try:  # what an inline table cannot say (none of the games' orders): the plain writer
+        return tomli_w.dumps(table)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"the orders cannot be written: {exc}") from None
+
+
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """A TOML document a user wrote; ``FormatError`` naming ``source`` if it is not one."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FormatError(f"{source} is nested too deeply") from None
+
+
+def _read_text(path: Path, limit: int, what: str) -> str:
+    """A user's text file (a pipe works too), never reading more than ``limit`` bytes."""
+    from koryo_pbm.store.atomic import read_limited
+
+    data = read_limited(path, limit, what, regular_only=False)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"{what} {path} is not UTF-8 text") from None
+
+
+def read_orders_file(path: Path) -> str:
+    """The text of an orders file."""
+    return _read_text(path, ORDERS_LIMIT, "orders file")
+
+
+def read_position(path: Path) -> dict[str, Any]:
+    """A position file, parsed (the game checks what it says)."""
+    return loads_toml(_read_text(path, POSITION_LIMIT, "position file"), f"position file {path}")

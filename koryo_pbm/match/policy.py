@@ -1,0 +1,144 @@
+"""The service around the rules: the log lines the match itself writes (deadlines moved, seats
+taken over, bots that played), the pending decision's deadline, and when and for whom the
+moderator's bot plays (bot seats, abandoned seats, missed deadlines), from the public
+``[service]`` policy (:mod:`koryo_pbm.deadlines`) and the ``now`` a caller passes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from koryo_pbm import deadlines
+from koryo_pbm.engine import bots
+from koryo_pbm.engine.contract import Decision
+from koryo_pbm.errors import StaleError
+from koryo_pbm.match.creation import _fill, _secret, next_version
+from koryo_pbm.match.views import ModeratorView
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+# The public lines the match layer itself logs (the games log the rest): a log entry made only
+# of SERVICE_ONLY lines resolves nothing (a deadline moved, a seat taken over); BOT_NOTES open
+# the entry of a decision in which the moderator's bot played for somebody.
+SERVICE_ONLY = (
+    re.compile(r"the moderator (set|extended|moved) the deadline of \S+ to .+"),
+    re.compile(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint (?P<new>[0-9a-f]{16}); "
+               r"the former key was (?P<old>[0-9a-f]{16})\)"),
+)
+
+
+BOT_NOTES = (
+    re.compile(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them( \(.*\))?"),
+    re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?"),
+    re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?"),
+    re.compile(r"\S+ missed \d+ decisions? in a row: the seat is abandoned; .+"),
+)
+
+
+def is_service_entry(entry: Mapping[str, Any]) -> bool:
+    """True for a log entry that resolves nothing (only the match layer's service lines)."""
+    events = entry.get("events") or []
+    return (not entry.get("accepted") and bool(events)
+            and all(any(p.fullmatch(str(e)) for p in SERVICE_ONLY) for e in events))
+
+
+def _deadline(doc: GameDoc, decision_id: str) -> datetime | None:
+    """The deadline of ``doc``'s pending decision if it is ``decision_id`` and has one."""
+    d = doc.decision
+    if d is None or d.get("id") != decision_id or "deadline" not in d:
+        return None
+    return deadlines.parse_stamp(d["deadline"])
+
+
+def deadline_of(doc: GameDoc) -> datetime | None:
+    """The pending decision's deadline, if it has one."""
+    return _deadline(doc, doc.decision["id"]) if doc.decision else None
+
+
+def bot_due(doc: GameDoc, now: datetime) -> bool:
+    """True when a resolve at ``now`` would have the bot play even with no new envelope: the
+    deadline and grace of a ``missed = "bot"`` game have passed with players missing, or only
+    bot seats and abandoned seats are missing (the judge resolves then)."""
+    d = doc.decision
+    if d is None:
+        return False
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    missing = [p for p in d["waiting_for"] if p not in d.get("received", [])]
+    if missing and all(policy.bot_plays(p) for p in missing):
+        return True
+    deadline = deadline_of(doc)
+    return (bool(missing) and deadline is not None and policy.missed == "bot"
+            and now >= deadline + policy.grace_period())
+
+
+def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str, Any],
+                 deadline: datetime | None, now: datetime | None) -> dict[str, tuple[str, str]] | None:
+    """``{player: (level, why)}`` for every player of ``decision`` the bot answers for now,
+    or ``None`` when a player the game still waits for is missing (nothing is played then)."""
+    played: dict[str, tuple[str, str]] = {}
+    passed = (deadline is not None and now is not None and policy.missed == "bot"
+              and now >= deadline + policy.grace_period())
+    for p in decision.players:
+        if p in held:
+            continue
+        if p in policy.bots:
+            played[p] = (policy.bots[p], "seat")
+        elif p in policy.abandoned:
+            played[p] = (policy.bot_level or bots.RANDOM, "abandoned")
+        elif passed:
+            played[p] = (policy.bot_level or bots.RANDOM, "missed")
+        else:
+            return None
+    return played
+
+
+def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool) -> str:
+    """The public log line that says the bot played for ``player``."""
+    if why == "missed":
+        text = f"{player} missed the deadline: the {level} bot played for them"
+    elif why == "abandoned":
+        text = f"{player}'s seat is abandoned: the {level} bot played for them"
+    else:
+        text = f"the {level} bot played {player}'s seat"
+    if fallback:  # what failed stays private: its message might show the seat's hidden cards
+        text += f" (the {level} bot failed; a random legal order stood in)"
+    return text
+
+
+def _count_missed(policy: deadlines.Policy, decision: Decision, played: Mapping[str, tuple[str, str]]) -> list[str]:
+    """Count the decisions each player missed in a row (their own order resets the count);
+    abandon a seat at ``policy.abandon_after``. Returns the public notes."""
+    notes = []
+    for p in decision.players:
+        why = played.get(p, ("", "own"))[1]
+        if why == "own":
+            policy.missed_in_row.pop(p, None)
+        elif why == "missed":
+            count = policy.missed_in_row.get(p, 0) + 1
+            if policy.abandon_after and count >= policy.abandon_after:
+                policy.missed_in_row.pop(p, None)
+                policy.abandoned.append(p)
+                notes.append(f"{p} missed {count} decision{'s' if count != 1 else ''} in a row: the seat is "
+                             "abandoned; the "
+                             f"{policy.bot_level or bots.RANDOM} bot plays it until a substitute takes it over")
+            else:
+                policy.missed_in_row[p] = count
+    return notes
+
+
+def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
+    """The next version with the pending decision's deadline set to ``when`` (checked by the
+    caller: in the future), logged publicly. The caller writes it."""
+    doc = mv.doc
+    if doc.decision is None:
+        raise StaleError(f"game {doc.game_id} is over: it has no deadline")
+    before = deadline_of(doc)
+    new = next_version(doc)
+    new.decision = {**doc.decision, "deadline": deadlines.stamp(when)}
+    verb = "set" if before is None else ("extended" if when > before else "moved")
+    gamefile.append_log(new, doc.decision["id"],
+                        [f"the moderator {verb} the deadline of {doc.decision['id']} to {deadlines.human(when)}"], [])
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, mv.emails, mv.former))
+    return new

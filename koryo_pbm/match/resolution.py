@@ -1,0 +1,394 @@
+"""The moderator's resolve: every envelope found is screened, opened, checked against the
+state reached and held; each decision whose players are all in (or played by the bot) is
+applied; at the end of the game the seed and every order are published.
+
+:func:`resolve` reads as its steps: :func:`_screen` (what needs no opening),
+:func:`_set_aside_excess`, :func:`_open`, then per decision :func:`_hold` and :func:`_apply`,
+then :func:`_mark_unanswered` and :func:`_finish`. It is pure apart from sealing: the caller
+(:mod:`koryo_pbm.match.run`) locks, writes and archives."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from koryo_pbm import deadlines, fair
+from koryo_pbm.engine import bots
+from koryo_pbm.engine.contract import Decision, Event, State
+from koryo_pbm.errors import FormatError, KoryoPbmError, StaleError
+from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution
+from koryo_pbm.match.creation import HELD_ROOM, _fill, _secret, next_version
+from koryo_pbm.match.orders import canonical_orders, parse_orders
+from koryo_pbm.match.policy import _bot_note, _bot_players, _count_missed, _deadline
+from koryo_pbm.match.views import ModeratorView
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+
+def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime | None = None) -> Resolution:
+    """Verify every candidate envelope and apply every decision that is complete.
+
+    Pure apart from sealing: returns the resolution with the new document (``written`` says
+    whether anything changed). The caller writes the document, then archives inbox files.
+
+    ``now`` (the caller's clock, UTC) is when the run happens: deadlines are compared with it
+    and new decisions get their deadline from it. Bots play here: a bot seat's or an abandoned
+    seat's order is chosen once everyone else the decision waits for is in (the seat's view
+    cannot change while the decision is pending, so the order is never held); with
+    ``missed = "bot"``, a player still missing once the deadline and its grace period have
+    passed (at ``now``) gets the bot's order, and the log says so.
+    """
+    run = _Run.start(mv, candidates, now)
+    # First what does not depend on the decision. Every step is linear in the number of
+    # candidates: a player who floods the inbox costs the moderator time in proportion.
+    _set_aside_excess(_screen(run))
+    opened = _open(run)
+    by_decision = _by_decision(opened)
+    # Then decision by decision, as long as decisions complete.
+    while (decision := mv.game.pending(run.state)) is not None:
+        _hold(run, decision, by_decision.get(decision.id, ()))
+        if not _apply(run, decision):
+            break
+    pending = mv.game.pending(run.state)
+    _mark_unanswered(run, opened, pending)
+    return _finish(run, pending)
+
+
+@dataclass
+class _Run:
+    """One resolve run as it goes: the state reached, the orders held for the pending decision,
+    the next version (its log grows as decisions are applied; written only if ``changed``)."""
+
+    mv: ModeratorView
+    now: datetime | None
+    policy: deadlines.Policy
+    state: State
+    held: dict[str, dict[str, Any]]
+    seen: set[str | None]  # digests counted already
+    answered: set[str]  # what an envelope for the pending decision may answer
+    new: GameDoc
+    result: Resolution
+    record: list[dict[str, str]]  # every order counted so far (published at the end)
+    contributions: dict[str, str] | None = None
+    by_digest: dict[str, list[Candidate]] = field(default_factory=dict)
+    changed: bool = False
+
+    @classmethod
+    def start(cls, mv: ModeratorView, candidates: Sequence[Candidate], now: datetime | None) -> _Run:
+        doc = mv.doc
+        held = {p: dict(v) for p, v in mv.orders.items()}
+        return cls(mv=mv, now=now, policy=deadlines.policy_of(doc.service, list(doc.players)), state=mv.state,
+                   held=held, seen=_seen_digests(doc) | {v.get("digest") for v in held.values()},
+                   answered=answerable_heads(doc), new=next_version(doc),
+                   result=Resolution(candidates=list(candidates)), record=list(mv.secrets.played))
+
+
+def _screen(run: _Run) -> dict[tuple[str, str], list[tuple[Candidate, str]]]:
+    """Settle every candidate that can be settled without opening it (links, unreadable
+    envelopes, other games, strangers, duplicates, bad outer signatures, former keys); return
+    the others by ``(player, decision)``, each with its digest."""
+    doc, mv = run.mv.doc, run.mv
+    found: set[str] = set()
+    signed: dict[tuple[str, str], list[tuple[Candidate, str]]] = {}  # (player, decision) -> (c, digest)
+    for c in run.result.candidates:
+        env = c.envelope
+        if c.link:
+            c.status, c.reason = "skipped", "a symbolic link: not followed, left in place"
+            continue
+        if env is None:
+            c.status, c.reason = "rejected", str(c.error) if c.error else "unreadable envelope"
+            continue
+        digest = env.digest
+        run.by_digest.setdefault(digest, []).append(c)
+        if env.game_id != doc.game_id:
+            c.status, c.reason = "rejected", f"for game {env.game_id}, not {doc.game_id}"
+            continue
+        player_key = doc.players.get(env.player)
+        if player_key is None:
+            c.status, c.reason = "rejected", f"{env.player!r} is not a player of this game"
+            continue
+        if digest in run.seen:
+            c.status, c.reason = "duplicate", "already counted"
+            continue
+        if digest in found:  # the same envelope twice in this run (inbox and mail, say)
+            c.status, c.reason = "duplicate", "the same envelope was found twice"
+            continue
+        found.add(digest)
+        former = next((k for k in mv.former.get(env.player, ()) if k.fingerprint() == env.sender), None)
+        try:
+            env.verify(former or player_key)  # the outer signature: cheap, and nobody else can make one
+        except KoryoPbmError as exc:
+            c.status, c.reason = "rejected", str(exc)
+            continue
+        if former is not None:
+            c.status, c.reason = "rejected", (
+                f"signed by {env.player}'s former key ({env.sender}): the seat was taken over by a new player"
+            )
+            continue
+        signed.setdefault((env.player, env.decision), []).append((c, digest))
+    return signed
+
+
+def _set_aside_excess(signed: Mapping[tuple[str, str], list[tuple[Candidate, str]]]) -> None:
+    """At most ``MAX_PER_DECISION`` envelopes of one player for one decision are opened: the
+    latest ones (by their signed submission time); the others are set aside, unread."""
+    for (player, decision_id), group in signed.items():
+        group.sort(key=lambda cd: (cd[0].envelope.submitted, cd[1]), reverse=True)
+        for c, _ in group[MAX_PER_DECISION:]:
+            c.status, c.reason = "set-aside", (
+                f"more than {MAX_PER_DECISION} envelopes of {player} for {decision_id}: only the "
+                f"{MAX_PER_DECISION} latest were read"
+            )
+
+
+def _open(run: _Run) -> list[tuple[Candidate, str]]:
+    """Open every candidate still pending: ``(candidate, orders text)`` in the candidates'
+    order; one that does not open is rejected."""
+    mv = run.mv
+    opened: list[tuple[Candidate, str]] = []
+    for c in run.result.candidates:
+        if c.status != "pending" or c.envelope is None:
+            continue
+        env = c.envelope
+        try:
+            text = env.open(mv.identity, mv.doc.players[env.player])
+        except KoryoPbmError as exc:
+            c.status, c.reason = "rejected", str(exc)
+            continue
+        opened.append((c, text))
+    return opened
+
+
+def _by_decision(opened: Sequence[tuple[Candidate, str]]) -> dict[str, list[tuple[Candidate, str]]]:
+    """The opened envelopes by the decision they name, in the order found."""
+    out: dict[str, list[tuple[Candidate, str]]] = {}
+    for c, text in opened:
+        out.setdefault(c.envelope.decision, []).append((c, text))
+    return out
+
+
+def _hold(run: _Run, decision: Decision, opened: Sequence[tuple[Candidate, str]]) -> None:
+    """Check each opened order for ``decision`` and hold the latest valid one of each player."""
+    for c, text in opened:
+        if c.status != "pending":
+            continue
+        entry = _checked_entry(run, decision, c, text)
+        if entry is not None:
+            _keep_latest(run, c, entry)
+
+
+def _checked_entry(run: _Run, decision: Decision, c: Candidate, text: str) -> dict[str, Any] | None:
+    """What the moderator's part holds of ``c``'s orders if they are valid for ``decision`` at
+    the state reached; otherwise ``c`` is rejected and ``None`` returned."""
+    doc, env = run.mv.doc, c.envelope
+    if env.player not in decision.players:
+        c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
+        return None
+    if env.answers not in run.answered:
+        c.status, c.reason = "rejected", (
+            f"it answers a game file whose history ends with {env.answers[7:23]}, but the history of game "
+            f"{doc.game_id} at {decision.id} ends with {gamefile.head(doc)[7:23]}: the player was shown "
+            "another file")
+        return None
+    try:
+        game_id, decision_id, body = parse_orders(text, source=f"orders of {env.player}")
+        if game_id != doc.game_id or decision_id != env.decision:
+            raise StaleError("the orders inside do not match the envelope's game and decision")
+        run.mv.game.check(run.state, env.player, body)
+    except KoryoPbmError as exc:
+        c.status, c.reason = "rejected", str(exc)
+        return None
+    entry = {"order": body, "digest": env.digest, "submitted": env.submitted, "envelope": env.armor()}
+    try:
+        size = held_size(env.player, entry)
+    except KoryoPbmError as exc:
+        c.status, c.reason = "rejected", str(exc)
+        return None
+    if size > HELD_ROOM:
+        c.status, c.reason = "rejected", (
+            f"the orders take {size} bytes to hold, more than the {HELD_ROOM} kept for each player")
+        return None
+    return entry
+
+
+def _keep_latest(run: _Run, c: Candidate, entry: dict[str, Any]) -> None:
+    """Hold ``entry`` for its player unless a later submission of theirs is held already (then
+    ``c`` is superseded); an earlier one it replaces is superseded."""
+    env = c.envelope
+    before = run.held.get(env.player)
+    if before is not None and (before["submitted"], before["digest"]) > (env.submitted, env.digest):
+        c.status, c.reason = "superseded", "a later submission of the same player was already received"
+        return
+    if before is not None:
+        c.replaces = before["digest"]
+        for other in run.by_digest.get(before["digest"], ()):
+            other.status, other.reason = "superseded", "replaced by a later submission"
+    run.held[env.player] = entry
+    c.status = "held"
+    run.changed = True
+
+
+def _apply(run: _Run, decision: Decision) -> bool:
+    """Apply ``decision`` if every player it waits for is held or played by the bot; False
+    (nothing done) while somebody is still awaited."""
+    doc = run.mv.doc
+    deadline = _deadline(doc, decision.id) if len(run.new.log) == len(doc.log) else None  # a new decision's is in the future
+    played = _bot_players(run.policy, decision, run.held, deadline, run.now)
+    if played is None:
+        return False
+    orders, notes = _orders_with_bots(run, decision, played)
+    notes += _count_missed(run.policy, decision, played)
+    run.state, events = run.mv.game.apply(run.state, orders)
+    accepted = _record(run, decision, orders, played)
+    events = [Event("service", note) for note in notes] + list(events)
+    gamefile.append_log(run.new, decision.id, [e.text for e in events], accepted)
+    run.answered = {run.new.log[-1]["hash"]}
+    run.result.applied.append((decision, events))
+    run.held = {}
+    run.changed = True
+    return True
+
+
+def _orders_with_bots(run: _Run, decision: Decision,
+                      played: Mapping[str, tuple[str, str]]) -> tuple[dict[str, Any], list[str]]:
+    """Every order of ``decision`` (in its players' order): those held, and the bot's for each
+    seat in ``played``, with the public notes that say the bot played."""
+    game, held, doc = run.mv.game, run.held, run.mv.doc
+    notes: list[str] = []
+    orders = {p: held[p]["order"] for p in decision.players if p in held}
+    for p, (level, why) in played.items():
+        choice = bots.choose(game, run.state, p, level, seed=f"{doc.game_id}:{decision.id}:{p}")
+        orders[p] = choice.order
+        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback)))
+    return {p: orders[p] for p in decision.players}, notes
+
+
+def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
+            played: Mapping[str, tuple[str, str]]) -> list[str]:
+    """Count the orders of the applied ``decision``: in the record (published at the end), the
+    join's contributions, the held envelopes accepted. Returns the accepted digests."""
+    doc, held = run.mv.doc, run.held
+    accepted = [held[p]["digest"] for p in decision.players if p in held]
+    run.record += [{"decision": decision.id, "player": p, "envelope": held[p]["envelope"]} if p in held
+                   else {"decision": decision.id, "player": p, "bot": played[p][0],
+                         "orders": canonical_orders(doc.game_id, decision.id, orders[p])}
+                   for p in decision.players]
+    if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
+        run.contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
+    for digest in accepted:
+        for c in run.by_digest.get(digest, ()):
+            if c.status == "held":
+                c.status = "accepted"
+    return accepted
+
+
+def _mark_unanswered(run: _Run, opened: Sequence[tuple[Candidate, str]], pending: Decision | None) -> None:
+    """Opened envelopes no decision took: late (their decision was resolved) or rejected."""
+    doc, new = run.mv.doc, run.new
+    # (a log entry may name the decision that was pending, unresolved: a deadline moved)
+    open_id = doc.decision["id"] if doc.decision else None
+    resolved = ({entry.get("decision") for entry in doc.log if entry.get("decision") != open_id}
+                | {entry["decision"] for entry in new.log[len(doc.log):]})
+    for c, _ in opened:
+        if c.status == "pending":
+            env = c.envelope
+            if env.decision in resolved:  # late: not an error of the player's, nor of the run
+                c.status, c.reason = "late", (
+                    f"decision {env.decision} was resolved already; "
+                    + (f"game {doc.game_id} is over" if pending is None else f"the game waits for {pending.id} now")
+                )
+            elif pending is None:
+                c.status, c.reason = "rejected", f"game {doc.game_id} is over"
+            else:
+                c.status, c.reason = "rejected", (
+                    f"for decision {env.decision}, but the game waits for {pending.id}"
+                )
+
+
+def _finish(run: _Run, pending: Decision | None) -> Resolution:
+    """The resolution with the next version filled in if anything changed (at the end of the
+    game, the seed, the salt and every order published), else with the document as it was."""
+    mv, new, result = run.mv, run.new, run.result
+    if not run.changed:
+        result.doc = mv.doc
+        return result
+    new.service = run.policy.to_table() or None
+    secrets = dataclasses.replace(mv.secrets, played=run.record)
+    if run.contributions is not None:
+        new.contributions = run.contributions
+    if pending is None and len(new.log) > len(mv.doc.log):
+        # published with the end: anyone can check the commitment and replay the game
+        new.seed, new.salt = secrets.seed, secrets.salt
+        new.replay = {**secrets.setup, "orders": publish_orders(mv, run.record)}
+        secrets = dataclasses.replace(secrets, played=[])  # published: no second, sealed copy
+    _fill(new, mv.game, run.state, _secret(secrets, run.held, mv.emails, mv.former), now=run.now)
+    result.doc, result.written = new, True
+    return result
+
+
+def _seen_digests(doc: GameDoc) -> set[str]:
+    seen: set[str] = set()
+    for entry in doc.log:
+        seen.update(entry.get("accepted", []))
+    return seen
+
+
+def answerable_heads(doc: GameDoc) -> set[str]:
+    """The heads of ``doc``'s history that an envelope for its pending decision may answer: the
+    head when the decision opened and every head since. Entries logged while a decision is
+    pending (a deadline moved, a seat taken over) name that decision and resolve nothing, so a
+    player who answered before them answered the same decision of the same history."""
+    heads = {gamefile.head(doc)}
+    open_id = doc.decision["id"] if doc.decision else None
+    log = doc.log
+    i = len(log)
+    while i > 0 and log[i - 1].get("decision") == open_id:
+        i -= 1
+        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(dataclasses.replace(doc, log=[])))
+    return heads
+
+
+def held_size(player: str, entry: Mapping[str, Any]) -> int:
+    """The bytes a held order takes in the moderator's part (at most ``HELD_ROOM``)."""
+    try:
+        return len(gamefile.compact_json({player: entry}).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise FormatError("the orders hold a value that cannot be kept (not a number, or nested too deeply)") from None
+
+
+def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    """The orders counted in the game, as published at its end (``replay.orders``): each
+    player's envelope with its orders text and the player's inner signature (opened here with
+    the moderator's key), so that anyone can check that the player signed exactly these orders;
+    an order of the moderator's bot as it was played. An envelope signed by a seat's former key
+    (a substitute took the seat over) carries that ``key``."""
+    from koryo_pbm.crypto.envelope import parse_one
+
+    out: list[dict[str, str]] = []
+    for item in record:
+        if "bot" in item:
+            out.append(dict(item))
+            continue
+        player = item["player"]
+        env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
+        current = mv.doc.players[player]
+        for key in [current, *reversed(mv.former.get(player, []))]:
+            try:
+                env.verify(key)
+            except KoryoPbmError:
+                continue
+            text, inner = env.open_signed(mv.identity, key)
+            published = {"decision": item["decision"], "player": player, "envelope": item["envelope"],
+                         "orders": text, "inner": base64.b64encode(inner).decode("ascii")}
+            if key != current:
+                published["key"] = key.line()
+            out.append(published)
+            break
+        else:
+            raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds an envelope of {player} that no "
+                              "key of the seat signed")
+    return out

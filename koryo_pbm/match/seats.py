@@ -1,0 +1,104 @@
+"""Who holds a seat: players' mail addresses changed, a seat taken over by a substitute, a
+bot seat or an abandoned seat given back to a player."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from koryo_pbm import deadlines
+from koryo_pbm.crypto.keys import PublicIdentity
+from koryo_pbm.errors import SetupError, StaleError
+from koryo_pbm.match.creation import _fill, _secret, check_emails, next_version
+from koryo_pbm.match.views import ModeratorView
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+
+def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
+    """The next version of the game with players' addresses set (``None``: removed); nothing
+    else changes. The caller writes it."""
+    emails = dict(mv.emails)
+    for name, address in changes.items():
+        if address is None:
+            if name not in mv.doc.players:
+                raise SetupError(f"{name!r} is not a player (the players are {', '.join(mv.doc.players)})")
+            emails.pop(name, None)
+        else:
+            emails[name] = address
+    emails = check_emails(emails, mv.doc.players)
+    new = next_version(mv.doc)
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, emails, mv.former))
+    return new
+
+
+@dataclass
+class Replacement:
+    """What :func:`replace_seat` did: the next ``doc``, the seat, the former and new keys'
+    fingerprints, the decision whose held order of the former key was dropped (or ``None``),
+    and the seat's mail address now (``None``: shared folder only)."""
+
+    doc: GameDoc
+    seat: str
+    former: str
+    new: str
+    dropped: str | None
+    email: str | None
+
+
+def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: str | None = None) -> Replacement:
+    """The next version of the game with ``seat`` held by ``key`` (a substitute): the seat's
+    part sealed to the new key from this version on, a public log line saying so, the former
+    key remembered (its envelopes are refused by name at resolve), an order it had in for the
+    pending decision dropped (the substitute answers anew). The seat's mail address becomes
+    ``email``, or none (the former player's address is not the substitute's). The caller
+    writes the document."""
+    doc = mv.doc
+    if seat not in doc.players:
+        raise SetupError(f"{seat!r} is not a player of game {doc.game_id} (the players are {', '.join(doc.players)})")
+    pending = mv.game.pending(mv.state)
+    if pending is None:
+        raise StaleError(f"game {doc.game_id} is over: there is no seat to take over")
+    fingerprint = key.fingerprint()
+    if key == doc.moderator:
+        raise SetupError(f"key {fingerprint} is the moderator's own key: the moderator sees everything, so a "
+                         "player needs a key of their own")
+    for name, held in doc.players.items():
+        if held == key:
+            raise SetupError(f"key {fingerprint} is already at the table: it is {name}'s key (each player needs "
+                             "a key of their own: koryo-pbm keygen NAME)")
+    for name, keys in mv.former.items():
+        if key in keys:
+            raise SetupError(f"key {fingerprint} held {name}'s seat before: a substitute needs a key that was "
+                             "never at the table")
+    old = doc.players[seat]
+    emails = dict(mv.emails)
+    emails.pop(seat, None)
+    if email is not None:
+        emails[seat] = email
+    emails = check_emails(emails, doc.players)
+    former = {name: list(keys) for name, keys in mv.former.items()}
+    if old != doc.moderator:  # a bot seat held the moderator's key: nobody's to refuse
+        former.setdefault(seat, []).append(old)
+    orders = dict(mv.orders)
+    dropped = pending.id if orders.pop(seat, None) is not None else None
+    new = next_version(doc)
+    unabandon(new, seat)  # an abandoned seat or a bot seat: the substitute plays it from now on
+    new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
+    gamefile.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint}; "
+                                          f"the former key was {old.fingerprint()})"], [])
+    _fill(new, mv.game, mv.state, _secret(mv.secrets, orders, emails, former))
+    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat))
+
+
+def unabandon(doc: GameDoc, seat: str) -> bool:
+    """Clear ``seat``'s abandoned flag (and its count of missed decisions), or its bot seat, in
+    ``doc``'s ``[service]`` table, in place: for a substitute taking the seat over (``doc`` is
+    the next version its caller writes). True if the bot played the seat."""
+    policy = deadlines.policy_of(doc.service, list(doc.players))
+    was = seat in policy.abandoned or seat in policy.bots
+    policy.abandoned = [p for p in policy.abandoned if p != seat]
+    policy.bots.pop(seat, None)
+    policy.missed_in_row.pop(seat, None)
+    doc.service = policy.to_table() or None
+    return was

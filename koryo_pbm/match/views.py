@@ -1,0 +1,149 @@
+"""Opening a game file: the moderator's view of everything (:class:`ModeratorView`) and a
+player's own view (their seat, their sealed part, the public state), and the check of a
+player's own orders against that view before they are sealed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from koryo_pbm import fair
+from koryo_pbm.crypto.keys import Identity, PublicIdentity
+from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.engine.registry import find_game
+from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
+from koryo_pbm.match.creation import MODERATOR_PART, Secrets
+from koryo_pbm.match.orders import parse_orders
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.gamefile import GameDoc
+
+
+@dataclass
+class ModeratorView:
+    """Everything the moderator holds: the document, the game, the full state, the secrets."""
+
+    doc: GameDoc
+    identity: Identity
+    game: Game
+    state: State
+    secrets: Secrets
+    orders: dict[str, dict[str, Any]]
+    emails: dict[str, str] = field(default_factory=dict)
+    former: dict[str, list[PublicIdentity]] = field(default_factory=dict)  # seat -> its former keys
+
+    @property
+    def seed(self) -> str:
+        return self.secrets.seed
+
+
+def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) -> GameDoc:
+    return gamefile.read_game(path, expected_moderator=expected_moderator)
+
+
+def game_of(doc: GameDoc) -> Game:
+    """The game of ``doc``; for a joined game, seen through its join step (:mod:`koryo_pbm.fair`)."""
+    game = find_game(doc.game)
+    return fair.Joining(game) if doc.deal == "joined" else game
+
+
+def require_moderator(doc: GameDoc, identity: Identity) -> None:
+    if identity.public != doc.moderator:
+        raise NotForYou(
+            f"key {identity.name!r} ({identity.public.fingerprint()}) is not the moderator of game "
+            f"{doc.game_id} (moderator key {doc.moderator.fingerprint()})"
+        )
+
+
+def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
+    require_moderator(doc, identity)
+    game = game_of(doc)
+    secret = gamefile.open_part(doc, MODERATOR_PART, identity)
+    try:
+        seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
+        orders = secret.get("orders", {})
+        raw_state = secret["state"]
+        emails = secret.get("emails", {})
+        former = secret.get("former", {})
+        if not isinstance(seed, str) or not isinstance(orders, dict) or not isinstance(raw_state, dict):
+            raise TypeError
+        if not isinstance(salt, str) or not isinstance(setup, dict) or not isinstance(played, list):
+            raise TypeError
+        if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
+            raise TypeError
+        if not isinstance(former, dict) or not all(
+                isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
+            raise TypeError
+        former_keys = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in former.items()}
+    except (KeyError, TypeError, KoryoPbmError):
+        raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
+    state = game.load_state(raw_state)
+    return ModeratorView(doc, identity, game, state, Secrets(seed, salt, setup, list(played)), dict(orders),
+                         dict(emails), former_keys)
+
+
+def load_for_resolve(path: Path, identity: Identity) -> ModeratorView:
+    return open_moderator(load_doc(path), identity)
+
+
+def player_name(doc: GameDoc, identity: Identity) -> str:
+    """The seat of ``identity`` in this game (by key, not by name). A bot seat (it has the
+    moderator's key) is nobody's: the moderator's bot plays it."""
+    for name, key in doc.players.items():
+        if key == identity.public and key != doc.moderator:
+            return name
+    which = f"key {identity.name!r} ({identity.public.fingerprint()})"
+    seat = doc.players.get(identity.name)
+    if seat is not None:
+        raise NotForYou(
+            f"{which} is not the key game {doc.game_id} has for {identity.name} ({seat.fingerprint()}): "
+            f"use the key whose public line you gave the moderator (--key FILE)"
+        )
+    raise NotForYou(f"{which} is not the key of any player of game {doc.game_id} (the players are "
+                    f"{', '.join(doc.players)})")
+
+
+def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:
+    name = player_name(doc, identity)
+    return name, gamefile.open_part(doc, name, identity)
+
+
+def engine_view(doc: GameDoc) -> dict[str, Any]:
+    """The keys the engine adds to every view: ``id, game, decision, waiting_for``."""
+    decision = doc.decision
+    return {
+        "id": doc.game_id,
+        "game": doc.game,
+        "version": doc.version,
+        "decision": decision["id"] if decision else None,
+        "waiting_for": list(decision["waiting_for"]) if decision else [],
+        "received": list(decision.get("received", [])) if decision else [],
+    }
+
+
+def full_view(doc: GameDoc, game: Game, private: Mapping[str, Any] | None) -> dict[str, Any]:
+    view = game.view(doc.public, private)
+    return {**view, **engine_view(doc)}
+
+
+def player_state(doc: GameDoc, game: Game, name: str, private: Mapping[str, Any]) -> State:
+    return game.from_view(doc.public, private, name)
+
+
+def check_own_order(doc: GameDoc, game: Game, name: str, private: Mapping[str, Any], text: str,
+                    *, source: str = "orders") -> dict[str, Any]:
+    """Check an orders file against the player's own view; return its body."""
+    game_id, decision_id, body = parse_orders(text, source=source)
+    if game_id != doc.game_id:
+        raise StaleError(f"{source} is for game {game_id}, not {doc.game_id}")
+    if doc.decision is None:
+        raise StaleError(f"game {doc.game_id} is over; no orders are taken")
+    if decision_id != doc.decision["id"]:
+        raise StaleError(f"{source} is for decision {decision_id}, but the game waits for {doc.decision['id']}")
+    if name not in doc.decision["waiting_for"]:
+        raise StaleError(
+            f"decision {decision_id} does not wait for {name} (it waits for {', '.join(doc.decision['waiting_for'])})"
+        )
+    game.check(player_state(doc, game, name, private), name, body)
+    return body
