@@ -83,7 +83,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
-    remember(doc)
+    remember(doc, answering=True)
     identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)

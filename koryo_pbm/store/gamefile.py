@@ -773,10 +773,14 @@ def _keep(data: bytes, doc: GameDoc) -> None:
     _recent[sha256_hex(data)] = (doc, data)
 
 
+_written: list[tuple[GameDoc, bytes]] = []  # the last few documents this process signed and wrote
+
+
 def signed_bytes(doc: GameDoc) -> bytes | None:
-    """The signed bytes this process read ``doc`` from (one of the last few game files read),
-    or ``None``: what a player keeps as a copy of the version they saw."""
-    for seen, data in reversed(list(_recent.values())):
+    """The signed bytes this process read ``doc`` from (one of the last few game files read)
+    or wrote it as (:func:`write_game`), or ``None``: what a player keeps as a copy of the
+    version they saw, and the moderator of the version it wrote."""
+    for seen, data in [*reversed(list(_recent.values())), *reversed(_written)]:
         # every field: two files of one version may differ in their log alone (a rewritten history)
         if seen == doc:
             return data
@@ -847,4 +851,7 @@ def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
     """Sign and write ``doc`` to ``path`` atomically."""
     from koryo_pbm.store.atomic import write_atomic
 
-    write_atomic(Path(path), encode(doc, moderator))
+    data = encode(doc, moderator)
+    write_atomic(Path(path), data)
+    _written.append((_fresh(doc), data))  # a copy: a document changed after it was written is not this file
+    del _written[:-_RECENT]
