@@ -249,3 +249,61 @@ def test_the_pinned_copy_is_the_file_read_not_another_of_the_same_version(arena)
     (folder / "game.toml").write_bytes(versions[2])
     arena.ok("status", "g", home=other)
     assert pinned_copy(other, versions[2]).read_bytes() == versions[2]
+
+
+# -- an older copy: nobody's fault (issue 17, item 1) --------------------------------------------
+
+
+def test_an_older_copy_on_the_moderator_s_machine_is_no_accusation(arena):
+    """The moderator resolves three decisions one by one, then looks at last week's copy of the
+    game (version 2): it is older, of the same history. (An older koryo-pbm kept the copy of the
+    first version it read, and told the moderator that it had signed two different histories.)"""
+    world = arena.world
+    folder = arena.game(world.g2_versions[0])
+    decisions = list(dict.fromkeys(d for d, _, _ in world.g2_envelopes))
+    written = [world.g2_versions[0]]
+    for decision in decisions[:3]:
+        for d, player, text in world.g2_envelopes:
+            if d == decision:
+                (folder / "inbox" / f"{d}--{player}.envelope").write_text(text)
+        arena.ok("resolve", "g", "--as", "mod")
+        written.append((folder / "game.toml").read_bytes())
+    assert gamefile.decode(written[3]).version == 4
+    (folder / "game.toml").write_bytes(written[1])
+    copy = pinned_copy(arena.home, written[1])
+    for args in (("status", "g"), ("log", "g"), ("show", "g", "--as", "alice")):
+        r = arena.ok(*args)
+        assert "two different" not in r.err
+        assert (f"koryo-pbm: warning: game {game_id_of(world.g2_versions[1])}: this file is version 2, older than "
+                "the version 4 you saw; it is part of the same history (an old mail or a stale copy: nobody's "
+                f"fault); the newer copy is {copy}\n") in r.err, r.err
+    assert copy.read_bytes() == written[3]
+
+
+def test_an_older_copy_is_told_and_its_resolved_decision_not_answered(arena):
+    """alice saw version 7; a stale synced copy puts version 4 back. show, status, log say it is
+    older (both numbers) and where the newer copy is; orders, submit and play refuse to answer
+    its decision, which is resolved already; nothing is written."""
+    versions = arena.world.g2_versions
+    stale = next(v for v in versions[1:6]
+                 if "alice" in tomllib.loads(v.decode("utf-8")).get("decision", {}).get("waiting_for", []))
+    folder = arena.game(stale)
+    arena.ok("orders", "g", "--as", "alice", "-o", "new.toml", home=second_home(arena, "then"))  # written back then
+    (folder / "game.toml").write_bytes(versions[6])
+    arena.ok("show", "g", "--as", "alice")
+    (folder / "game.toml").write_bytes(stale)
+    old = gamefile.decode(stale)
+    copy = pinned_copy(arena.home, stale)
+    older = (f"game {old.game_id}: this file is version {old.version}, older than the version 7 you saw")
+    for args in (("show", "g", "--as", "alice"), ("status", "g"), ("log", "g")):
+        r = arena.ok(*args)
+        assert f"koryo-pbm: warning: {older}; it is part of the same history" in r.err, r.err
+        assert f"the newer copy is {copy}" in r.err
+    refusal = (f"koryo-pbm: error: {older}, and its decision {old.decision['id']} is resolved already: answer the "
+               f"newer copy ({copy})")
+    assert assert_refused(arena("orders", "g", "--as", "alice", "-o", "old.toml")) == refusal
+    assert not (arena.cwd / "old.toml").exists()
+    assert assert_refused(arena("play", "g", "--as", "alice", stdin="q\n")) == refusal
+    assert assert_refused(arena("submit", "new.toml", "--as", "alice", "--game", "g")) == refusal
+    assert list((folder / "inbox").iterdir()) == []
+    assert (folder / "game.toml").read_bytes() == stale and copy.read_bytes() == versions[6]
