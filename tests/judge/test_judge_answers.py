@@ -40,7 +40,7 @@ def test_receipt_is_threaded_signed_and_checked_by_the_receipt_command(cli, tmp_
     r = cli.ok("receipt", saved, "--game", "games/friday")
     assert "valid receipt: game " in r.out and "player alice" in r.out and "(the moderator of this game)" in r.out
     assert "not (yet) in the game's log" in r.out
-    j = cli.ok("receipt", saved, "--json").json["receipts"][0]
+    j = cli.ok("receipt", saved, "--game", "games/friday", "--json").json["receipts"][0]
     assert j["player"] == "alice" and j["decision"] == "r1-orders" and j["replaces"] is None
     # tampered: the decision changed
     saved.write_text(msg.as_string().replace("decision: r1-orders", "decision: r2-orders"))
@@ -49,7 +49,7 @@ def test_receipt_is_threaded_signed_and_checked_by_the_receipt_command(cli, tmp_
     # a receipt block alone, pasted
     block = text[text.index("-----BEGIN KORYO-PBM RECEIPT"):text.index("-----END KORYO-PBM RECEIPT-----") + 31]
     (cli.cwd / "block.txt").write_text("> " + block.replace("\n", "\n> ") + "\n")
-    cli.ok("receipt", cli.cwd / "block.txt")
+    cli.ok("receipt", cli.cwd / "block.txt", "--any-key")
     (cli.cwd / "nothing.txt").write_text("hello\n")
     assert "holds no readable receipt" in cli.fails("receipt", cli.cwd / "nothing.txt").err
 
