@@ -58,7 +58,8 @@ class Check:
 @dataclass
 class Report:
     checks: list[Check] = field(default_factory=list)
-    fair_proof: bool = False  # the deal was not chosen by the moderator alone
+    fair_proof: bool = False  # no contribution to the deal is anyone's word alone (see word_alone)
+    not_fair: str = ""  # why not, for the verdict: "its deal was chosen by the moderator", ...
 
     @property
     def ok(self) -> bool:
@@ -98,6 +99,18 @@ def verify_game(doc: GameDoc, *, player: str | None = None,
     return report
 
 
+def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> bool:
+    """Whether the published order of ``player`` for ``decision`` is somebody's word alone:
+    ``digest`` is ``None`` for an order the moderator's bot played, which nobody but the
+    moderator can check (a bot seat's contribution to the deal could be tried until the deal
+    suits the moderator). A player's signed order is not: it is checked against their keys.
+
+    The one place ``fair_proof`` asks: a bot order that anyone re-derives from public values
+    (a generator seeded by the game id, the seat and the decision, replayed by ``verify``)
+    is no longer anyone's word, and this is where that is said."""
+    return digest is None
+
+
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None) -> None:
     from koryo_pbm import match
 
@@ -127,9 +140,17 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
             if body.get("commitment") != doc.seed_commitment:
                 raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
                                     "secret was changed after the players joined")
-        report.fair_proof = True
-        add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
-                                "contribution: no single party chose it"))
+        alone = [name for name, (digest, _, _) in joins.items() if word_alone(doc, fair.JOIN, name, digest)]
+        if alone:
+            who = ", ".join(alone)
+            report.not_fair = f"the contribution of {who} to its deal is the moderator's word"
+            add(Check("deal", True, f"dealt from the moderator's committed secret and the contributions, but the "
+                                    f"moderator's bot made {who}'s: the moderator could try contributions until the "
+                                    "deal suited it; not fair-proof"))
+        else:
+            report.fair_proof = True
+            add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
+                                    "contribution: no single party chose it"))
         state: Any = fair.JoinState(doc.game_id, tuple(doc.players), doc.seed, replay.get("first"),
                                     dict(replay.get("options", {})), doc.seed_commitment)
     else:
@@ -145,8 +166,14 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         except KoryoPbmError as exc:
             raise _Fail("deal", f"the published set-up cannot be dealt: {exc}") from None
         how = "a position" if doc.deal == "position" else "a seed given at `new`"
+        report.not_fair = "its deal was chosen by the moderator"
         add(Check("deal", True, f"the deal was chosen by the moderator ({how}): not fair-proof"))
-    add(Check("orders", True, f"every published order is signed by its player ({len(replay['orders'])} envelopes)"))
+    bot_orders = sum(1 for by in orders.values() for digest, _, _ in by.values() if digest is None)
+    signed_orders = sum(len(by) for by in orders.values()) - bot_orders
+    bot_part = (f"; {bot_orders} order{'s' if bot_orders != 1 else ''} the moderator's bot played (for a bot seat, "
+                "an abandoned seat or a missed deadline), which no player signed" if bot_orders else "")
+    add(Check("orders", True, f"every order a player made is signed by that player ({signed_orders} "
+                              f"envelope{'s' if signed_orders != 1 else ''}){bot_part}"))
 
     used: set[tuple[str, str]] = set()
     for i, entry in enumerate(doc.log, 1):

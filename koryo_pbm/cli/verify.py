@@ -45,13 +45,13 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     failure = report.failure
     if as_json:
         echo_json({"id": doc.game_id, "ok": report.ok, "deal": doc.deal, "fair_proof": report.fair_proof,
+                   "not_fair_proof": report.not_fair or None,
                    "checks": [c.to_dict() for c in report.checks]})
     else:
         for check in report.checks:
             click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name:<9}  {check.detail}")
         if failure is None:
-            verdict = "the game verifies" + ("" if report.fair_proof else
-                                             " (but its deal was chosen by the moderator: not fair-proof)")
+            verdict = "the game verifies" + ("" if report.fair_proof else f" (but {report.not_fair}: not fair-proof)")
             click.echo(f"verdict: {verdict}")
     if failure is not None:
         raise Failed(f"game {doc.game_id} does not verify: {failure.detail}")
