@@ -33,13 +33,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from koryo_pbm import fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one
+from koryo_pbm.crypto.receipt import Receipt
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.store.submissions import Submission, latest
@@ -86,17 +89,153 @@ def _scores(scores: Any) -> str:
     return ", ".join(f"{p} {s}" for p, s in scores.items())
 
 
-def verify_game(doc: GameDoc, *, player: str | None = None,
-                submitted: Sequence[Submission] | None = None) -> Report:
+def verify_game(doc: GameDoc, *, player: str | None = None, submitted: Sequence[Submission] | None = None,
+                receipts: Sequence[Receipt] = ()) -> Report:
     """Check the finished game ``doc`` (already read: signature and hash chain checked). With
-    ``player``, also that every envelope in ``submitted`` (this machine's record) counted."""
+    ``player``, also that every envelope in ``submitted`` (this machine's record) counted, and
+    that no decision the player has a receipt (``receipts``, the moderator's, checked by the
+    caller) or a record of a submission for was played by the bot in their place."""
     report = Report(checks=[Check("file", True, f"signed by moderator {doc.moderator.fingerprint()}; the log's hash "
                                                 f"chain holds ({len(doc.log)} entries, version {doc.version})")])
     try:
-        _verify(doc, report, player, submitted)
+        _verify(doc, report, player, submitted, receipts)
     except _Fail as fail:
         report.checks.append(Check(fail.name, False, fail.detail))
     return report
+
+
+# What the log's notes claim of the moderator's bot (written by koryo_pbm.match): which seat the
+# bot played and why; for a missed deadline, the deadline, the grace and when the decision was
+# resolved. Kept here too, as verify reads them: a claim is checked against the public policy.
+_MISSED = re.compile(r"(?P<seat>\S+) missed the deadline(?: of (?P<deadline>\S+) \(grace (?P<grace>[^;()]+); "
+                     r"resolved at (?P<resolved>\S+)\))?: the (?P<level>\S+) bot played for them( \(.*\))?")
+_ABANDONED = re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?")
+_BOT_SEAT = re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?")
+_ABANDON = re.compile(r"(?P<seat>\S+) missed (?P<count>\d+) decisions? in a row: the seat is abandoned; .+")
+_MOVED = re.compile(r"the moderator (?:set|extended|moved) the deadline of (?P<decision>\S+) to (?P<when>.+)")
+
+
+def _when(text: str) -> datetime | None:
+    """A UTC time as koryo-pbm writes them (``2026-11-27T18:00:00Z``, fractions allowed)."""
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+@dataclass
+class _Service:
+    """What the public policy let the moderator's bot do at each log entry, replayed from the
+    log: which key holds each seat (a bot seat holds the moderator's), the seats abandoned, the
+    missed decisions in a row, the deadlines the moderator moved. The policy's fixed part
+    (deadlines, grace, missed, bot level, abandon-after) is the file's ``[service]``."""
+
+    policy: Any
+    moderator: str
+    keys: dict[str, str]
+    abandoned: set[str] = field(default_factory=set)
+    in_row: dict[str, int] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
+    played: dict[tuple[str, str], tuple[str, str | None]] = field(default_factory=dict)  # (decision, seat) -> why, resolved
+
+    @classmethod
+    def of(cls, doc: GameDoc) -> _Service:
+        from koryo_pbm import deadlines
+        from koryo_pbm.match import SERVICE_ONLY
+
+        try:
+            policy = deadlines.policy_of(doc.service, list(doc.players))
+        except KoryoPbmError as exc:
+            raise _Fail("bots", f"the game's policy cannot be read: {exc}") from None
+        keys = {name: key.fingerprint() for name, key in doc.players.items()}
+        first: dict[str, str] = {}
+        for entry in doc.log:
+            for text in entry["events"]:
+                m = SERVICE_ONLY[1].fullmatch(str(text))
+                if m and m["seat"] not in first:
+                    first[m["seat"]] = m["old"]
+        keys.update(first)  # the key each seat began with
+        return cls(policy, doc.moderator.fingerprint(), keys)
+
+    def service_entry(self, entry: dict[str, Any]) -> None:
+        """A seat taken over (its abandoned flag and count cleared), a deadline moved."""
+        from koryo_pbm.match import SERVICE_ONLY
+
+        for text in entry["events"]:
+            m = SERVICE_ONLY[1].fullmatch(str(text))
+            if m:
+                self.keys[m["seat"]] = m["new"]
+                self.abandoned.discard(m["seat"])
+                self.in_row.pop(m["seat"], None)
+            moved = _MOVED.fullmatch(str(text))
+            if moved:
+                self.moved[moved["decision"]] = moved["when"]
+
+    def check(self, where: str, decision: Any, bots_here: set[str], notes: list[str]) -> None:
+        """Each order the bot played in this entry was allowed by the policy then; then the
+        count of missed decisions and the abandonments the entry notes."""
+        from koryo_pbm import deadlines
+
+        policy = self.policy
+        level = policy.bot_level or "random"
+        for note in notes:
+            m = _BOT_SEAT.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                if self.keys.get(seat) != self.moderator:
+                    raise _Fail("bots", f"{where} says the bot played {seat}'s seat, but {seat}'s seat is held by a "
+                                        f"player's key ({self.keys.get(seat)}), not a bot seat: {seat}'s order may "
+                                        "have been dropped")
+                self.played[(decision.id, seat)] = ("seat", None)
+                continue
+            m = _ABANDONED.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                if seat not in self.abandoned:
+                    raise _Fail("bots", f"{where} says {seat}'s seat is abandoned, but the log never abandoned it "
+                                        f"(or a new player took it over since): {seat}'s order may have been dropped")
+                self.played[(decision.id, seat)] = ("abandoned", None)
+                continue
+            m = _MISSED.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                said = f"{where} says {seat} missed the deadline and the bot played for them, but"
+                after = f": {seat}'s order may have been dropped"
+                if policy.missed != "bot":
+                    raise _Fail("bots", f"{said} missed orders wait in this game (its policy is not --missed bot){after}")
+                if policy.duration(decision.kind) is None:
+                    raise _Fail("bots", f"{said} the game gives its {decision.kind} decisions no deadline{after}")
+                if m["deadline"] is None:
+                    raise _Fail("bots", f"{said} the log does not record the deadline and when the decision was "
+                                        f"resolved{after}")
+                deadline, resolved = _when(m["deadline"]), _when(m["resolved"])
+                if deadline is None or resolved is None:
+                    raise _Fail("bots", f"{said} its times are not UTC times{after}")
+                grace = policy.grace_period()
+                if resolved < deadline + grace:
+                    raise _Fail("bots", f"{said} it was resolved at {m['resolved']}, before the deadline "
+                                        f"{m['deadline']} and its grace ({policy.grace or 'none'}) had passed{after}")
+                if decision.id in self.moved and self.moved[decision.id] != deadlines.human(deadline):
+                    raise _Fail("bots", f"{said} its deadline {m['deadline']} is not the one the log last set for "
+                                        f"{decision.id} ({self.moved[decision.id]}){after}")
+                if m["level"] != level:
+                    raise _Fail("bots", f"{said} the policy's bot is {level}, not {m['level']}{after}")
+                self.played[(decision.id, seat)] = ("missed", m["resolved"])
+                self.in_row[seat] = self.in_row.get(seat, 0) + 1
+        for seat in decision.players:
+            if seat not in bots_here:
+                self.in_row.pop(seat, None)
+        for note in notes:
+            m = _ABANDON.fullmatch(note)
+            if m:
+                seat, count = m["seat"], int(m["count"])
+                if not policy.abandon_after or count != self.in_row.get(seat) or count < policy.abandon_after:
+                    raise _Fail("bots", f"{where} abandons {seat}'s seat after {count} missed decisions, but the "
+                                        f"policy and the log do not (abandon after {policy.abandon_after or 'never'}, "
+                                        f"{self.in_row.get(seat, 0)} missed in a row)")
+                self.abandoned.add(seat)
+                self.in_row.pop(seat, None)
 
 
 def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> bool:
@@ -111,7 +250,8 @@ def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> 
     return digest is None
 
 
-def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None) -> None:
+def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
+            receipts: Sequence[Receipt]) -> None:
     from koryo_pbm import match
 
     add = report.checks.append
@@ -176,6 +316,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                               f"envelope{'s' if signed_orders != 1 else ''}){bot_part}"))
 
     used: set[tuple[str, str]] = set()
+    service = _Service.of(doc)
     for i, entry in enumerate(doc.log, 1):
         where = f"log entry {i} ({entry['decision']})"
         decision = game.pending(state)
@@ -184,6 +325,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         if decision.id != entry["decision"]:
             raise _Fail("replay", f"{where}: the replayed game waits for {decision.id} there")
         if match.is_service_entry(entry):  # a deadline moved, a seat taken over: nothing resolved
+            service.service_entry(entry)
             continue
         published = orders.get(decision.id, {})
         for p in decision.players:
@@ -219,6 +361,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         if bots_here - noted:
             raise _Fail("replay", f"{where}: an order of {sorted(bots_here - noted)[0]} is published as the bot's, "
                                   "but the log does not say the bot played for them")
+        service.check(where, decision, bots_here, [str(n) for n in notes])
         if texts != logged:
             diff = next((k for k, (a, b) in enumerate(zip(texts, logged, strict=False)) if a != b),
                         min(len(texts), len(logged)))
@@ -230,8 +373,12 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     unused = [(d, p) for d, by in orders.items() for p in by if (d, p) not in used]
     if unused:
         raise _Fail("replay", f"an order of {unused[0][1]} for {unused[0][0]} is published but no log entry counted it")
+    kinds = [why for why, _ in service.played.values()]
+    allowed = (f"; each of the bot's {len(kinds)} orders was allowed by the game's public policy then ("
+               f"{kinds.count('seat')} for bot seats, {kinds.count('abandoned')} for abandoned seats, "
+               f"{kinds.count('missed')} after a missed deadline and its grace)") if kinds else ""
     add(Check("replay", True, f"the rules replay every one of the {len(doc.log)} logged decisions from the published "
-                              "orders, event for event"))
+                              f"orders, event for event{allowed}"))
 
     still = game.pending(state)
     if still is not None:
@@ -251,7 +398,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     add(Check("end", True, f"the final scores, winners and public state are the replayed game's{result}"))
 
     if player is not None:
-        add(_check_submitted(doc, orders, player, submitted or ()))
+        add(_check_submitted(doc, orders, player, submitted or (), service.played, receipts))
 
 
 def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[str, tuple[str | None, dict, str]]]:
@@ -299,8 +446,37 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
     return out
 
 
+def _replaced_by_bot(player: str, orders: dict[str, dict[str, tuple[str | None, dict, str]]],
+                     submitted: Sequence[Submission], played: dict[tuple[str, str], tuple[str, str | None]],
+                     receipts: Sequence[Receipt]) -> None:
+    """Fail when the bot played ``player``'s order for a decision this machine holds the
+    moderator's receipt for (proof the order was in), or submitted for before the decision was
+    resolved (only the player knows that: the moderator may never have receipted it)."""
+    for decision, by in orders.items():
+        counted = by.get(player)
+        if counted is None or counted[0] is not None:
+            continue
+        why, resolved = played.get((decision, player), ("", None))
+        at = _when(resolved) if resolved else None
+        said = (f"{player}'s order for {decision} was replaced by the bot's"
+                + (f" (the log says {player} missed the deadline; resolved at {resolved})" if why == "missed" else ""))
+        for r in receipts:
+            h = r.header
+            received = _when(h["received"])
+            if (h["decision"], h["player"]) == (decision, player) and (at is None or (received and received <= at)):
+                raise _Fail("submitted", f"{said}, but the moderator's receipt for envelope {h['envelope'][:16]} "
+                                         f"(received {h['received']}) proves it was in on time")
+        for sub in submitted:
+            when = _when(sub.submitted)
+            if (sub.decision, sub.player) == (decision, player) and (at is None or (when and when <= at)):
+                raise _Fail("submitted", f"{said}, but this machine submitted it at {sub.submitted}; no receipt of it "
+                                         "is given here (verify --receipt FILE), so only you know it was sent in time")
+
+
 def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None, dict, str]]], player: str,
-                     submitted: Sequence[Submission]) -> Check:
+                     submitted: Sequence[Submission], played: dict[tuple[str, str], tuple[str, str | None]],
+                     receipts: Sequence[Receipt]) -> Check:
+    _replaced_by_bot(player, orders, submitted, played, receipts)
     mine = latest(submitted, player)
     if not mine:
         return Check("submitted", True, f"this machine recorded no envelope of {player} for this game: nothing to "
@@ -309,8 +485,8 @@ def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None,
     checked = 0
     for decision, last in mine.items():
         counted = orders.get(decision, {}).get(player)
-        if counted is None:
-            continue  # never resolved with this player's order (a decision that moved on)
+        if counted is None or counted[0] is None:
+            continue  # never resolved with this player's order (a decision that moved on, or late)
         checked += 1
         if counted[0] != last.digest:
             if counted[0] in known:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -36,6 +37,27 @@ def _texts(data: bytes) -> list[str]:
     return texts
 
 
+def receipts_in(file: Path) -> list[Any]:
+    """The receipts (``Receipt``) in ``file``, not yet checked; ``FormatError`` when none can be read."""
+    from koryo_pbm.crypto.receipt import Receipt, scan_receipts
+    from koryo_pbm.errors import FormatError
+    from koryo_pbm.store.atomic import read_limited
+    from koryo_pbm.transport.sources import MAIL_LIMIT
+
+    data = read_limited(file, MAIL_LIMIT, "receipt file", regular_only=False)
+    receipts: list[Receipt] = []
+    problems: list[str] = []
+    for text in _texts(data):
+        for item in scan_receipts(text):
+            if isinstance(item, FormatError):
+                problems.append(str(item))
+            elif item.signature not in {r.signature for r in receipts}:
+                receipts.append(item)
+    if not receipts:
+        raise FormatError(f"{file} holds no readable receipt" + (f" ({problems[0]})" if problems else ""))
+    return receipts
+
+
 @click.command("receipt")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--game", "game_target", metavar="GAME",
@@ -53,22 +75,9 @@ def command(file: Path, game_target: str | None, any_key: bool, as_json: bool) -
     whether the decision it was for has been resolved with it. Without --game, anybody's key
     could have signed it: the command says which key and exits 1, unless --any-key.
     """
-    from koryo_pbm.crypto.receipt import Receipt, scan_receipts
-    from koryo_pbm.errors import FormatError, StaleError, TamperedError, UsageError
-    from koryo_pbm.store.atomic import read_limited
-    from koryo_pbm.transport.sources import MAIL_LIMIT
+    from koryo_pbm.errors import StaleError, TamperedError, UsageError
 
-    data = read_limited(file, MAIL_LIMIT, "receipt file", regular_only=False)
-    receipts: list[Receipt] = []
-    problems: list[str] = []
-    for text in _texts(data):
-        for item in scan_receipts(text):
-            if isinstance(item, FormatError):
-                problems.append(str(item))
-            elif item.signature not in {r.signature for r in receipts}:
-                receipts.append(item)
-    if not receipts:
-        raise FormatError(f"{file} holds no readable receipt" + (f" ({problems[0]})" if problems else ""))
+    receipts = receipts_in(file)
     doc = None
     first_seen = None
     if game_target is not None:
