@@ -33,7 +33,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -104,17 +103,6 @@ def verify_game(doc: GameDoc, *, player: str | None = None, submitted: Sequence[
     return report
 
 
-# What the log's notes claim of the moderator's bot (written by koryo_pbm.match): which seat the
-# bot played and why; for a missed deadline, the deadline, the grace and when the decision was
-# resolved. Kept here too, as verify reads them: a claim is checked against the public policy.
-_MISSED = re.compile(r"(?P<seat>\S+) missed the deadline(?: of (?P<deadline>\S+) \(grace (?P<grace>[^;()]+); "
-                     r"resolved at (?P<resolved>\S+)\))?: the (?P<level>\S+) bot played for them( \(.*\))?")
-_ABANDONED = re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?")
-_BOT_SEAT = re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?")
-_ABANDON = re.compile(r"(?P<seat>\S+) missed (?P<count>\d+) decisions? in a row: the seat is abandoned; .+")
-_MOVED = re.compile(r"the moderator (?:set|extended|moved) the deadline of (?P<decision>\S+) to (?P<when>.+)")
-
-
 def _when(text: str) -> datetime | None:
     """A UTC time as koryo-pbm writes them (``2026-11-27T18:00:00Z``, fractions allowed)."""
     try:
@@ -142,7 +130,7 @@ class _Service:
     @classmethod
     def of(cls, doc: GameDoc) -> _Service:
         from koryo_pbm import deadlines
-        from koryo_pbm.match import SERVICE_ONLY
+        from koryo_pbm.match.policy import TAKEN_OVER_NOTE
 
         try:
             policy = deadlines.policy_of(doc.service, list(doc.players))
@@ -152,7 +140,7 @@ class _Service:
         first: dict[str, str] = {}
         for entry in doc.log:
             for text in entry["events"]:
-                m = SERVICE_ONLY[1].fullmatch(str(text))
+                m = TAKEN_OVER_NOTE.fullmatch(str(text))
                 if m and m["seat"] not in first:
                     first[m["seat"]] = m["old"]
         keys.update(first)  # the key each seat began with
@@ -160,15 +148,15 @@ class _Service:
 
     def service_entry(self, entry: dict[str, Any]) -> None:
         """A seat taken over (its abandoned flag and count cleared), a deadline moved."""
-        from koryo_pbm.match import SERVICE_ONLY
+        from koryo_pbm.match.policy import MOVED_NOTE, TAKEN_OVER_NOTE
 
         for text in entry["events"]:
-            m = SERVICE_ONLY[1].fullmatch(str(text))
+            m = TAKEN_OVER_NOTE.fullmatch(str(text))
             if m:
                 self.keys[m["seat"]] = m["new"]
                 self.abandoned.discard(m["seat"])
                 self.in_row.pop(m["seat"], None)
-            moved = _MOVED.fullmatch(str(text))
+            moved = MOVED_NOTE.fullmatch(str(text))
             if moved:
                 self.moved[moved["decision"]] = moved["when"]
 
@@ -176,11 +164,12 @@ class _Service:
         """Each order the bot played in this entry was allowed by the policy then; then the
         count of missed decisions and the abandonments the entry notes."""
         from koryo_pbm import deadlines
+        from koryo_pbm.match.policy import ABANDON_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, MISSED_NOTE
 
         policy = self.policy
         level = policy.bot_level or "random"
         for note in notes:
-            m = _BOT_SEAT.fullmatch(note)
+            m = BOT_SEAT_NOTE.fullmatch(note)
             if m and m["seat"] in bots_here:
                 seat = m["seat"]
                 if self.keys.get(seat) != self.moderator:
@@ -189,7 +178,7 @@ class _Service:
                                         "have been dropped")
                 self.played[(decision.id, seat)] = ("seat", None)
                 continue
-            m = _ABANDONED.fullmatch(note)
+            m = ABANDONED_NOTE.fullmatch(note)
             if m and m["seat"] in bots_here:
                 seat = m["seat"]
                 if seat not in self.abandoned:
@@ -197,7 +186,7 @@ class _Service:
                                         f"(or a new player took it over since): {seat}'s order may have been dropped")
                 self.played[(decision.id, seat)] = ("abandoned", None)
                 continue
-            m = _MISSED.fullmatch(note)
+            m = MISSED_NOTE.fullmatch(note)
             if m and m["seat"] in bots_here:
                 seat = m["seat"]
                 said = f"{where} says {seat} missed the deadline and the bot played for them, but"
@@ -227,9 +216,9 @@ class _Service:
             if seat not in bots_here:
                 self.in_row.pop(seat, None)
         for note in notes:
-            m = _ABANDON.fullmatch(note)
+            m = ABANDON_NOTE.fullmatch(note)
             if m:
-                seat, count = m["seat"], int(m["count"])
+                seat, count = m["player"], int(m["count"])
                 if not policy.abandon_after or count != self.in_row.get(seat) or count < policy.abandon_after:
                     raise _Fail("bots", f"{where} abandons {seat}'s seat after {count} missed decisions, but the "
                                         f"policy and the log do not (abandon after {policy.abandon_after or 'never'}, "

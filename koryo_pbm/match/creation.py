@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from koryo_pbm import deadlines, fair
+from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine import bots
@@ -198,7 +199,11 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     doc.sealed = {
         name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
     }
-    whole = {**secret, "state": game.dump_state(state)}
+    # every seat's mail address padded to the room RFC 5321 allows, "" for none: the part's size
+    # tells neither who has an address nor how long it is
+    emails = secret.get("emails", {})
+    whole = {**secret, "emails": {p: emails.get(p, "").ljust(MAX_ADDRESS) for p in doc.players},
+             "state": game.dump_state(state)}
     size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
 

@@ -263,7 +263,7 @@ def _orders_with_bots(run: _Run, decision: Decision,
     for p, (level, why) in played.items():
         choice = bots.choose(game, run.state, p, level, seed=f"{doc.game_id}:{decision.id}:{p}")
         orders[p] = choice.order
-        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback)))
+        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback), _deadline(doc, decision.id), run.now))
     return {p: orders[p] for p in decision.players}, notes
 
 

@@ -72,6 +72,7 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
+        emails = {name: address.rstrip(" ") for name, address in emails.items() if address.strip(" ")}  # padded
         if not isinstance(former, dict) or not all(
                 isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
             raise TypeError

@@ -371,3 +371,130 @@ def test_a_bot_seat_s_contribution_is_the_moderator_s_word_not_fair_proof(cli):
     out = cli.ok("verify", "b").out
     assert out.splitlines()[-1] == ("verdict: the game verifies (but the contribution of carol to its deal is the "
                                     "moderator's word: not fair-proof)")
+
+
+# -- missed-deadline claims (issue 17, item 3) ---------------------------------------------------
+
+
+def _at(monkeypatch, when) -> None:
+    monkeypatch.setenv("KORYO_PBM_NOW", when.strftime("%Y-%m-%dT%H:%MZ"))
+
+
+def _to_bob(cli, folder="g") -> dict:
+    """Answer every decision (template orders) until one waits for bob; its status."""
+    for _ in range(100):
+        status = cli.ok("status", folder, "--json").json
+        if "bob" in status["missing"]:
+            return status
+        for p in status["missing"]:
+            orders = cli.cwd / f"{status['decision']}-{p}.toml"
+            cli.ok("orders", folder, "--as", p, "-o", orders)
+            cli.ok("submit", orders, "--as", p, "--game", folder)
+        cli.ok("resolve", folder, "--as", "mod")
+    raise AssertionError("no decision waited for bob")
+
+
+def _receipt(cli, envelope, received: str, signer: str = "mod"):
+    from koryo_pbm.crypto.receipt import make_receipt
+
+    r = make_receipt(load_identity(cli.home / "keys" / f"{signer}.key"), game_id=envelope.game_id,
+                     decision=envelope.decision, player=envelope.player, envelope=envelope.digest,
+                     submitted=envelope.submitted, replaces=None, received=received)
+    path = cli.cwd / f"receipt-{signer}.txt"
+    path.write_text("Your receipt, signed by the moderator: keep this mail.\n\n" + r.armor())
+    return path
+
+
+def test_an_order_dropped_where_the_bot_may_play_is_named_on_its_player_s_machine(cli, monkeypatch):
+    """A game with a deadline and --missed bot. bob submits in time; the moderator drops his
+    envelope and resolves once the deadline and its grace have passed: the log says bob missed
+    the deadline and the bot played, which the policy allows, so verify passes for anyone. On
+    bob's machine, verify --as bob names the decision: his order was replaced by the bot's, and
+    the receipt the moderator signed for it proves it was in on time."""
+    from datetime import datetime, timedelta
+
+    from koryo_pbm.crypto.envelope import parse_one
+
+    now = datetime(2030, 3, 1, 18, 0)
+    _at(monkeypatch, now)
+    lines = make_keys(cli, ["alice", "bob", "eve"])
+    cli.ok("new", "g", "--as", "mod", "--seed", "s", "--player", f"alice={lines['alice']}",
+           "--player", f"bob={lines['bob']}", "--deadline", "1d", "--grace", "2h", "--missed", "bot")
+    status = _to_bob(cli)
+    decision = status["decision"]
+    for p in status["missing"]:
+        orders = cli.cwd / f"{decision}-{p}.toml"
+        cli.ok("orders", "g", "--as", p, "-o", orders)
+        cli.ok("submit", orders, "--as", p, "--game", "g")
+    [dropped] = [f for f in (cli.cwd / "g" / "inbox").iterdir() if "bob" in f.name]
+    envelope = parse_one(dropped.read_text(), "bob's envelope")
+    dropped.unlink()  # the dishonest moderator
+    deadline = cli.ok("status", "g", "--json").json["deadline"]
+    _at(monkeypatch, now + timedelta(days=2))
+    assert "bob missed the deadline" in cli.ok("resolve", "g", "--as", "mod").out
+    play_template_orders(cli, cli.cwd / "g")
+    log = [e for e in tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["log"] if e["decision"] == decision]
+    note = log[-1]["events"][0]
+    resolved = (now + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert note == (f"bob missed the deadline: the heuristic bot played for them (deadline {deadline}, grace 2h, "
+                    f"resolved at {resolved})")
+    # anyone: the claim fits the policy and its times
+    out = cli.ok("verify", "g").out
+    assert "each of the bot's 1 orders was allowed by the game's public policy then (0 for bot seats, 0 for " \
+           "abandoned seats, 1 after a missed deadline and its grace)" in out
+    # bob's machine: this machine's record of what it submitted
+    said = (f"bob's order for {decision} was replaced by the bot's (the log says bob missed the deadline; "
+            f"resolved at {resolved}), but ")
+    r = cli.fails("verify", "g", "--as", "bob", code=1)
+    assert r.err == (f"koryo-pbm: error: game {envelope.game_id} does not verify: {said}this machine submitted it at "
+                     f"{envelope.submitted}; no receipt of it is given here (verify --receipt FILE), so only you know "
+                     "it was sent in time\n")
+    # with the receipt the moderator signed when the envelope came in: the proof
+    good = _receipt(cli, envelope, now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    r = cli.fails("verify", "g", "--as", "bob", "--receipt", good, code=1)
+    assert r.err == (f"koryo-pbm: error: game {envelope.game_id} does not verify: {said}the moderator's receipt for "
+                     f"envelope {envelope.digest[:16]} (received {now.strftime('%Y-%m-%dT%H:%M:%SZ')}) proves it was "
+                     "in on time\n")
+    # a receipt of another key proves nothing: refused, in one line
+    forged = _receipt(cli, envelope, now.strftime("%Y-%m-%dT%H:%M:%SZ"), signer="eve")
+    r = cli.fails("verify", "g", "--as", "bob", "--receipt", forged)
+    assert "is signed by key" in r.err and "not by the moderator of game" in r.err and r.err.count("\n") == 1
+    assert "needs --as" in cli.fails("verify", "g", "--receipt", good, code=2).err
+    # alice's machine record holds nothing of bob's: alice verifies clean
+    assert cli.ok("verify", "g", "--as", "alice").out.splitlines()[-1].startswith("verdict: the game verifies")
+
+
+def test_a_dropped_order_passed_off_as_a_missed_deadline_fails_verify(cli, monkeypatch):
+    """A game with no deadline, whose missed orders wait. The moderator drops bob's signed
+    order and, with a program of its own (koryo-pbm told that the bot plays for bob), logs
+    "bob missed the deadline: the heuristic bot played for them". verify, from the file alone,
+    fails naming the decision (it passed before); on bob's machine verify --as bob fails too."""
+    from koryo_pbm.match import resolution
+
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "s", names=["alice", "bob"])
+    status = _to_bob(cli)
+    decision = status["decision"]
+    for p in status["missing"]:
+        orders = cli.cwd / f"{decision}-{p}.toml"
+        cli.ok("orders", "g", "--as", p, "-o", orders)
+        cli.ok("submit", orders, "--as", p, "--game", "g")
+    [dropped] = [f for f in (cli.cwd / "g" / "inbox").iterdir() if "bob" in f.name]
+    dropped.unlink()
+
+    def dishonest(policy, decision, held, deadline, now):
+        if "bob" not in decision.players or "bob" in held:
+            return None if any(p not in held for p in decision.players) else {}
+        return None if any(p not in held for p in decision.players if p != "bob") else {"bob": ("heuristic", "missed")}
+
+    with monkeypatch.context() as m:
+        m.setattr(resolution, "_bot_players", dishonest)
+        assert "bob missed the deadline: the heuristic bot played for them" in cli.ok("resolve", "g", "--as", "mod").out
+    play_template_orders(cli, cli.cwd / "g")
+    i = next(n for n, e in enumerate(tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["log"], 1)
+             if e["decision"] == decision)
+    reason = (f"log entry {i} ({decision}) says bob missed the deadline and the bot played for them, but missed "
+              "orders wait in this game (its policy is not --missed bot): bob's order may have been dropped")
+    out = refused(cli, "g", reason)
+    assert out.splitlines()[-1].startswith("FAIL  bots")
+    refused(cli, "g", reason, "--as", "bob")
