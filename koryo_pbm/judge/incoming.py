@@ -126,15 +126,17 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
     import email.policy
     from email.parser import BytesHeaderParser
 
-    from koryo_pbm.transport.mail import check_structure, scan_message
+    from koryo_pbm.transport.mail import MAX_HEADER_BLOCK, check_structure, scan_message
 
     problem = None if head_only else check_structure(data)
     if problem is not None:  # too costly to parse whole: its head only, to name and answer it
         head_only = True
-        data = data[:64 * 1024]
+    # the header block only (the body is parsed once, by scan_message): a header parser given the
+    # whole mail would hold its body too, as text
+    end = min(i for i in (data.find(b"\n\n", 0, MAX_HEADER_BLOCK + 4), data.find(b"\n\r\n", 0, MAX_HEADER_BLOCK + 4),
+                          MAX_HEADER_BLOCK) if i >= 0)
     try:
-        # the header only: the body is parsed once, by scan_message
-        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data[:end + 1])
         raw = _Raw(message)
     except Exception:
         return ParsedMail(label, None, "", "", None, [], "it cannot be read as a mail", False,
