@@ -19,7 +19,8 @@ what was held back, so a rate-limited mail is never silently dropped from the mo
 
 The memory survives restarts (a judge run from cron starts afresh every few minutes): it is one
 JSON file, rewritten atomically (:func:`koryo_pbm.store.atomic.write_atomic`) after each change
-and pruned of windows that ended. A file that cannot be read (damaged, from a newer version) is
+(or, with ``autosave=False``, at each :meth:`Limits.save`: the judge saves once per batch of
+mails, before they leave their source) and pruned of windows that ended. A file that cannot be read (damaged, from a newer version) is
 logged once and replaced: the limits start afresh, the judge goes on. Callers hold the judge's
 lock on its root, so there is one writer.
 """
@@ -66,7 +67,9 @@ class Limits:
     log: Callable[[str], None] = print
     _windows: dict[str, list[float]] = field(default_factory=dict)  # "limit\0game\0address" -> times
     _first: dict[str, dict[str, float]] = field(default_factory=dict)  # "name\0game" -> key -> time
+    autosave: bool = True  # write the file after each change; else only at save()
     _loaded: bool = False
+    _dirty: bool = False
     _complained: set[str] = field(default_factory=set)
 
     # -- the API -------------------------------------------------------------------------------
@@ -88,12 +91,13 @@ class Limits:
         if len(times) >= limit.count:
             self._windows[key] = times
             wait = max(0.0, limit.per - (now - min(times)))
-            self.log(f"rate limit: game {game}, {address}: {why or 'an answer'} not sent (at most {limit.count} "
-                     f"{limit.what} per {_span(limit.per)}; the next one in {_span(wait)})")
+            per = {3600.0: "hour", 86400.0: "day"}.get(limit.per) or _span(limit.per)
+            self.log(f"rate limit: game {game}, {address}: {why or 'an answer'} not sent ({limit.what}: "
+                     f"{limit.count} per {per}; the next one in {_span(wait)})")
             return False
         times.append(now)
         self._windows[key] = times
-        self._save()
+        self._changed()
         return True
 
     def first(self, name: str, *, game: str, key: str) -> bool:
@@ -106,8 +110,14 @@ class Limits:
         if len(seen) > MAX_FIRST:
             for old in sorted(seen, key=seen.__getitem__)[: len(seen) - MAX_FIRST]:
                 del seen[old]
-        self._save()
+        self._changed()
         return True
+
+    def save(self) -> None:
+        """Write what changed since the last save (with ``autosave`` off: the caller says when,
+        e.g. once per batch of mails, before they are marked handled)."""
+        if self._dirty:
+            self._save()
 
     def seen(self, name: str, *, game: str, key: str) -> bool:
         """Was ``key`` given to ``first`` for (``name``, ``game``) before? (Nothing is recorded.)"""
@@ -142,9 +152,15 @@ class Limits:
             return
         self._windows, self._first = windows, first
 
+    def _changed(self) -> None:
+        self._dirty = True
+        if self.autosave:
+            self._save()
+
     def _save(self) -> None:
         from koryo_pbm.store.atomic import write_atomic
 
+        self._dirty = False
         now = self.clock()
         longest = 7 * 24 * 3600.0  # no limit spans more than a week: older times only take room
         self._windows = {k: [t for t in v if now - t < longest] for k, v in self._windows.items()}

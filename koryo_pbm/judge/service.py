@@ -112,8 +112,9 @@ class Judge:
 
     def __post_init__(self) -> None:
         if self.limits is None:
+            # saved once per batch of mails, with what they changed, before they are marked handled
             self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
-                                 log=lambda line: self.log(line))
+                                 log=lambda line: self.log(line), autosave=False)
 
     @property
     def _limits(self) -> Limits:
@@ -213,6 +214,7 @@ class Judge:
             self._guard(f"game {ref.folder}", self._owed, ref)
         for source in self.sources:
             self._poll(source)
+        self._limits.save()  # (saved at each batch; this is for a pass that ended early)
         for ref in games:
             self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
         for ref in games:
@@ -239,7 +241,9 @@ class Judge:
         def mark_done() -> None:
             # What the handled mails changed (game files, answers and state mails queued) is
             # made durable by one barrier before any of them leaves the source: a power cut can
-            # then never lose the effect of a mail already moved away.
+            # then never lose the effect of a mail already moved away. The rate limits those
+            # mails used are saved with them.
+            self._limits.save()
             sync_now()
             for handled_mail in done:
                 source.mark_handled(handled_mail)
