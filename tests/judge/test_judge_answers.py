@@ -102,7 +102,8 @@ def test_copies_of_counted_envelopes_and_refusals(cli, tmp_path):
     # quoting the envelope's header back
     po.send_to_judge("alice@example.org", "other game", envs["alice"].replace(
         f"game_id: {now['id']}", "game_id: koryo-0000000000"))
-    assert serve_once(cli, po).code == 0
+    r = serve_once(cli, po)
+    assert r.code == 0 and "refused: an envelope for game koryo-0000000000, not served here" in r.err
     [(m, t)] = answers(po, "alice@example.org")
     assert m["Subject"] == "[koryo-pbm friday] refused: alice's orders for r1-orders (re: other game)"
     assert "REFUSED: alice's orders for r1-orders" in t and "which this judge does not serve" in t
@@ -144,7 +145,8 @@ def test_envelopes_the_judge_cannot_read_are_answered_with_what_is_wrong(cli, tm
     }
     po.send_to_judge("alice@example.org", "pasted", "Hello judge,\n\n" + "\n\n".join(cases.values()),
                      attachments=[("orders.txt", env.encode("utf-16"))])
-    assert serve_once(cli, po).code == 0
+    r = serve_once(cli, po)
+    assert r.code == 0 and r.err.count('"pasted", ') >= 5 and ": unreadable: envelope body is cut" in r.err
     [(m, t)] = answers(po, "alice@example.org")
     assert str(m["Subject"]) == "[koryo-pbm friday] 5 unreadable (re: pasted)", m["Subject"]
     assert t.count("CANNOT BE READ") == 5 and "UTF-16" in t and "changed" not in t
