@@ -298,7 +298,8 @@ def forward(mail: ParsedMail, raw: bytes, to: str, tag: str, player: str, addres
     help (else a rate limit held it back)."""
     whole = len(raw) <= FORWARD_LIMIT
     body = "\n".join([
-        _wrap(f"A mail to the judge about game {tag}, {mail.describe()[5:]}, holds no envelope. Its From line "
+        _wrap(f"A mail to the judge about game {tag} (received {mail.received}, mail {mail.short}) holds no "
+              "envelope. Its From line "
               f"names {player}'s address ({address}); anyone can write that line, so do not take it as proof."),
         "",
         _wrap(("It is attached as it came" if whole else
@@ -310,7 +311,8 @@ def forward(mail: ParsedMail, raw: bytes, to: str, tag: str, player: str, addres
         "",
         SIGNATURE,
     ])
-    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} from {player}: {quote_subject(mail.subject) or '(no subject)'}",
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} from {player}: "
+                    f"{quote_subject(mail.subject.replace(subject_tag(tag), '')) or '(no subject)'}",
                     body=body, reply_to=address,
                     attachments=((f"mail-{mail.short}.eml", raw if whole else raw[:64 * 1024]),))
 

@@ -158,10 +158,15 @@ def test_envelopes_the_judge_cannot_read_are_answered_with_what_is_wrong(cli, tm
 
 def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     po, _ = start(cli, tmp_path)
-    po.send_to_judge("alice@example.org", "[koryo-pbm friday] what now?", "How do I play?")
+    asked = po.send_to_judge("Alice <alice@example.org>", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("eve@evil.example", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("alice@example.org", "lunch?", "Lunch tomorrow?")
-    assert serve_once(cli, po).code == 0
+    assert serve_once(cli, po, "--moderator", "mod@example.org").code == 0
+    # the player's mail is forwarded to the moderator's own address too, as it came; eve's is not
+    [(fwd, ft)] = answers(po, "mod@example.org")
+    assert fwd["Subject"] == "[koryo-pbm friday] from alice: what now?" and fwd["Reply-To"] == "alice@example.org"
+    assert attachment(fwd, f"mail-{hashlib.sha256(asked).hexdigest()[:8]}.eml") == asked
+    assert "The judge answered alice with its help." in " ".join(ft.split())
     [(m, t)] = answers(po, "alice@example.org")
     assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in " ".join(t.split())
