@@ -344,6 +344,12 @@ def _parse_block(lines: list[str]) -> Envelope:
         raise FormatError("envelope body is not canonical base64")
     if len(raw) < _HPKE_OVERHEAD + 2 * SIGNATURE_SIZE:
         raise FormatError("envelope body is too short")
+    if (len(raw) - _HPKE_OVERHEAD - 2 * SIGNATURE_SIZE) % PAD_QUANTUM:
+        # a v2 envelope seals whole blocks of PAD_QUANTUM: a body of another length lost (or
+        # gained) lines on the way, most often a line left out of a paste. Said here, before any
+        # signature is checked: "it was changed" would sound like cheating and give no next step
+        raise FormatError(f"envelope body is cut: {len(body_lines)} lines of it are here, which is not a whole "
+                          "envelope (a line is missing or was added)")
     return Envelope(header, raw[:-SIGNATURE_SIZE], raw[-SIGNATURE_SIZE:])
 
 

@@ -92,6 +92,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
         _header("Date", format_datetime(datetime.datetime.fromtimestamp(date, datetime.UTC))),
         _header("Message-ID", message_id),
     ]
+    if out.reply_to:
+        head.append(_header("Reply-To", out.reply_to))
     if out.in_reply_to:
         head.append(_header("In-Reply-To", out.in_reply_to))
     if out.references:
@@ -114,7 +116,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
             disposition = f'attachment; filename="{name}"'
         else:
             disposition = f"attachment; filename*={encode_rfc2231(name, 'utf-8')}"
-        parts.append(f"Content-Type: application/toml\r\nContent-Disposition: {disposition}\r\n"
+        kind = "application/toml" if name.endswith(".toml") else "application/octet-stream"
+        parts.append(f"Content-Type: {kind}\r\nContent-Disposition: {disposition}\r\n"
                      f"Content-Transfer-Encoding: base64\r\n\r\n".encode() + _crlf(base64.encodebytes(data)))
     delimiter = f"--{boundary}\r\n".encode()
     # each delimiter begins on a line of its own: the line break before it belongs to it
@@ -136,6 +139,11 @@ def queued_names(game_dir: Path) -> list[str]:
         except OSError:
             continue
     return names
+
+
+def is_queued(game_dir: Path, key: str) -> bool:
+    """Was a mail with this key queued before (waiting, sent or failed)?"""
+    return _known(outbox_dir(game_dir), safe_key(key) + SUFFIX)
 
 
 def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag: str, now: float,
@@ -227,6 +235,7 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
             deferred += 1
             continue
         failures_in_a_row = 0
+        log(f"sent {path.name} to {', '.join(recipients)}" + (f" (attempt {attempts + 1})" if attempts else ""))
         try:
             (folder / SENT).mkdir(exist_ok=True)
             os.replace(path, folder / SENT / path.name)

@@ -79,8 +79,9 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     receipts = {p: 0 for p in PLAYERS}
     state_mails = {p: 0 for p in PLAYERS}
     shown = set()
+    log = cli.cwd / "judge.log"
     for _ in range(200):
-        r = serve_once(cli, po)
+        r = serve_once(cli, po, "--log-file", log)
         assert r.code == 0, r.err
         over = False
         for p in PLAYERS:
@@ -121,6 +122,12 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     assert not list((po.judge_box / "new").iterdir())
     assert len(list((po.judge_box / ".koryo-pbm.done" / "cur").iterdir())) == sum(receipts.values())
     assert re.search(r"^alice@example.org$", po.log.read_text(), re.M)
+    # the judge's log: every mail received, answered and sent, and the end
+    text = log.read_text()
+    assert text.count(" received mail ") == sum(receipts.values())
+    assert text.count(": answered (accepted") + text.count(": answered (held") == sum(receipts.values())
+    assert text.count(" sent ") == sum(receipts.values()) + sum(state_mails.values())
+    assert "game friday is over (version " in text
     assert JUDGE not in po.log.read_text()
 
 
