@@ -275,6 +275,19 @@ class Ciphertext:
 Deck = tuple[Ciphertext, ...]
 
 
+def deck_to_bytes(deck: Deck) -> bytes:
+    """A deck as one byte string: its ciphertexts in order, 64 bytes each."""
+    return b"".join(card.to_bytes() for card in deck)
+
+
+def deck_from_bytes(data: bytes, what: str = "a deck") -> Deck:
+    """The inverse of :func:`deck_to_bytes`; ``FormatError`` naming the first bad card."""
+    if not isinstance(data, bytes) or not data or len(data) % CIPHERTEXT_SIZE:
+        raise FormatError(f"{what} is not a whole number of {CIPHERTEXT_SIZE}-byte ciphertexts")
+    return tuple(Ciphertext.from_bytes(data[i:i + CIPHERTEXT_SIZE], f"card {i // CIPHERTEXT_SIZE} of {what}")
+                 for i in range(0, len(data), CIPHERTEXT_SIZE))
+
+
 def encrypt_deck(cards: Sequence[str], joint: bytes) -> Deck:
     """The cards in the given order, in ElGamal form with the public randomness 1: ``(B, M + H)``.
     Anyone can recompute it; the dealers' shuffles make it secret."""
@@ -429,6 +442,8 @@ def open_card(slot: Slot, card: Ciphertext, dealers: Sequence[DealerKey], shares
               table: CardTable) -> str:
     """The card id at ``slot``: every dealer's share checked, then combined. ``BlindCheckError``
     naming the first share that does not check, or when the result is no card of ``table``."""
+    if not _is_point(card.c1) or not _is_point(card.c2):
+        raise BlindCheckError(f"{slot} is not a ciphertext of the group")
     by_dealer = {s.dealer: s for s in shares}
     if len(by_dealer) != len(shares):
         raise BlindCheckError(f"{slot} has two shares from the same dealer")

@@ -170,6 +170,12 @@ def test_values_round_trip_through_bytes_and_sizes_are_fixed(t):
     assert bl.DealerKey.from_bytes(key.name, key.public, key.proof) == key and len(key.proof) == 64
     assert bl.KeyShare.from_bytes(t.keys["mod"].secret).public == key.public
     assert t.keys["mod"].secret.hex() not in repr(t.keys["mod"]) + repr(t.secrets[0])
+    data = bl.deck_to_bytes(final(t))
+    assert len(data) == 64 * len(CARDS) and bl.deck_from_bytes(data) == final(t)
+    with pytest.raises(FormatError, match="is not a whole number of 64-byte ciphertexts"):
+        bl.deck_from_bytes(data[:-1])
+    with pytest.raises(FormatError, match="^card 2 of deck d1 is not a point of the group$"):
+        bl.deck_from_bytes(data[:128] + IDENTITY + data[160:], "deck d1")
 
 
 # ---------------------------------------------------------------- malformed values
@@ -185,6 +191,8 @@ def test_identity_small_order_and_malformed_points_are_refused(t, bad):
         bl.Share.from_bytes("mod", bad + t.deals[0].shares[0].proof)
     with pytest.raises(FormatError):
         bl.DealerKey.from_bytes("mod", bad, t.dealers[0].proof)
+    with pytest.raises(bl.BlindCheckError, match="^card 0 of deck d1 \\(dealt to alice\\) is not a ciphertext of the group$"):
+        bl.open_card(t.deals[0].slot, bl.Ciphertext(final(t)[0].c1, bad), t.dealers, t.deals[0].shares, t.table)
     share = dataclasses.replace(t.deals[0].shares[0], point=bad)
     with pytest.raises(bl.BlindCheckError, match="mod's share of card 0 of deck d1 \\(dealt to alice\\) does not check"):
         bl.check_share(t.deals[0].slot, final(t)[0], t.dealers[0], share)
