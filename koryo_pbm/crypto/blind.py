@@ -488,7 +488,9 @@ class DeckRecord:
 
 @dataclass(frozen=True)
 class Deal:
-    """The shares that gave the card at ``slot`` to its recipient."""
+    """The shares that gave the card at ``slot`` to its recipient. The audit checks them when
+    they are given; with none (they were sealed to the recipient) it checks that the slot was
+    dealt once, and the published key shares tell the card."""
 
     slot: Slot
     shares: tuple[Share, ...]
@@ -603,7 +605,8 @@ def audit(game_id: str, dealers: Sequence[DealerKey], table: CardTable, decks: S
             raise BlindCheckError(f"card {deal.slot.position} of deck {deal.slot.deck_id} is dealt twice "
                                   f"(to {dealt[where]} and to {deal.slot.recipient})")
         dealt[where] = deal.slot.recipient
-        open_card(deal.slot, card, dealers, deal.shares, table)
+        if deal.shares:  # else only the slot: the published key shares open the card anyway
+            open_card(deal.slot, card, dealers, deal.shares, table)
     for reveal in reveals:
         card = located(reveal.slot, "the reveal of")
         if dealt.get((reveal.slot.deck_id, reveal.slot.position)) != reveal.slot.recipient:

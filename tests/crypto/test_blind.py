@@ -317,6 +317,16 @@ def test_the_audit_catches_a_card_dealt_twice(t):
         t.audit(deals=twice)
 
 
+def test_the_audit_of_deals_whose_shares_stayed_sealed(t):
+    """verify sees the slots dealt but not the shares sealed to the players: the dealers'
+    published key shares open every card, and a slot dealt twice is still caught."""
+    slots_only = [bl.Deal(d.slot, ()) for d in t.deals]
+    result = t.audit(deals=slots_only)
+    assert all(result.decks[deck][pos] == card for (deck, pos), card in t.cards.items())
+    with pytest.raises(bl.BlindCheckError, match="^card 0 of deck d1 is dealt twice \\(to alice and to carol\\)$"):
+        t.audit(deals=[*slots_only, bl.Deal(bl.Slot(GAME, "d1", 0, "carol"), ())])
+
+
 def test_the_audit_catches_a_share_that_does_not_check(t):
     deals = list(t.deals)
     wrong = bl.decryption_share(deals[1].slot, final(t)[1], "carl", bl.KeyShare.generate())
