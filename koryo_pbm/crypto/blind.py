@@ -35,7 +35,8 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from nacl import bindings as _na
@@ -117,6 +118,16 @@ def _add(p: bytes, q: bytes) -> bytes:
 
 def _sub(p: bytes, q: bytes) -> bytes:
     return _na.crypto_core_ed25519_sub(p, q)
+
+
+@contextmanager
+def _group_errors(reason: str, error: type[Exception] = FormatError) -> Iterator[None]:
+    """libsodium refuses what is not a point of the group (or not 32 bytes): that is ``error``
+    with ``reason``, never a traceback."""
+    try:
+        yield
+    except (_nacl_exc.RuntimeError, _nacl_exc.TypeError, _nacl_exc.ValueError):
+        raise error(reason) from None
 
 
 def parse_point(data: bytes, what: str) -> bytes:
@@ -225,10 +236,8 @@ def check_dealer_key(game_id: str, key: DealerKey) -> None:
     c, z = key.proof[:32], key.proof[32:]
     if not _is_scalar(c) or not _is_scalar(z) or _is_zero(c) or _is_zero(z):
         raise BlindCheckError(reason)
-    try:
+    with _group_errors(reason, BlindCheckError):
         commitment = _sub(_base(z), _mul(c, key.public))
-    except _nacl_exc.RuntimeError:
-        raise BlindCheckError(reason) from None
     if _key_challenge(game_id, key.name, key.public, commitment) != c:
         raise BlindCheckError(reason)
 
@@ -291,6 +300,7 @@ def deck_from_bytes(data: bytes, what: str = "a deck") -> Deck:
 def encrypt_deck(cards: Sequence[str], joint: bytes) -> Deck:
     """The cards in the given order, in ElGamal form with the public randomness 1: ``(B, M + H)``.
     Anyone can recompute it; the dealers' shuffles make it secret."""
+    parse_point(joint, "the joint key")
     return tuple(Ciphertext(_BASE, _add(card_point(card), joint)) for card in cards)
 
 
@@ -345,12 +355,17 @@ def shuffle_plan(seed: bytes, game_id: str, deck_id: str, dealer: str, size: int
 
 def shuffle(deck: Deck, joint: bytes, seed: bytes, *, game_id: str, deck_id: str, dealer: str) -> Deck:
     """``deck`` permuted and re-randomised as ``seed`` says: output ``i`` is input ``order[i]``
-    plus ``(s_i·B, s_i·H)``, the same card under fresh randomness."""
+    plus ``(s_i·B, s_i·H)``, the same card under fresh randomness.
+
+    ``deck`` comes from :func:`encrypt_deck`, :func:`shuffle` or :func:`deck_from_bytes` (which
+    checks every point: not checked again here, it would cost more than the shuffle)."""
+    parse_point(joint, "the joint key")
     order, scalars = shuffle_plan(seed, game_id, deck_id, dealer, len(deck))
     out = []
-    for i, s in zip(order, scalars, strict=True):
-        card = deck[i]
-        out.append(Ciphertext(_add(card.c1, _base(s)), _add(card.c2, _mul(s, joint))))
+    with _group_errors(f"deck {deck_id} holds something that is not a point of the group"):
+        for i, s in zip(order, scalars, strict=True):
+            card = deck[i]
+            out.append(Ciphertext(_add(card.c1, _base(s)), _add(card.c2, _mul(s, joint))))
     return tuple(out)
 
 
@@ -402,7 +417,8 @@ def _share_challenge(slot: Slot, dealer: str, public: bytes, card: Ciphertext, s
 
 def decryption_share(slot: Slot, card: Ciphertext, dealer: str, key: KeyShare) -> Share:
     """Dealer ``dealer``'s share of ``card`` (at ``slot``) with its proof."""
-    point = _mul(key.secret, card.c1)
+    with _group_errors(f"{slot} is not a ciphertext of the group"):
+        point = _mul(key.secret, card.c1)
     public = key.public
     while True:
         nonce = _random_scalar()
@@ -422,11 +438,9 @@ def check_share(slot: Slot, card: Ciphertext, dealer: DealerKey, share: Share) -
     c, z = share.proof[:32], share.proof[32:]
     if not _is_scalar(c) or not _is_scalar(z) or _is_zero(c) or _is_zero(z):
         raise BlindCheckError(reason)
-    try:
+    with _group_errors(reason, BlindCheckError):
         a1 = _sub(_base(z), _mul(c, dealer.public))
         a2 = _sub(_mul(z, card.c1), _mul(c, share.point))
-    except _nacl_exc.RuntimeError:
-        raise BlindCheckError(reason) from None
     if _share_challenge(slot, dealer.name, dealer.public, card, share.point, a1, a2) != c:
         raise BlindCheckError(reason)
 
@@ -454,7 +468,8 @@ def open_card(slot: Slot, card: Ciphertext, dealers: Sequence[DealerKey], shares
     extra = set(by_dealer) - {d.name for d in dealers}
     if extra:
         raise BlindCheckError(f"{slot} has a share from {sorted(extra)[0]}, who is no dealer")
-    found = table.card(_combine(card, (by_dealer[d.name].point for d in dealers)))
+    with _group_errors(f"{slot} is not a ciphertext of the group", BlindCheckError):
+        found = table.card(_combine(card, (by_dealer[d.name].point for d in dealers)))
     if found is None:
         raise BlindCheckError(f"{slot} is no card of the deck: the dealers' shuffles are at fault")
     return found
@@ -556,7 +571,7 @@ def audit(game_id: str, dealers: Sequence[DealerKey], table: CardTable, decks: S
     def clear(card: Ciphertext) -> str | None:
         try:
             return table.card(_sub(card.c2, _mul(total, card.c1)))
-        except _nacl_exc.RuntimeError:
+        except (_nacl_exc.RuntimeError, _nacl_exc.TypeError):
             return None
 
     opened: dict[str, Deck] = {}

@@ -198,6 +198,27 @@ def test_identity_small_order_and_malformed_points_are_refused(t, bad):
         bl.check_share(t.deals[0].slot, final(t)[0], t.dealers[0], share)
 
 
+@pytest.mark.parametrize("bad", [IDENTITY, SMALL_ORDER, b"\xff" * 32, b"\x01" * 31])
+def test_hostile_points_given_to_a_dealer_get_a_reason_not_a_traceback(t, bad):
+    """The co-dealer shuffles and shares what the moderator hands it: a deck or a key that is
+    not of the group is refused with a reason."""
+    deck = (bl.Ciphertext(bad, final(t)[0].c2), *final(t)[1:])
+    with pytest.raises(FormatError, match="^(card 0 of )?deck d3 is not"):
+        bl.deck_from_bytes(b"".join(c.c1 + c.c2 for c in deck), "deck d3")
+    with pytest.raises(FormatError, match="^the joint key is not a point of the group$"):
+        bl.shuffle(final(t), bad, bl.new_shuffle_seed(), game_id=GAME, deck_id="d3", dealer="carl")
+    with pytest.raises(FormatError, match="^the joint key is not a point of the group$"):
+        bl.encrypt_deck(CARDS, bad)
+    slot = bl.Slot(GAME, "d3", 0, "alice")
+    with pytest.raises(FormatError, match="^card 0 of deck d3 \\(dealt to alice\\) is not a ciphertext of the group$"):
+        bl.decryption_share(slot, deck[0], "carl", t.keys["carl"])
+    with pytest.raises(bl.BlindCheckError, match="carl's share of card 0 of deck d3"):
+        bl.check_share(slot, deck[0], t.dealers[1], t.deals[0].shares[1])
+    if len(bad) != 32:  # a point of the wrong size in a deck built by hand: libsodium refuses it
+        with pytest.raises(FormatError, match="^deck d3 holds something that is not a point of the group$"):
+            bl.shuffle(deck, t.joint, bl.new_shuffle_seed(), game_id=GAME, deck_id="d3", dealer="carl")
+
+
 def test_non_canonical_or_zero_scalars_are_refused():
     order = bytes.fromhex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")  # the group order
     for bad in [bytes(32), order, b"\xff" * 32, b"\x01"]:
