@@ -141,6 +141,19 @@ def test_the_deck_is_really_shuffled_and_neither_dealer_shuffle_is_the_final_ord
     assert bl.shuffle_plan(t.secrets[0].seeds["d1"], GAME, "d2", "mod", len(CARDS))[0] != order
 
 
+def test_shuffle_plans_are_uniform_over_permutations():
+    """Fixed seeds (so the test cannot flake): 3,000 plans of 3 cards fall evenly on the 6
+    orders. A Fisher–Yates with the classic mistake (drawing from all positions at every step)
+    would give 4/27 and 5/27, far outside this bound."""
+    import hashlib
+
+    counts = Counter(bl.shuffle_plan(hashlib.sha256(i.to_bytes(4, "big")).digest(), "g", "d", "mod", 3)[0]
+                     for i in range(3000))
+    assert len(counts) == 6
+    chi2 = sum((n - 500) ** 2 / 500 for n in counts.values())
+    assert chi2 < 20.5, counts  # p = 0.001 for 5 degrees of freedom
+
+
 def test_one_share_alone_leaves_the_card_encrypted_under_the_other_dealers_key(t):
     card = final(t)[1]
     point = bl.card_point(t.cards[("d1", 1)])
