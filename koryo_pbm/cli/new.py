@@ -138,12 +138,18 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
               help="The judge reminds missing players this long before the deadline (default: the judge's).")
 @click.option("--bot", "bot_specs", multiple=True, metavar="NAME=LEVEL",
               help="A seat the moderator's bot plays (no key needed; --player NAME=bot sets its place).")
+@click.option("--press", "press", type=click.Choice(["private", "public", "none"]), default="private",
+              show_default=True, help="Press between players (koryo-pbm say): to any players, only to all "
+                                      "players at once, or none.")
+@click.option("--state-mail", "state_mail", type=click.Choice(["turn", "all"]), default="turn", show_default=True,
+              help="What the judge mails when the game moves on: game.toml to the players who must act and a "
+                   "short text to the others (turn), or game.toml to every player (all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
-            remind: str | None, bot_specs: tuple[str, ...], as_json: bool) -> None:
+            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str, as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
     archive/. Without --seed or --position the game begins with the join: every player
     contributes randomness to the deal, mixed with your secret (committed to in game.toml).
@@ -181,6 +187,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
             raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
     now = now_utc()
     policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
+    policy.press = "" if press == "private" else press
+    policy.state_mail = state_mail
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     options = {}
