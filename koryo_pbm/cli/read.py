@@ -51,7 +51,7 @@ def command(file: Path, as_name: str | None, key_file: Path | None, game_target:
     found: list[dict[str, str]] = []
     seen: set[str] = set()
     for f in files:
-        data = read_limited(f, MAIL_LIMIT if not f.suffix == ".press" else MAX_ARMORED, "press file",
+        data = read_limited(f, MAIL_LIMIT if f.suffix != ".press" else MAX_ARMORED, "press file",
                            regular_only=False)
         items: list[Press] = []
         problems: list[str] = []
