@@ -73,9 +73,9 @@ def command(file: Path, as_name: str | None, key_file: Path | None, game_target:
     if as_json:
         echo_json({"press": found})
         return
-    for n, item in enumerate(found):
+    for n, entry in enumerate(found):
         if n:
             click.echo("")
-        click.echo(f"press from {item['from']} to {item['to'].replace(',', ', ')}, sent {item['sent']} "
+        click.echo(f"press from {entry['from']} to {entry['to'].replace(',', ', ')}, sent {entry['sent']} "
                    "(signed by its sender, sealed to you):")
-        click.echo(item["text"].rstrip("\n"))
+        click.echo(entry["text"].rstrip("\n"))
