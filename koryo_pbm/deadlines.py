@@ -153,7 +153,7 @@ class Policy:
     abandoned: list[str] = field(default_factory=list)
     missed_in_row: dict[str, int] = field(default_factory=dict)
     press: str = ""  # "" is "private": press to any players
-    state_mail: str = ""  # "" is "all" (games made before the field): game.toml to every player
+    state_mail: str = ""  # "" is "turn" (the judge's default): game.toml to the players who must act
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""

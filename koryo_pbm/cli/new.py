@@ -198,7 +198,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     now = now_utc()
     policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     policy.press = "" if press == "private" else press
-    policy.state_mail = state_mail
+    policy.state_mail = "" if state_mail == "turn" else state_mail
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     options = {}

@@ -424,11 +424,11 @@ def without_envelope(judge: Judge, data: bytes, parsed: ParsedMail, digest: str)
 
 def state_mail(info: GameInfo, doc: Any, player: str, to: str, since_version: int, game_file: bytes, *,
                key: str) -> Outgoing:
-    """The state mail of the game's ``--state-mail`` (``all`` for games made before it)."""
+    """The state mail of the game's ``--state-mail`` (``turn`` unless it says ``all``)."""
     from koryo_pbm import deadlines
     from koryo_pbm.judge import messages
 
-    mode = deadlines.policy_of(doc.service, list(doc.players)).state_mail or "all"
+    mode = deadlines.policy_of(doc.service, list(doc.players)).state_mail or "turn"
     if mode == "all":
         return messages.state_mail(info, player, to, since_version, game_file, key=key)
     full = info.decision is None or player in waiting(info) or since_version == 0
