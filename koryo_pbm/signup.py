@@ -66,7 +66,7 @@ class Signup:
         return [s for s in self.seats if s.key is None and s.code]
 
     def seat_of(self, address: str) -> Seat | None:
-        from koryo_pbm.transport.address import same_address
+        from koryo_pbm.address import same_address
 
         for s in self.seats:
             if s.code and s.email and same_address(s.email, address):

@@ -129,7 +129,7 @@ def test_a_seat_not_taken_by_its_deadline_is_reported(cli, tmp_path):
     assert "not taken" not in r.err if (r := serve(cli, po)) else True
     # the judge's clock is the real one: the moderator's sign-up file is rewritten with a deadline past
     from koryo_pbm import signup
-    from koryo_pbm.crypto.keys import find_identity
+    from koryo_pbm.store.keyring import find_identity
 
     mod = find_identity("mod", None)
     folder = cli.cwd / "games" / "late"
@@ -207,9 +207,9 @@ def test_press_by_mail_is_relayed_and_the_moderator_cannot_read_it(cli, tmp_path
     assert "press from alice to bob" in out and "Shall we share the east, Bob?" in out
     # neither the moderator (who relayed it) nor carol can open it; the game file holds no press
     cli.fails("read", saved, "--as", "carol", "--game", game)
-    from koryo_pbm.crypto.keys import find_identity
     from koryo_pbm.crypto.press import scan_press
     from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store.keyring import find_identity
 
     (p,) = scan_press(armored)
     mod = find_identity("mod", None)

@@ -99,9 +99,10 @@ def club(mail_servers, mailer, tmp_path, monkeypatch):
 
 def test_a_club_game_signed_up_played_and_talked_over_by_real_mail(club):
     t = club
-    from koryo_pbm.crypto.keys import PublicIdentity, find_identity
+    from koryo_pbm.crypto.keys import PublicIdentity
     from koryo_pbm.crypto.press import scan_press
     from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store.keyring import find_identity
 
     (t.tmp / "games").mkdir()
     t.cli("new", "games/club", "--as", "mod", *[a for n in t.names for a in ("--invite", f"{n}={t.addresses[n]}")])
