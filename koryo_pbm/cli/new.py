@@ -166,6 +166,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
           --email alice=alice@example.org --email bob=bob@example.net
       koryo-pbm new friday --as mod --player alice=alice.pub --player bob=bob.pub
           --bot carol=heuristic --deadline 3d --missed bot --abandon-after 3
+      koryo-pbm new club --as mod --invite alice=alice@example.org --invite bob=bob@example.net
+          (the judge, koryo-pbm serve, invites them by mail and makes the game once both seats are taken)
     """
     import shlex
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 STATE_DIR = ".koryo-pbm-judge"
 LIMITS_FILE = "club-limits.json"
 MAX_TEXTS = 8  # text parts of one mail read for commands, keys and press
-MAX_TEXT = 512 * 1024  # characters of one text part read
+MAX_TEXT = 2 * 1024 * 1024  # characters of one text part read (more than a press may hold)
 
 
 @dataclass(frozen=True)
@@ -248,6 +248,8 @@ def _signup_mail(judge: Judge, parsed: ParsedMail, texts: list[str], digest: str
     text = "\n".join(texts)
     lines = signup.key_lines(text)
     folders = signup_folders(judge)
+    if not folders:
+        return None  # no game waits for its seats: a key line is only text (a command may follow)
     tagged = [f for f in folders if f.name in parsed.tags]
     if not tagged and not lines:
         return None

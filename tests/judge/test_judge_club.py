@@ -242,6 +242,14 @@ def test_press_that_is_refused(cli, tmp_path):
     (msg,) = po.messages("carol@example.org")
     assert msg["Subject"] == "[koryo-pbm friday] press not relayed" and "it is bob's press" in body(msg)
     assert po.messages("alice@example.org") == []
+    # a press of a megabyte mailed in: one line to its sender, nothing relayed
+    huge = (cli.cwd / "p.txt").read_text().splitlines()
+    blob = "\n".join(["A" * 64] * (1024 * 1024 // 64))
+    po.send_to_judge("alice@example.org", "[koryo-pbm friday] press", "\n".join([*huge[:10], blob, huge[-1]]))
+    serve(cli, po)
+    (msg,) = po.messages("alice@example.org")
+    assert msg["Subject"] == "[koryo-pbm friday] press not relayed" and "larger than 512 KiB" in body(msg), body(msg)
+    assert po.messages("bob@example.org") == [] and po.messages("carol@example.org") == []
 
 
 def test_press_through_a_shared_folder(cli, tmp_path):
