@@ -21,90 +21,31 @@ a non-player, press to a player not in the game, a press too large) gets one lin
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.errors import FormatError, KoryoPbmError
 from koryo_pbm.judge import clubmail
 from koryo_pbm.judge.incoming import ParsedMail
+from koryo_pbm.judge.limits import Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outgoing, waiting
 
 if TYPE_CHECKING:
     from koryo_pbm.judge.service import GameRef, Judge
 
-STATE_DIR = ".koryo-pbm-judge"
-LIMITS_FILE = "club-limits.json"
 MAX_TEXTS = 8  # text parts of one mail read for commands, keys and press
 MAX_TEXT = 2 * 1024 * 1024  # characters of one text part read (more than a press may hold)
 
 
-@dataclass(frozen=True)
-class Rate:
-    """At most ``count`` of these per game and address in any ``per`` seconds (the fields of
-    :class:`koryo_pbm.judge.limits.Limit`, so that the judge's own limits can count them)."""
-
-    name: str
-    count: int
-    per: float
-    what: str
+COMMAND_RATE = Limit("mail-command", 10, 3600.0, "answers to mail commands")
+PRESS_RATE = Limit("press", 30, 3600.0, "press relayed")
+SIGNUP_RATE = Limit("signup-answer", 5, 3600.0, "answers to key lines")
 
 
-COMMAND_RATE = Rate("mail-command", 10, 3600.0, "answers to mail commands")
-PRESS_RATE = Rate("press", 30, 3600.0, "press relayed")
-SIGNUP_RATE = Rate("signup-answer", 5, 3600.0, "answers to key lines")
-
-
-class RateLimits:
-    """A sliding window per (rate, game, address), kept in ``ROOT/.koryo-pbm-judge`` across
-    restarts (a judge run from cron starts afresh every few minutes). Used when the judge has no
-    rate limits of its own (``Judge.limits``, which takes the same :class:`Rate`)."""
-
-    def __init__(self, path: Path, judge: Judge) -> None:
-        self.path, self.judge = path, judge
-        self.windows: dict[str, list[float]] | None = None
-
-    def _load(self) -> dict[str, list[float]]:
-        if self.windows is None:
-            try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-                self.windows = {str(k): [float(t) for t in v] for k, v in raw.items()} if isinstance(raw, dict) else {}
-            except (OSError, ValueError, TypeError):
-                self.windows = {}
-        return self.windows
-
-    def take(self, limit: Rate, *, game: str, address: str, why: str = "") -> bool:
-        from koryo_pbm.store.atomic import write_atomic
-
-        windows = self._load()
-        now = self.judge.clock()
-        key = f"{limit.name}\0{game}\0{address.casefold()}"
-        times = [t for t in windows.get(key, []) if now - t < limit.per]
-        if len(times) >= limit.count:
-            self.judge.log(f"rate limit: game {game}, {address}: {why or 'an answer'} not sent (at most "
-                           f"{limit.count} {limit.what} per {limit.per / 3600:g} h)")
-            return False
-        windows[key] = [*times, now]
-        for k in [k for k, v in windows.items() if not v or now - max(v) > 86400]:
-            del windows[k]
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            write_atomic(self.path, json.dumps(windows).encode("utf-8"))
-        except OSError as exc:
-            self.judge.log(f"cannot write {self.path}: {exc.strerror or exc} (the limits hold until a restart)")
-        return True
-
-
-def _limits(judge: Judge) -> Any:
-    own = getattr(judge, "limits", None)
-    if own is not None and hasattr(own, "take"):
-        return own
-    kept = judge.__dict__.get("_club_limits")
-    if kept is None:
-        kept = judge.__dict__["_club_limits"] = RateLimits(Path(judge.root) / STATE_DIR / LIMITS_FILE, judge)
-    return kept
+def _limits(judge: Judge) -> Limits:
+    """The judge's rate limits (per game and address, kept under the root across restarts)."""
+    return judge._limits
 
 
 # -- reading a mail's text -------------------------------------------------------------------------
