@@ -38,7 +38,8 @@ FORMAT = "koryo-pbm-signup/v1"
 CONTEXT = "signup"
 SEAL_INFO = b"koryo-pbm signup v1\x00"
 LIMIT = 256 * 1024
-_KEY_LINE = re.compile(r"koryo-pbm-pub-v1:[A-Za-z0-9_-]{86}")
+KEY_PREFIX = "koryo-pbm-pub-v1:"
+_KEY_LINE = re.compile(KEY_PREFIX + r"[A-Za-z0-9_-]{86}")
 _CODE = re.compile(r"\b([0-9a-f]{12})\b")
 
 

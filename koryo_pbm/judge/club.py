@@ -344,6 +344,18 @@ def _command(judge: Judge, parsed: ParsedMail, word: str, digest: str) -> bool |
     return True
 
 
+def concerns(judge: Judge, parsed: ParsedMail, data: bytes) -> bool:
+    """Is a mail without the tag of a game served (and without envelopes) one of ours: press, or
+    a mail for a game that waits for its seats (tagged, or holding a key line)?"""
+    from koryo_pbm.crypto.press import BEGIN
+    from koryo_pbm.signup import KEY_PREFIX
+
+    if BEGIN.encode("ascii") in data:
+        return True
+    folders = signup_folders(judge)
+    return bool(folders) and (any(f.name in parsed.tags for f in folders) or KEY_PREFIX.encode("ascii") in data)
+
+
 def without_envelope(judge: Judge, data: bytes, parsed: ParsedMail, digest: str) -> bool | None:
     """Handle a mail without orders envelopes if it is press, a key line or a command: True; None
     when it is none of these (the judge's help reply then)."""

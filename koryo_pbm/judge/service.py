@@ -305,7 +305,10 @@ class Judge:
             return True
         parsed = self._parse(mail, full)
         if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
-            return False  # not the judge's mail: left alone (and not logged at every pass)
+            from koryo_pbm.judge import club
+
+            if not club.concerns(self, parsed, mail.data):  # press, or a key line for a sign-up
+                return False  # not the judge's mail: left alone (and not logged at every pass)
         self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
