@@ -199,9 +199,10 @@ def decision_subject(info: GameInfo, player: str) -> str:
                 else f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join")
     where = f"round {info.round}" if info.round is not None else f"decision {d['id']}"
     start = "the game starts, " if not info.log else ""
+    named = "" if kind == "turn" else kind  # a game whose decisions are all "turn"s (Korsar)
     if player in waiting(info):
-        return f"{subject_tag(info.tag)} {where}: {start}your {kind} turn"
-    return f"{subject_tag(info.tag)} {where}: {start}{kind}, waiting for {', '.join(waiting(info))}"
+        return f"{subject_tag(info.tag)} {where}: {start}your {named + ' ' if named else ''}turn"
+    return f"{subject_tag(info.tag)} {where}: {start}{named + ', ' if named else ''}waiting for {', '.join(waiting(info))}"
 
 
 def light_state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str,
