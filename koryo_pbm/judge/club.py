@@ -38,7 +38,7 @@ MAX_TEXTS = 8  # text parts of one mail read for commands, keys and press
 MAX_TEXT = 2 * 1024 * 1024  # characters of one text part read (more than a press may hold)
 
 
-COMMAND_RATE = Limit("mail-command", 10, 3600.0, "answers to mail commands")
+COMMAND_RATE = Limit("mail-command", 5, 3600.0, "answers to mail commands")
 PRESS_RATE = Limit("press", 30, 3600.0, "press relayed")
 SIGNUP_RATE = Limit("signup-answer", 5, 3600.0, "answers to key lines")
 
@@ -92,12 +92,14 @@ def mail_texts(data: bytes) -> list[str]:
 
 
 def first_word(texts: list[str]) -> str:
-    """The first word of the mail's text, lower-case, without punctuation around it."""
+    """The command a mail's text begins with: its first line when that line is one word of
+    letters (``status``, ``Resend``), lower-case; else "" (a person writing "Help! ..." is not
+    giving a command: that mail goes the way of human mail, to the moderator)."""
     for text in texts[:1]:
         for line in text.splitlines():
-            words = line.strip().split()
-            if words:
-                return words[0].strip(".,:;!?*\"'").lower()
+            word = line.strip()
+            if word:
+                return word.lower() if word.isascii() and word.isalpha() else ""
     return ""
 
 

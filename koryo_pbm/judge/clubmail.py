@@ -87,7 +87,8 @@ def seat_answer(mail: ParsedMail, to: str, tag: str, seat: str, *, status: str, 
 def help_text(tag: str) -> str:
     t = subject_tag(tag)
     return "\n".join([
-        _wrap(f"Mail the judge with {t} in the subject and one of these words as the first word of the text:"),
+        _wrap(f"Mail the judge with {t} in the subject and one of these words alone on the first line of the "
+              "text:"),
         "",
         "  help      this list",
         "  status    the game's public state: the decision, who answered, who is awaited",
