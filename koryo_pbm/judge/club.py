@@ -8,9 +8,9 @@ Hooks of :class:`koryo_pbm.judge.service.Judge`:
   one), and the game made once every seat is taken;
 * :func:`without_envelope` (a mail without orders envelopes): a press block is relayed; a public
   key line from an invited address takes its seat; a mail whose subject carries a game's tag and
-  whose text begins with ``help``, ``status``, ``resend``, ``history`` or ``list`` is answered, to
-  the game's players' addresses only and within the rate limits. Anything else is left to the
-  judge's help reply;
+  whose text begins with a line holding only ``help``, ``status``, ``resend``, ``history`` or
+  ``list`` is answered, to the game's players' addresses only and within the judge's rate limits
+  (:mod:`koryo_pbm.judge.limits`). Anything else is left to the judge's help reply;
 * :func:`state_mail`: the mail of ``--state-mail turn`` (``game.toml`` to the players who must act,
   a short text to the others) or of ``all``.
 
