@@ -18,7 +18,9 @@ import, at module level and inside functions):
   :mod:`koryo_pbm.match.run`, resolve on disk), deadlines, the bots of absent players;
   :mod:`koryo_pbm.verify` replays a finished game; :mod:`koryo_pbm.pinning` keeps what this
   machine saw of each game (the moderator's key, the history) and tells an older file from a
-  second history.
+  second history; :mod:`koryo_pbm.press` (press between players: who may write to whom,
+  delivery into a shared folder) and :mod:`koryo_pbm.signup` (a game that waits for its seats,
+  taken by mail).
 * :mod:`koryo_pbm.picture` — pictures of the table (HTML, SVG) from the scene a game draws.
 * :mod:`koryo_pbm.transport` — mail files (eml, mbox, Maildir), IMAP and SMTP.
 * :mod:`koryo_pbm.judge` — ``serve``: the games run by mail and shared folder.
@@ -36,7 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("koryo_pbm_games",),
     ("koryo_pbm.crypto",),
     ("koryo_pbm.store",),
-    ("koryo_pbm.match", "koryo_pbm.fair", "koryo_pbm.history", "koryo_pbm.verify", "koryo_pbm.pinning"),
+    ("koryo_pbm.match", "koryo_pbm.fair", "koryo_pbm.history", "koryo_pbm.verify", "koryo_pbm.pinning",
+     "koryo_pbm.press", "koryo_pbm.signup"),
     ("koryo_pbm.picture",),
     ("koryo_pbm.transport",),
     ("koryo_pbm.judge",),

@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "wait": "wait",
     "receipt": "receipt",
     "completion": "completion",
+    "say": "say",
+    "read": "read",
 }
 
 _HELP_LINES = {
@@ -68,6 +70,8 @@ _HELP_LINES = {
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
+    "say": "Write press to other players, sealed to each of them.",
+    "read": "Open press written to you.",
 }
 
 
@@ -105,7 +109,7 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
+    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt, say, read
     Moderator:  new, address, deadline, replace, resolve, serve, status
     Anyone:     verify (a finished game)
     Try it:     demo, simulate

@@ -209,6 +209,9 @@ class Judge:
     # -- one pass ------------------------------------------------------------------------------
 
     def run_once(self) -> None:
+        from koryo_pbm.judge import club
+
+        signups = club.serve_signups(self)  # invitations; games whose seats are all taken are made
         games = self.discover()
         for ref in games:
             self._guard(f"game {ref.folder}", self._owed, ref)
@@ -220,7 +223,7 @@ class Judge:
         for ref in games:
             self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
         if self.sender is not None:
-            self._flush_all(games)
+            self._flush_all(games + signups)
 
     def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
         try:
@@ -302,13 +305,19 @@ class Judge:
             return True
         parsed = self._parse(mail, full)
         if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
-            return False  # not the judge's mail: left alone (and not logged at every pass)
+            from koryo_pbm.judge import club
+
+            if not club.concerns(self, parsed, mail.data):  # press, or a key line for a sign-up
+                return False  # not the judge's mail: left alone (and not logged at every pass)
         self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
             return True
         if not parsed.found:
-            return self._no_envelope(parsed, digest, mail.data)
+            from koryo_pbm.judge import club
+
+            done = club.without_envelope(self, mail.data, parsed, digest)  # press, a key line, a command
+            return self._no_envelope(parsed, digest, mail.data) if done is None else done
         outcomes: list[tuple[GameRef | None, Outcome]] = []
         groups: dict[Path, list[tuple[int, Envelope]]] = {}
         by_id = self._by_id()
@@ -545,6 +554,7 @@ class Judge:
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
         (``written``: the bytes and document the judge has just written, not read again)."""
+        from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
@@ -582,8 +592,7 @@ class Judge:
             last = mailed.get(player, 0)
             if last >= doc.version or not (moved or last == 0):
                 continue
-            out = messages.state_mail(info, player, address, last, data,
-                                      key=f"state-v{doc.version:07d}-{player}")
+            out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}")
             if self._queue(ref, out, automatic="auto-generated"):
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
                 told = True

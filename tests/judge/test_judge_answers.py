@@ -211,7 +211,7 @@ def test_state_mails_attach_the_game_file_byte_exact_and_never_a_hidden_card(cli
     hands = {p: cli.ok("show", "games/friday", "--as", p, "--json").json["hand"] for p in PLAYERS}
     for p in ["alice", "bob"]:
         [msg] = po.messages(f"{p}@example.org")
-        assert msg["Subject"] == "[koryo-pbm friday] round 1: the game starts, your turn"
+        assert msg["Subject"] == "[koryo-pbm friday] round 1: the game starts, your orders turn"
         assert attachment(msg) == game.read_bytes()
         saved = cli.cwd / p / "game.toml"
         saved.parent.mkdir()

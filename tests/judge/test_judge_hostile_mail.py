@@ -60,7 +60,7 @@ def test_hostile_mails_are_answered_at_most_once_and_the_others_are_served(cli, 
     # her first unreadable mail answered with what is wrong, the second held back by the rate
     # limit (one automatic answer per game, address and hour) and logged; the receipt; and the
     # state mail of the resolve, as everyone
-    assert sorted(alice) == sorted(["huge header", "my orders", "[koryo-pbm friday] round 2: your turn"]), list(alice)
+    assert sorted(alice) == sorted(["huge header", "my orders", "[koryo-pbm friday] round 2: your orders turn"]), list(alice)
     assert "header is larger than" in alice["huge header"]
     assert "rate limit: game friday, alice@example.org: the answer to mail " in r.err
     assert '"many parts"' in r.err.split("rate limit: game friday, alice@example.org", 1)[1].split("\n", 1)[0]
