@@ -30,7 +30,6 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import KoryoPbmError, UsageError
 
 
-
 def __getattr__(name: str) -> Any:
     """``log``, the logger ``koryo_pbm.bots``: made on first use (``logging`` costs a command
     that plays no bot some milliseconds to import)."""
