@@ -199,7 +199,10 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
         name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
     }
     whole = {**secret, "state": game.dump_state(state)}
-    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    # room for an order held from each player while a decision is pending; none once it is over
+    # (nothing is ever held again, and everything the room hides is published)
+    room = HELD_ROOM * len(doc.players) if decision is not None else 0
+    size = gamefile.padded_size({**whole, "orders": {}}) + room
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
 
 

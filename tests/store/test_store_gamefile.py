@@ -86,7 +86,7 @@ def test_round_trip(keys, sample):
     assert open_part(back, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
     assert open_part(back, "moderator", keys["mod"])["seed"] == "the seed"
     text = sample.decode()
-    assert text.startswith('format = "koryo-pbm-game/v2"\n')
+    assert text.startswith('format = "koryo-pbm-game/v3"\n')
     assert text.splitlines()[-1].startswith('signature = "')
     assert "[players]" in text and "[[log]]" in text and "[sealed.alice]" in text
     assert "hand" not in text
@@ -173,10 +173,10 @@ def test_first_line_and_format(keys, sample):
     with pytest.raises(FormatError, match="not a koryo-pbm game file"):
         decode(b"hello\n")
     with pytest.raises(FormatError, match="unsupported format"):
-        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v3", 1))
+        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v4", 1))
     with pytest.raises(FormatError, match=r"has format koryo-pbm-game/v1 \(made before the fair deal\); this "
-                                          r"koryo-pbm reads koryo-pbm-game/v2 only"):
-        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v1", 1))
+                                          r"koryo-pbm reads koryo-pbm-game/v3 and koryo-pbm-game/v2 only"):
+        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v1", 1))
     with pytest.raises(FormatError, match="larger than"):
         decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
     not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
