@@ -796,9 +796,9 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
         contributions=top.get("contributions"),
         replay=top.get("replay"),
     )
-    if top["format"] != file_format(doc):
-        raise FormatError(f"the file says format {top['format']} but its published orders are those of "
-                          f"{file_format(doc)}")
+    signed = [o for o in (doc.replay or {}).get("orders", ()) if isinstance(o, dict) and "bot" not in o]
+    if any(("envelope" in o) != (top["format"] == FORMAT_V2) for o in signed):
+        raise FormatError(f"the file says format {top['format']} but its published orders are not of that format")
     return doc
 
 

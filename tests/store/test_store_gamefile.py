@@ -186,6 +186,26 @@ def test_first_line_and_format(keys, sample):
         decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", not_utf8)) + b'"\n')
 
 
+
+def test_a_game_in_progress_of_format_v2_is_read_and_written_on_as_v3(keys, sample):
+    """v2 and v3 differ only in a finished game's published orders: a v2 file in progress is
+    read, and its next version is written as v3; published orders of the other format are refused."""
+    top = sample_top(sample)
+    top["format"] = "koryo-pbm-game/v2"
+    v2 = resign(keys, top)
+    doc = decode(v2, expected_moderator=keys["mod"].public)
+    assert doc.version == 3 and encode(doc, keys["mod"]).startswith(b'format = "koryo-pbm-game/v3"\n')
+    signed = {"decision": "r1-orders", "player": "bob", "answers": "a" * 64, "submitted": "2026-11-25T10:00:00Z",
+              "nonce": "b" * 32, "digest": "c" * 64, "orders": "x", "inner": "AA=="}
+    old = {"decision": "r1-orders", "player": "bob", "envelope": "-----BEGIN", "orders": "x", "inner": "AA=="}
+    for form, item in (("koryo-pbm-game/v2", signed), ("koryo-pbm-game/v3", old)):
+        over = {**sample_top(sample), "format": form, "seed": "the seed", "salt": SALT, "replay": {"orders": [item]}}
+        over.pop("decision")
+        over = {k: over[k] for k in gamefile.TOP_KEYS if k in over}
+        with pytest.raises(FormatError, match=f"the file says format {form} but its published orders are not"):
+            decode(resign(keys, over))
+
+
 def gamefile_body(data: bytes) -> bytes:
     return data[: data.rfind(b"\n", 0, len(data) - 1) + 1]
 
