@@ -170,8 +170,45 @@ def describe_deal(doc: GameDoc) -> str:
 # --- TOML-safe values and canonical JSON -------------------------------------------------------
 
 
+class _Slow(Exception):
+    """Raised by the fast paths below for anything but the plain cases: the general code runs."""
+
+
+def _plain_fast(value: Any) -> Any:
+    """:func:`_plain` for plain dicts, lists, text and numbers, without building the ``where`` of
+    every node (what costs most when a whole state is copied); ``_Slow`` for anything else."""
+    t = type(value)
+    if t is str:
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Slow from None
+        return value
+    if t is int or t is bool or t is float:
+        return value
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _Slow
+            out[k] = _plain_fast(v)
+        return out
+    if t is list or t is tuple:
+        return [_plain_fast(v) for v in value]
+    raise _Slow
+
+
 def _plain(value: Any, where: str) -> Any:
     """A deep copy of ``value`` as plain TOML-safe data (dict/list/str/int/float/bool/datetime)."""
+    try:
+        return _plain_fast(value)
+    except _Slow:  # something else somewhere: the general code, which names where a bad value is
+        pass
+    return _plain_slow(value, where)
+
+
+def _plain_slow(value: Any, where: str) -> Any:
     if isinstance(value, (str, bool, int, float, datetime, date, time)):
         if isinstance(value, str):
             try:
@@ -184,10 +221,10 @@ def _plain(value: Any, where: str) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise FormatError(f"{where} has a non-text key {k!r}")
-            out[k] = _plain(v, f"{where}.{k}")
+            out[k] = _plain_slow(v, f"{where}.{k}")
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_plain_slow(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise FormatError(f"{where} holds a value TOML cannot store ({type(value).__name__})")
 
 
@@ -317,6 +354,11 @@ def compact_json(value: Any) -> str:
 def _room(value: Any) -> int:
     """The bytes ``value`` takes in a padded part: what its compact JSON would take if every text
     were as long as the next multiple of ``TEXT_QUANTUM`` and every number ``NUMBER_ROOM`` long."""
+    if type(value) is str and value.isprintable():
+        # compact JSON (ensure_ascii=False) escapes only '"', '\\' and what is not printable here:
+        # its length without encoding it (this runs for every text of every sealed part)
+        inner = len(value.encode("utf-8")) + value.count('"') + value.count("\\")
+        return 2 + max(1, -(-inner // TEXT_QUANTUM)) * TEXT_QUANTUM
     if isinstance(value, (str, datetime, date, time)):
         inner = len(compact_json(value).encode("utf-8")) - 2
         return 2 + max(1, -(-inner // TEXT_QUANTUM)) * TEXT_QUANTUM

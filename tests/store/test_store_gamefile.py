@@ -493,3 +493,41 @@ def test_a_file_read_twice_is_parsed_once_and_changed_bytes_are_checked_again(ke
     read_game(path)
     with pytest.raises(TamperedError, match="different moderator"):
         read_game(path, expected_moderator=keys["alice"].public)
+
+
+_TEXT = st.text(alphabet=st.one_of(st.characters(codec=None), st.sampled_from('"\\\x7f\u2028\ud800\t')))
+_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2**62), st.floats(allow_nan=False),
+                                 _TEXT),
+                       lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                                               st.dictionaries(st.one_of(_TEXT, st.integers(0, 3)), inner, max_size=4)),
+                       max_leaves=20)
+
+
+def _room_reference(value):
+    """gamefile._room as it was written first: every text measured by encoding it."""
+    if isinstance(value, str):
+        inner = len(gamefile.compact_json(value).encode("utf-8")) - 2
+        return 2 + max(1, -(-inner // gamefile.TEXT_QUANTUM)) * gamefile.TEXT_QUANTUM
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, (int, float)):
+        return max(gamefile.NUMBER_ROOM, len(gamefile.compact_json(value)))
+    if isinstance(value, dict):
+        return 2 + max(0, len(value) - 1) + sum(_room_reference(k) + 1 + _room_reference(v) for k, v in value.items())
+    return 2 + max(0, len(value) - 1) + sum(_room_reference(v) for v in value)
+
+
+@settings(max_examples=300)
+@given(_VALUES)
+def test_the_fast_paths_of_plain_and_room_give_what_the_general_code_gives(value):
+    """Issue 19: ``_plain`` and ``_room`` take a fast path for plain values; the same copies, the
+    same padded sizes and the same refusals (naming the same place) as the general code."""
+    def outcome(f, *args):
+        try:
+            return "ok", f(*args)
+        except (FormatError, UnicodeEncodeError, ValueError, TypeError) as exc:
+            return type(exc).__name__, str(exc)
+    fast, slow = outcome(gamefile._plain, value, "x"), outcome(gamefile._plain_slow, value, "x")
+    assert fast == slow
+    if fast[0] == "ok":
+        assert outcome(gamefile._room, fast[1]) == outcome(_room_reference, fast[1])
