@@ -15,7 +15,6 @@ from typing import Any
 from koryo_pbm import deadlines, fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
@@ -58,6 +57,8 @@ def create(
     Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
     ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
     moderator's secret comes from the demo's seed, and its bots join)."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     names = list(players)
     policy = policy or deadlines.Policy()
     for name in names:
