@@ -40,7 +40,9 @@ def compare(pythons: list[str], games: int, seed: str, rounds: int) -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     for r in range(rounds):
         for py in pythons:
-            out = subprocess.run([py, "-c", code, here, str(games), f"{seed}/{r}"], check=True,
+            # run from the benchmarks folder: the current folder comes first on the path of
+            # ``python -c``, and a checkout there would stand in for the installation compared
+            out = subprocess.run([py, "-c", code, here, str(games), f"{seed}/{r}"], check=True, cwd=here,
                                  capture_output=True, text=True).stdout.split()
             wall, cpu = float(out[0]), float(out[1])
             best[py] = [max(best[py][0], wall), max(best[py][1], cpu)]
