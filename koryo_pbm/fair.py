@@ -20,14 +20,16 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, State
 from koryo_pbm.errors import FormatError, OrderError, PositionError
+
+if TYPE_CHECKING:  # the bots' generators, which callers make
+    import random
 
 JOIN = "join"  # the id and the kind of the join decision
 DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game file's ``deal``)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,11 +41,13 @@ from typing import Any
 
 from koryo_pbm import fair
 from koryo_pbm.crypto import commit
-from koryo_pbm.crypto.envelope import check_inner, parse_one
+from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
 from koryo_pbm.crypto.receipt import Receipt
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.store.submissions import Submission, latest
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -416,14 +419,23 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                     if (item["player"], key.fingerprint()) not in former:
                         raise _Fail("orders", f"{who} is signed by a key that the log never names as "
                                               f"{item['player']}'s former key")
-                env = parse_one(item["envelope"], who)
-                if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
-                    raise _Fail("orders", f"{who} is in an envelope for {env.player}, {env.decision} of game "
-                                          f"{env.game_id}")
-                env.verify(key)
                 inner = base64.b64decode(item["inner"], validate=True)
-                check_inner(env.header, item["orders"], inner, key)
-                digest, submitted = env.digest, env.submitted
+                if "envelope" in item:  # format v2: the whole envelope
+                    env = parse_one(item["envelope"], who)
+                    if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
+                        raise _Fail("orders", f"{who} is in an envelope for {env.player}, {env.decision} of game "
+                                              f"{env.game_id}")
+                    env.verify(key)
+                    check_inner(env.header, item["orders"], inner, key)
+                    digest, submitted = env.digest, env.submitted
+                else:  # format v3: the header the player signed with the orders, and the envelope's digest
+                    header = signed_header(game_id=doc.game_id, decision=item["decision"], answers=item["answers"],
+                                           player=item["player"], submitted=item["submitted"], nonce=item["nonce"],
+                                           moderator=doc.moderator.fingerprint(), sender=key.fingerprint())
+                    check_inner(header, item["orders"], inner, key)
+                    if not _DIGEST.fullmatch(item["digest"]):
+                        raise _Fail("orders", f"{who} has no envelope digest")
+                    digest, submitted = item["digest"], item["submitted"]
             game_id, decision_id, body = parse_orders(item["orders"], source=who)
         except (KoryoPbmError, binascii.Error, ValueError) as exc:
             raise _Fail("orders", f"{who} is not what {item['player']} signed: {exc}") from None
@@ -477,6 +489,10 @@ def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None,
         if counted is None or counted[0] is None:
             continue  # never resolved with this player's order (a decision that moved on, or late)
         checked += 1
+        if counted[0] == last.digest and counted[2] != last.submitted:
+            # v3 publishes the digest beside what the player signed: both must be of the envelope submitted here
+            raise _Fail("submitted", f"the orders published for {player} for {decision} were signed at {counted[2]}, "
+                                     f"not with the envelope the log counted ({last.submitted})")
         if counted[0] != last.digest:
             if counted[0] in known:
                 raise _Fail("submitted", f"the log counted an older envelope of {player} for {decision} than the last "

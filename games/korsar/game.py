@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,7 +15,9 @@ from . import rules as R
 from . import storage, views
 from .state import KorsarState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
+    import random
+
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,9 @@ from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 _ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-bob, r3-discard-bob
 _ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
+    import random
+
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 

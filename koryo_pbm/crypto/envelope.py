@@ -114,6 +114,17 @@ def _validate_header(header: dict[str, str]) -> None:
         _check_field(key, header[key])
 
 
+def signed_header(*, game_id: str, decision: str, answers: str, player: str, submitted: str, nonce: str,
+                  moderator: str, sender: str) -> dict[str, str]:
+    """The header of an envelope of the current format with these fields (``answers`` without
+    its ``sha256:``), checked (``FormatError``): what a player signed with their orders, rebuilt
+    from the fields a finished game publishes (:func:`check_inner` then checks the signature)."""
+    header = {"format": FORMAT, "game_id": game_id, "decision": decision, "answers": answers, "player": player,
+              "submitted": submitted, "nonce": nonce, "moderator": moderator, "sender": sender}
+    _validate_header(header)
+    return header
+
+
 def header_bytes(header: dict[str, str]) -> bytes:
     """The canonical bytes of a (valid) header: ``key: value\\n`` lines in the fixed order."""
     return "".join(f"{k}: {header[k]}\n" for k in FIELDS).encode("ascii")

@@ -33,7 +33,6 @@ so ``pending`` always names a decision somebody really has to take.
 from __future__ import annotations
 
 import abc
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -41,7 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from koryo_pbm.errors import GameError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
+    import random
+
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 

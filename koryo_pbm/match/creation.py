@@ -16,7 +16,6 @@ from koryo_pbm import deadlines, fair
 from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
@@ -59,6 +58,8 @@ def create(
     Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
     ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
     moderator's secret comes from the demo's seed, and its bots join)."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     names = list(players)
     policy = policy or deadlines.Policy()
     for name in names:
@@ -204,7 +205,10 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     emails = secret.get("emails", {})
     whole = {**secret, "emails": {p: emails.get(p, "").ljust(MAX_ADDRESS) for p in doc.players},
              "state": game.dump_state(state)}
-    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    # room for an order held from each player while a decision is pending; none once it is over
+    # (nothing is ever held again, and everything the room hides is published)
+    room = HELD_ROOM * len(doc.players) if decision is not None else 0
+    size = gamefile.padded_size({**whole, "orders": {}}) + room
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
 
 

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from koryo_pbm import deadlines
-from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision
 from koryo_pbm.errors import StaleError
 from koryo_pbm.match.creation import _fill, _secret, next_version
@@ -80,6 +79,8 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
                  deadline: datetime | None, now: datetime | None) -> dict[str, tuple[str, str]] | None:
     """``{player: (level, why)}`` for every player of ``decision`` the bot answers for now,
     or ``None`` when a player the game still waits for is missing (nothing is played then)."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     played: dict[str, tuple[str, str]] = {}
     passed = (deadline is not None and now is not None and policy.missed == "bot"
               and now >= deadline + policy.grace_period())
@@ -117,6 +118,8 @@ def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallb
 def _count_missed(policy: deadlines.Policy, decision: Decision, played: Mapping[str, tuple[str, str]]) -> list[str]:
     """Count the decisions each player missed in a row (their own order resets the count);
     abandon a seat at ``policy.abandon_after``. Returns the public notes."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     notes = []
     for p in decision.players:
         why = played.get(p, ("", "own"))[1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from pathlib import Path
 
 import pytest
 from test_cli_bymail import make_keys, play_template_orders
@@ -142,7 +143,7 @@ def test_a_replaced_order_and_log_entry_are_caught(cli, finished):
         b = next(i for i, o in enumerate(orders) if o["player"] == "alice" and o["decision"] == "r2-orders")
         orders[a] = {**orders[b], "decision": "r1-orders"}
     rewrite(cli, finished, change)
-    refused(cli, "g", "is in an envelope for alice, r2-orders")
+    refused(cli, "g", "is not what alice signed: the orders published for alice for r1-orders are not the ones")
 
 
 def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
@@ -282,6 +283,46 @@ def test_the_withdrawn_order_attack_is_told_by_show_and_caught_by_verify(cli):
                   "alice")
     assert out.splitlines()[-1].startswith("FAIL  submitted")
     cli.ok("verify", "g", "--as", "bob")
+
+    # The moderator covers it up: the published order (the withdrawn one, as alice signed it)
+    # now names the digest of her later envelope, and so does the log. For anyone else the game
+    # is still consistent; alice's machine knows when that envelope was signed, and the orders
+    # published with its digest were signed at another time.
+    import json
+
+    doc = gamefile.decode((g / "game.toml").read_bytes())
+    records = [json.loads(line) for line in (cli.home / "submitted" / doc.game_id).read_text().splitlines()]
+    last = [r for r in records if r["player"] == "alice" and r["decision"] == decision][-1]
+
+    def cover_up(doc):
+        item = next(o for o in doc.replay["orders"] if o["player"] == "alice" and o["decision"] == decision)
+        old, item["digest"] = item["digest"], last["digest"]
+        relog(doc, [{**e, "accepted": [last["digest"] if d == old else d for d in e["accepted"]]} for e in doc.log])
+    rewrite(cli, g, cover_up)
+    cli.ok("verify", "g")
+    out = refused(cli, "g", f"the orders published for alice for {decision} were signed at", "--as", "alice")
+    assert out.splitlines()[-1].startswith("FAIL  submitted")
+
+
+def test_a_finished_four_player_game_file_is_small_and_verifies(cli):
+    """Issue 19: the published orders are what the players signed, not their whole sealed
+    envelopes, and the moderator's part keeps no room for held orders once the game is over: a
+    finished 4-player Koryo game file fits in 64 KiB (it was some 140 KB)."""
+    cli.ok("demo", "--players", "4", "--seed", "small", "--dir", "d")
+    text = (cli.cwd / "d" / "game.toml").read_text()
+    assert len(text.encode()) <= 64 * 1024 and text.startswith('format = "koryo-pbm-game/v3"\n')
+    assert "envelope" not in tomllib.loads(text)["replay"]["orders"][0]
+    assert cli.ok("verify", "d").out.splitlines()[-1] == "verdict: the game verifies"
+
+
+def test_a_game_finished_in_format_v2_still_verifies(cli):
+    """A game file of format v2 (published orders as whole envelopes), finished before v3: it is
+    read, told and verified as before."""
+    src = Path(__file__).resolve().parents[1] / "store" / "data" / "finished-v2.toml"
+    (cli.cwd / "v2").mkdir()
+    shutil.copy(src, cli.cwd / "v2" / "game.toml")
+    assert cli.ok("verify", "v2").out.splitlines()[-1].startswith("verdict: the game verifies")
+    assert "the game is over" in cli.ok("status", "v2").out
 
 
 def test_verify_bad_input(cli, finished):
