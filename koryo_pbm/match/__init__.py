@@ -94,6 +94,7 @@ from koryo_pbm.match.views import (
     load_doc,
     load_for_resolve,
     open_moderator,
+    open_menu,
     open_private,
     player_name,
     player_state,
@@ -106,7 +107,7 @@ __all__ = [
     "RESERVED_NAMES", "SERVICE_ONLY", "Candidate", "ModeratorView", "Replacement", "Resolution", "Secrets",
     "answerable_heads", "bot_due", "canonical_orders", "check_emails", "check_own_order", "create", "deadline_of",
     "describe_candidates", "engine_view", "full_view", "game_of", "held_size", "is_service_entry", "load_doc",
-    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_moderator", "open_private",
+    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_menu", "open_moderator", "open_private",
     "parse_orders", "player_name", "player_state", "publish_orders", "read_orders_file", "read_position",
     "replace_seat", "require_moderator", "resolve", "set_deadline", "unabandon", "with_emails",
 ]
