@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from koryo_pbm.engine.contract import Game, State
-from koryo_pbm.engine.menus import Menu
+from koryo_pbm.engine.menus import Menu, Option
 
 MENU_KEY = "menu"  # the key of the menu in a waiting player's part
 MENU_ROOM = 24 * 1024  # bytes every waiting player's part grows by, whatever its menu holds
@@ -88,7 +88,7 @@ def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_i
     if not isinstance(first, Menu):
         label = ("join the game: your contribution to the deal is fresh random bytes from this browser"
                  if fresh else "the only legal order")
-        first = Menu("Your answer" if fresh else "Your only legal choice", ((_Leaf(label, first)),), 0)
+        first = Menu("Your answer" if fresh else "Your only legal choice", (Option(label, _Finished(first)),), 0)
     node(first, [])
     queue: deque[int] = deque([0])
     expanded: set[int] = set()
@@ -99,8 +99,8 @@ def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_i
         spent = 0
         new: list[int] = []
         for i, option in enumerate(menu.options):
-            if isinstance(option, _Leaf):
-                child: Any = option.order
+            if isinstance(option.value, _Finished):
+                child: Any = option.value.order
             else:
                 child = game.menu(view, player, [*picks[at], option.value], hint)
             if isinstance(child, Menu):
@@ -168,13 +168,11 @@ def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_i
     return menu_out
 
 
-class _Leaf:
-    """The one option of a decision whose menu is a finished order at once (the join)."""
+class _Finished:
+    """The value of the one option of a decision whose menu is a finished order at once (the join)."""
 
-    def __init__(self, label: str, order: Mapping[str, Any]) -> None:
-        self.label = label
+    def __init__(self, order: Mapping[str, Any]) -> None:
         self.order = order
-        self.value = None
 
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
