@@ -16,10 +16,12 @@ Layout (compact JSON, under the key ``menu`` of the player's part)::
      "orders": ["<canonical orders text>", ...],
      "fresh": "contribution",                 # only for the join: the page replaces the 64 zeros
                                               #   of this key with 32 fresh random bytes (hex)
-     "complete": true | false}                # false: some rare long turns were left out (fit)
+     "complete": true | false,                # false: some rare long turns were left out (fit)
+     "view": "<the table as the player sees it, as text (game.render)>"}
 
 Sizes leak nothing: a waiting player's part is padded to its usual size (its shape) plus
-:data:`MENU_ROOM` bytes whatever the menu holds. A menu that would not fit (a Koryo action turn
+:func:`room` bytes, which depend on the decision's public kind alone
+(:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds. A menu that would not fit (a Koryo action turn
 with many events and powers has tens of thousands of step orders) is cut: questions are
 expanded breadth-first, the suggested path first, until the room is full; a question whose
 answers were not expanded is left out, so every option left still leads to a legal order, and
@@ -36,7 +38,7 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.menus import Menu, Option
 
 MENU_KEY = "menu"  # the key of the menu in a waiting player's part
-MENU_ROOM = 24 * 1024  # bytes every waiting player's part grows by, whatever its menu holds
+VIEW_ROOM = 2048  # bytes for the player's view of the table as text, added to the game's menu room
 FRESH_KEY = "contribution"
 FRESH_PLACEHOLDER = "0" * 64
 
@@ -47,8 +49,13 @@ def _cost(value: Any) -> int:
     return len(compact_json(value).encode("utf-8")) + 1
 
 
+def room(game: Game, kind: str) -> int:
+    """The bytes a waiting player's part grows by for the menu of a decision of ``kind``."""
+    return game.menu_room(kind) + VIEW_ROOM
+
+
 def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
-               hint: Mapping[str, Any] | None, room: int = MENU_ROOM) -> dict[str, Any] | None:
+               hint: Mapping[str, Any] | None, room: int) -> dict[str, Any] | None:
     """The menu of ``player``'s legal choices (see the module docstring) from ``view``, their
     own view of the game, or ``None`` when the game has no menus. Fits ``room`` bytes as the
     value of the key ``"menu"`` in compact JSON (with its key and a comma)."""
@@ -176,10 +183,13 @@ class _Finished:
 
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
-              privates: Mapping[str, Mapping[str, Any]], suggest: bool = True) -> dict[str, dict[str, Any]]:
+              privates: Mapping[str, Mapping[str, Any]], views: Mapping[str, str] | None = None,
+              suggest: bool = True) -> dict[str, dict[str, Any]]:
     """The menu of every player the pending decision of ``state`` waits for, each built from
     that player's own view (public part and their private part only), with the heuristic
-    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it)."""
+    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it). ``views``: each
+    player's table as text, put into their menu (cut to :data:`VIEW_ROOM`)."""
+    from koryo_pbm.fair import JOIN
     from koryo_pbm.engine import bots
 
     decision = game.pending(state)
@@ -190,14 +200,18 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         private = privates[name]
         view = game.from_view(game_public, private, name)
         hint = None
-        if suggest and "heuristic" in bots.levels(game):
+        if suggest and decision.kind != JOIN and "heuristic" in bots.levels(game):
             try:
                 hint = bots.choose_from_view(game, game_public, private, name, "heuristic",
                                              seed=f"{game_id}/{decision.id}/{name}").order
             except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
                 hint = None
         menu = build_menu(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
-                          hint=hint)
+                          hint=hint, room=game.menu_room(decision.kind))
         if menu is not None:
+            text = (views or {}).get(name, "")
+            while _cost(text) > VIEW_ROOM - len(',"view":'):
+                text = text[:len(text) * 3 // 4]
+            menu["view"] = text
             out[name] = menu
     return out
