@@ -189,8 +189,8 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
     that player's own view (public part and their private part only), with the heuristic
     bot's choice from that view suggested (as ``koryo-pbm play`` suggests it). ``views``: each
     player's table as text, put into their menu (cut to :data:`VIEW_ROOM`)."""
-    from koryo_pbm.fair import JOIN
     from koryo_pbm.engine import bots
+    from koryo_pbm.fair import JOIN
 
     decision = game.pending(state)
     if decision is None:

@@ -12,7 +12,6 @@ made by the command line (fresh keys, a fresh game id) at every run.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import random
@@ -108,7 +107,7 @@ def _games() -> list[dict]:
             data = (folder / "game.toml").read_bytes()
             doc = G.decode(data)
             alice = load_identity(keys / "alice.key")
-            _, part = match.open_private(doc, alice)
+            match.open_private(doc, alice)  # the part opens for its player
             out.append({"file": data.decode("utf-8"), "head": G.head(doc), "version": doc.version,
                         "seat": "alice", "key": (keys / "alice.key").read_text(), "part": G.open_part(doc, "alice", alice),
                         "menu": match.open_menu(doc, alice)})
