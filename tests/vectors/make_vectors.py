@@ -106,11 +106,12 @@ def _games() -> list[dict]:
         for step in range(2):
             data = (folder / "game.toml").read_bytes()
             doc = G.decode(data)
-            alice = load_identity(keys / "alice.key")
-            match.open_private(doc, alice)  # the part opens for its player
+            assert doc.decision is not None
+            seat = doc.decision["waiting_for"][0]  # a player with a menu
+            me = load_identity(keys / f"{seat}.key")
             out.append({"file": data.decode("utf-8"), "head": G.head(doc), "version": doc.version,
-                        "seat": "alice", "key": (keys / "alice.key").read_text(), "part": G.open_part(doc, "alice", alice),
-                        "menu": match.open_menu(doc, alice)})
+                        "seat": seat, "key": (keys / f"{seat}.key").read_text(), "part": G.open_part(doc, seat, me),
+                        "menu": match.open_menu(doc, me)})
             if step == 0:
                 for p in ("alice", "bob", "carol", "dave"):
                     menu = match.open_menu(doc, load_identity(keys / f"{p}.key"))
