@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -53,7 +54,9 @@ def command(output: Path | None, check: Path | None, as_json: bool) -> None:
         return
     assert output is not None
     if str(output) == "-":
-        click.get_binary_stream("stdout").write(page)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(page)
+        sys.stdout.buffer.flush()
     else:
         try:
             write_atomic(output, page)
