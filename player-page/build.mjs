@@ -1,6 +1,7 @@
 // Build the player page: one self-contained HTML file (inline script and style, a strict
 // Content-Security-Policy, no network), the same bytes from the same sources and the pinned
-// versions of package-lock.json. Usage: node build.mjs [OUT] (default: dist/player-page.html).
+// versions of package-lock.json. Usage: npm ci && node build.mjs [OUT] (default: the page shipped in the
+// Python package, koryo_pbm/assets/player-page.html).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = process.argv[2] ?? join(here, "dist", "player-page.html");
+const out = process.argv[2] ?? join(here, "..", "koryo_pbm", "assets", "player-page.html");
 
 const result = await build({
   entryPoints: [join(here, "src", "main.js")],

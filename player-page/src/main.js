@@ -7,6 +7,7 @@ import * as core from "./core.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
+const unlocked = new Map();
 const page = { game: null, identity: null, seat: null, part: null, menu: null, node: 0, path: [], leaf: null };
 
 function say(message, kind = "error") {
@@ -47,7 +48,11 @@ async function loadIdentity() {
   if (bytes) keyText = core.text(bytes, "the key file");
   else if (stored("key")) keyText = stored("key");
   else throw new core.PageError("choose your key file (NAME.key), or make a key below");
-  const identity = core.parseKeyFile(keyText, passphrase);
+  // A key unlocked once stays unlocked while the page is open (in memory only, never stored):
+  // scrypt costs seconds on purpose, and a player answers many decisions from one page.
+  const unlockedAs = core.sha256hex(core.utf8(keyText + "\u0000" + passphrase));
+  const identity = unlocked.get(unlockedAs) ?? core.parseKeyFile(keyText, passphrase);
+  unlocked.set(unlockedAs, identity);
   if ($("remember").checked) {
     // kept only encrypted under the passphrase: the v2 key file itself
     const kept = keyText.startsWith(core.SECRET_HEADER_V2) ? keyText
