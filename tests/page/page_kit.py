@@ -141,6 +141,8 @@ class Page:
         field.send_keys(passphrase)
         self.by("#new-name").clear()
         self.by("#new-name").send_keys(name)
+        self.d.execute_script("document.getElementById('public-key').value = '';"
+                              "document.getElementById('key-download').removeAttribute('href')")
         self.by("#keygen").click()
         line = self.wait(lambda: self.by("#public-key").get_attribute("value"), timeout=120)
         href = self.by("#key-download").get_attribute("href")
