@@ -119,15 +119,20 @@ class Page:
         """Walk the menu: ``pick(labels, suggested)`` gives the index of each step; then seal.
         Returns the labels picked."""
         labels = []
-        while not self.by("#seal").is_enabled():
-            buttons = self.wait(lambda: self.all("[data-choice]"))
-            texts = [b.text for b in buttons]
-            suggested = next((i for i, b in enumerate(buttons) if b.get_attribute("data-suggested") is not None), None)
-            i = pick(texts, suggested)
+        while True:
+            # one round trip per question: the choices' labels, which is suggested, done or not
+            state = self.d.execute_script(
+                "const b = [...document.querySelectorAll('[data-choice]')];"
+                "return [!document.getElementById('seal').disabled, b.map(x => x.textContent),"
+                " b.findIndex(x => x.hasAttribute('data-suggested'))]")
+            done, texts, suggested = state
+            if done:
+                return labels
+            assert texts, f"a question without choices; the page says {self.message()!r}"
+            i = pick(texts, None if suggested < 0 else suggested)
             labels.append(texts[i])
-            buttons[i].click()
+            self.all("[data-choice]")[i].click()
             self.actions += 1
-        return labels
 
     def seal(self) -> str:
         self.d.execute_script("document.getElementById('envelope').value = ''")
