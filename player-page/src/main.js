@@ -161,7 +161,7 @@ function render(pin, older) {
   if (older) add(news, "p", `this file (version ${top.version}) is older than one you opened before (version ${pin.version}): open the newest game file`, { class: "warn" });
   const fresh = log.slice(since).flatMap((e) => e.events);
   if (pin && !older) add(news, "p", fresh.length ? "Since you last looked:" : "Nothing happened since you last looked.");
-  const list = add(news, "ul");
+  const list = add(news, "ul", null, { "aria-label": "Events since you last looked" });
   for (const e of fresh.slice(-60)) add(list, "li", e);
   const history = $("history");
   clear(history);
