@@ -156,3 +156,10 @@ def test_player_page_writes_the_page_and_checks_one(cli):
     assert "NOT the player page" in r.err
     cli.fails("player-page")
     cli.fails("player-page", "--check", "missing.html")
+
+
+def test_the_readme_shows_the_hash_of_the_shipped_page():
+    from koryo_pbm.assets import player_page_sha256
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"`{player_page_sha256()}`" in readme, "README.md must show the SHA-256 of the page shipped"
