@@ -247,9 +247,12 @@ async function sealChoice() {
   dl.href = "data:text/plain;base64," + core.b64(core.utf8(armored));
   dl.download = name;
   dl.textContent = `Save as ${name} (for a shared folder: put it into the game's inbox/)`;
-  say("your envelope is ready: copy it and paste it into your reply to the moderator's mail", "ok");
   $("envelope").focus();
   $("envelope").select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(armored); copied = true; } catch { /* no clipboard: the Copy button */ }
+  say(copied ? "your envelope is ready and copied: paste it into your reply to the moderator's mail"
+    : "your envelope is ready: copy it and paste it into your reply to the moderator's mail", "ok");
 }
 
 async function copy() {
@@ -283,12 +286,15 @@ function dropFiles(event) {
     dt.items.add(file);
     input.files = dt.files;
   }
-  if ($("passphrase").value || !stored("key")) guard(openGame)();
-  else $("passphrase").focus();
+  guard(openGame)();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("open-form").addEventListener("submit", guard(openGame));
+  // choosing (or dropping) the game file opens it at once when a key is at hand: one action
+  $("game-file").addEventListener("change", () => {
+    if (($("key-file").files && $("key-file").files.length) || stored("key")) guard(openGame)();
+  });
   $("keygen").addEventListener("click", guard(makeKey));
   $("seal").addEventListener("click", guard(sealChoice));
   $("back").addEventListener("click", back);

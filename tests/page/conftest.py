@@ -39,7 +39,7 @@ def page(driver, tmp_path) -> Page:
 
     path = tmp_path / "koryo-pbm-player-page.html"
     path.write_bytes(player_page())
-    p = Page(driver, path.as_uri())
+    p = Page(driver, path.as_uri(), tmp_path / "downloads")
     p.load()
     driver.execute_script("localStorage.clear()")
     p.load()

@@ -60,10 +60,12 @@ def start(profile: Path, width: int = 1280, height: int = 900):
 class Page:
     """One player page in one browser; every action a player takes is counted in ``actions``."""
 
-    def __init__(self, driver, url: str):
+    def __init__(self, driver, url: str, downloads: Path):
         self.d = driver
         self.url = url
         self.actions = 0
+        self.downloads = downloads  # where each mail's attachment is saved, one folder per mail
+        self.mails = 0
 
     def by(self, css: str):
         from selenium.webdriver.common.by import By
@@ -104,15 +106,21 @@ class Page:
         self.by(css).send_keys(str(path))
 
     def open_game(self, game: Path, key: Path | None, passphrase: str) -> str:
-        """Choose the files, type the passphrase, Open: the page's message afterwards."""
+        """Choose the key file and type the passphrase (once, for a page kept open), then choose
+        the game file: the page opens it at once. Returns the page's message afterwards."""
         self.d.execute_script("document.getElementById('message').textContent = ''")
-        self.set_file("#game-file", game)
         if key is not None:
             self.set_file("#key-file", key)
         field = self.by("#passphrase")
-        field.clear()
-        field.send_keys(passphrase)
-        self.by("#open").click()
+        if field.get_attribute("value") != passphrase:
+            field.clear()
+            if passphrase:
+                field.send_keys(passphrase)
+        self.mails += 1
+        attachment = self.downloads / f"mail-{self.mails}" / game.name
+        attachment.parent.mkdir(parents=True)
+        shutil.copyfile(game, attachment)
+        self.set_file("#game-file", attachment)
         return self.wait(lambda: self.message())
 
     def choose(self, pick) -> list[str]:
