@@ -31,7 +31,7 @@ answers were not expanded is left out, so every option left still leads to a leg
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from koryo_pbm.engine.contract import Game, State
@@ -184,11 +184,12 @@ class _Finished:
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
               privates: Mapping[str, Mapping[str, Any]], views: Mapping[str, str] | None = None,
-              suggest: bool = True) -> dict[str, dict[str, Any]]:
+              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """The menu of every player the pending decision of ``state`` waits for, each built from
     that player's own view (public part and their private part only), with the heuristic
     bot's choice from that view suggested (as ``koryo-pbm play`` suggests it). ``views``: each
-    player's table as text, put into their menu (cut to :data:`VIEW_ROOM`)."""
+    player's table as text, put into their menu (cut to :data:`VIEW_ROOM`). ``only``: these
+    players alone (default: all the decision waits for)."""
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
 
@@ -197,6 +198,8 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         return {}
     out = {}
     for name in decision.players:
+        if only is not None and name not in only:
+            continue
         private = privates[name]
         view = game.from_view(game_public, private, name)
         hint = None
