@@ -129,13 +129,14 @@ def test_it_fits_a_phone_and_a_laptop(page, korsar, width, height, name, tmp_pat
     page.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
     try:
-        assert page.open_game(folder / "game.toml", keys / "alice.key", "").startswith("opened:")
+        said = page.open_game(folder / "game.toml", keys / "alice.key", "")
+        assert said.startswith("opened:"), said
         overflow = page.d.execute_script("return document.documentElement.scrollWidth")
         assert overflow <= width, f"the page is {overflow} px wide on a {width} px screen"
         page.d.execute_script("document.getElementById(arguments[0]).scrollIntoView()", "decide" if width < 500 else "game")
         target = Path(os.environ.get("KORYO_PBM_PICTURES", tmp_path))
         shot = target / f"player-page-{name}.png"
         page.d.save_screenshot(str(shot))
-        assert shot.stat().st_size > 5000
+        assert shot.stat().st_size > 5000, f"an empty screenshot ({shot.stat().st_size} bytes)"
     finally:
         page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
