@@ -165,24 +165,28 @@ def test_the_readme_shows_the_hash_of_the_shipped_page():
     assert f"`{player_page_sha256()}`" in readme, "README.md must show the SHA-256 of the page shipped"
 
 
-def test_the_first_mail_of_a_game_attaches_the_genuine_page_and_says_how_to_use_it():
+def test_the_help_reply_attaches_the_genuine_page_and_the_mails_say_how_to_use_it():
     from email import message_from_bytes, policy
 
     from koryo_pbm.assets import player_page
     from koryo_pbm.judge import messages
+    from koryo_pbm.judge.incoming import parse_mail
     from koryo_pbm.judge.outbox import render
 
     info = messages.GameInfo(tag="friday", game_id="koryo-1", title="Koryo", version=1,
                              decision={"id": "join", "kind": "join", "waiting_for": ["alice"], "received": []},
                              round=None, players=["alice", "bob"])
-    first = messages.state_mail(info, "alice", "alice@example.org", 0, b"game", key="k1")
-    assert [name for name, _ in first.attachments] == ["game.toml", "koryo-pbm-player-page.html"]
-    assert first.attachments[1][1] == player_page()
-    assert "open your player page" in first.body and "paste the envelope" in first.body
-    raw = render(first, from_header="judge@example.org", message_id="<m1@example.org>", date=0.0, tag="friday")
+    state = messages.state_mail(info, "alice", "alice@example.org", 0, b"game", key="k1")
+    said = " ".join(state.body.split())
+    assert "open your player page" in said and "paste the envelope it makes into your reply" in said
+    assert [name for name, _ in state.attachments] == ["game.toml"]  # the mail volume stays as it was
+    asked = parse_mail(b"From: alice@example.org\r\nSubject: [koryo-pbm friday] help\r\n"
+                       b"Message-ID: <q1@example.org>\r\n\r\nhow do I play?\r\n", "mail 1")
+    helped = messages.help_reply(asked, "alice@example.org", info, "alice", key="k2", game_file=b"game")
+    assert [name for name, _ in helped.attachments] == ["game.toml", "koryo-pbm-player-page.html"]
+    assert helped.attachments[1][1] == player_page()
+    raw = render(helped, from_header="judge@example.org", message_id="<m1@example.org>", date=0.0, tag="friday")
     parsed = message_from_bytes(raw, policy=policy.default)
     page = [p for p in parsed.iter_attachments() if p.get_filename() == "koryo-pbm-player-page.html"]
     assert page and page[0].get_content_type() == "text/html"
-    later = messages.state_mail(messages.GameInfo(**{**info.__dict__, "log": [{"version": 2, "events": []}]}),
-                                "alice", "alice@example.org", 1, b"game", key="k2")
-    assert [name for name, _ in later.attachments] == ["game.toml"]  # the page comes once
+    assert page[0].get_payload(decode=True) == player_page()
