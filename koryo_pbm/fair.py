@@ -142,6 +142,9 @@ class Joining(Game):
         return {"contribution": value if is_contribution(value) else new_contribution(),
                 "commitment": state.commitment}
 
+    def menu_room(self, kind: str) -> int:
+        return 2048 if kind == JOIN else self.inner.menu_room(kind)
+
     def bot_order(self, state: State, player: str, level: str, rng: random.Random,
                   budget: float, clock: Callable[[], float]) -> dict[str, Any]:
         if isinstance(state, JoinState):

@@ -159,6 +159,9 @@ class KorsarGame(Game):
 
     # -- storage and views ---------------------------------------------------------------
 
+    def menu_room(self, kind: str) -> int:
+        return 6 * 1024  # a turn's menu: 2.4 KB at most in simulated games
+
     def menu(self, state: KorsarState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
         s = _state(state)

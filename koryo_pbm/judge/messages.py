@@ -271,7 +271,7 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
                     in_reply_to=mail.message_id, references=refs,
-                    attachments=(("game.toml", game_file),) if game_file else ())
+                    attachments=(("game.toml", game_file), *_player_page()) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -337,6 +337,12 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
             f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
             "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
+            "",
+            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: the judge "
+                   "attaches it to its answer to a mail without an envelope; `koryo-pbm player-page --check` "
+                   "tells the genuine one), drop the "
+                   "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
+                   "  ", "  ").split("\n"),
         ]
     g = info.tag
     return [
@@ -408,6 +414,16 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
                           f"anyone can check the whole game: koryo-pbm verify {info.tag}"
                         + ("/game.toml" if route == "mail" else "") + f" --as {player}"), ""]
     return "\n".join(lines)
+
+
+PLAYER_PAGE_NAME = "koryo-pbm-player-page.html"
+
+
+def _player_page() -> tuple[tuple[str, bytes], ...]:
+    """The player page of this release, as an attachment (the same bytes for every game)."""
+    from koryo_pbm.assets import player_page
+
+    return ((PLAYER_PAGE_NAME, player_page()),)
 
 
 def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str) -> Outgoing:

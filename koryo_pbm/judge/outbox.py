@@ -116,7 +116,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
             disposition = f'attachment; filename="{name}"'
         else:
             disposition = f"attachment; filename*={encode_rfc2231(name, 'utf-8')}"
-        kind = "application/toml" if name.endswith(".toml") else "application/octet-stream"
+        kind = ("application/toml" if name.endswith(".toml") else "text/html" if name.endswith(".html")
+                else "application/octet-stream")
         parts.append(f"Content-Type: {kind}\r\nContent-Disposition: {disposition}\r\n".encode()
                      + _attachment_body(data))
     delimiter = f"--{boundary}\r\n".encode()

@@ -65,7 +65,7 @@ _WHERE: dict[str, str] = {
     "BOT_NOTES": "policy", "SERVICE_ONLY": "policy", "bot_due": "policy", "deadline_of": "policy", "is_service_entry": "policy", "set_deadline": "policy",
     "answerable_heads": "resolution", "held_size": "resolution", "publish_orders": "resolution", "resolve": "resolution",
     "Replacement": "seats", "replace_seat": "seats", "unabandon": "seats", "with_emails": "seats",
-    "ModeratorView": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
+    "ModeratorView": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_menu": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
     "gamefile": "koryo_pbm.store.gamefile",
 }
 
@@ -110,6 +110,7 @@ if TYPE_CHECKING:
         game_of,
         load_doc,
         load_for_resolve,
+        open_menu,
         open_moderator,
         open_private,
         player_name,
@@ -141,7 +142,7 @@ __all__ = [
     "RESERVED_NAMES", "SERVICE_ONLY", "Candidate", "ModeratorView", "Replacement", "Resolution", "Secrets",
     "answerable_heads", "bot_due", "canonical_orders", "check_emails", "check_own_order", "create", "deadline_of",
     "describe_candidates", "engine_view", "full_view", "game_of", "held_size", "is_service_entry", "load_doc",
-    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_moderator", "open_private",
+    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_menu", "open_moderator", "open_private",
     "parse_orders", "player_name", "player_state", "publish_orders", "read_orders_file", "read_position",
     "replace_seat", "require_moderator", "resolve", "set_deadline", "unabandon", "with_emails",
 ]
