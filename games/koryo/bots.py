@@ -17,6 +17,7 @@ on). The weights are plain estimates, checked by play (``koryo-pbm simulate --bo
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -49,9 +50,21 @@ from .state import ACTIONS, END, ORDERS, KoryoState
 
 LEVELS = ("heuristic", "search")
 #: The search's work per decision, a count (never a time): the heuristic's best ``WIDTH`` plays,
-#: each played out in the same ``SAMPLES`` deals of the unknown cards.
+#: each played out in the same ``SAMPLES`` deals of the unknown cards, no new deal once
+#: ``POSITIONS`` positions have been weighed (:func:`evaluate` calls; about 0.5 s of one core:
+#: a round 4 or 5 with full hands would take three times the mean).
 WIDTH = 6
 SAMPLES = 40
+POSITIONS = 24_000
+
+
+class _Work(threading.local):
+    """Positions weighed so far in this thread: the search's measure of its work."""
+
+    n = 0
+
+
+_WORK = _Work()
 
 # -- evaluation --------------------------------------------------------------------------
 
@@ -75,6 +88,7 @@ def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
     """How good the position is for seat ``p``: score lead over the best opponent, plus what
     ``p``'s powers are still worth (nothing more once the game is over: ``final``)."""
+    _WORK.n += 1
     sc = _scores(tables, tokens)
     mine = sc[p]
     other = max(sc[q] for q in range(len(sc)) if q != p)
@@ -429,16 +443,18 @@ def _playout(w: KoryoState, me: int, own: tuple[int, ...], others: dict[int, tup
 
 def search(s: KoryoState, p: int, rng: BotRandom, limit: float = math.inf,
            clock: Callable[[], float] = time.process_time, *, width: int = WIDTH, samples: int = SAMPLES,
-           horizon: int = 1) -> dict[str, Any]:
+           positions: int = POSITIONS, horizon: int = 1) -> dict[str, Any]:
     """In the order phase: the heuristic's ``width`` best plays, each played out to the end of
     the round (and ``horizon - 1`` more rounds) in ``samples`` deals of the unknown cards (the
     same deals for every play, every seat playing as the heuristic would with the cards dealt
-    it); the play with the best mean value wins. The work is that count, whatever the machine:
-    ``clock`` is read between deals for the safety ``limit`` only (:class:`TimeLimit` past
-    it). Other decisions are the heuristic's."""
+    it), no new deal once ``positions`` positions have been weighed; the play with the best
+    mean value wins. The work is counted, so it is the same on any machine: ``clock`` is read
+    between deals for the safety ``limit`` only (:class:`TimeLimit` past it). Other decisions
+    are the heuristic's."""
     if s.phase != ORDERS:
         return heuristic(s, p)
     start = clock()
+    work = _WORK.n
     ranked = rank_plays(s, p)
     cands = [play for _v, play in ranked[:width]]
     if len(cands) == 1:
@@ -446,6 +462,8 @@ def search(s: KoryoState, p: int, rng: BotRandom, limit: float = math.inf,
     totals = [0.0] * len(cands)
     done = 0
     for _ in range(samples):
+        if _WORK.n - work >= positions:
+            break
         if clock() - start > limit:
             raise TimeLimit(f"the search passed its safety limit of {limit:g} s after {done} of {samples} deals")
         d = determinize(s, p, rng)
