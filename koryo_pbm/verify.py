@@ -512,7 +512,7 @@ _TIMED_OUT = "hit its safety time limit"
 
 def _order_text(order: Any) -> str:
     text = _canonical(order)
-    return text if len(text) <= 120 else text[:117] + "..."
+    return text if len(text) <= 240 else text[:237] + "..."
 
 
 @dataclass
