@@ -246,8 +246,11 @@ def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> 
 
     The one place ``fair_proof`` asks: a bot order that anyone re-derives from public values
     (a generator seeded by the game id, the seat and the decision, replayed by ``verify``)
-    is no longer anyone's word, and this is where that is said."""
-    return digest is None
+    is no longer anyone's word, and this is where that is said: every bot order is chosen
+    again by :class:`BotReplay`, which fails the game on any difference. (What is left to the
+    moderator, a time-out's stand-in at the join, and a deal of bots alone: :meth:`BotReplay.result`
+    takes ``fair_proof`` back.)"""
+    return False
 
 
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
@@ -527,9 +530,11 @@ class BotReplay:
     game_id: str
     policy: deadlines.Policy
     levels: dict[tuple[str, str], str]  # (decision, seat) -> the level published with the order
+    seats: int = 0  # how many seats the game has
     orders: int = 0
     timed_out: list[str] = field(default_factory=list)
     join_timed_out: bool = False
+    join_bots: int = 0  # join contributions that were bots' (known before anyone joined)
 
     @classmethod
     def of(cls, doc: GameDoc, game: Any) -> BotReplay:
@@ -539,7 +544,7 @@ class BotReplay:
             raise _Fail("bots", f"the file's public policy cannot be read: {exc}") from None
         levels = {(str(item["decision"]), str(item["player"])): str(item["bot"])
                   for item in doc.replay["orders"] if "bot" in item} if doc.replay else {}
-        return cls(doc.game_id, policy, levels)
+        return cls(doc.game_id, policy, levels, len(doc.players))
 
     def check(self, game: Any, state: Any, decision: str, entry: Any, played: dict[str, dict], where: str) -> None:
         """Choose again every bot order of the log entry ``entry`` (``played``: seat -> the
@@ -572,6 +577,7 @@ class BotReplay:
                 raise _Fail("bots", f"{where}: the log names a bot level {level!r} that {game.title} does not have")
             seed = bots.seat_seed(self.game_id, decision, seat)
             self.orders += 1
+            self.join_bots += decision == fair.JOIN
             if _TIMED_OUT in line:
                 stand_in = bots.fallback_order(game, state, seat, seed)
                 if _canonical(stand_in) != _canonical(body):
@@ -595,8 +601,13 @@ class BotReplay:
         if not self.orders:
             return None
         report.not_rederivable = list(self.timed_out)
-        if self.join_timed_out:
-            report.fair_proof = False  # the moderator could pick the bot's or the stand-in's contribution
+        if self.join_timed_out or (self.seats and self.join_bots == self.seats):
+            # the moderator could pick the bot's or the stand-in's contribution; or every
+            # contribution was known before the moderator chose its secret
+            report.fair_proof = False
+            report.not_fair = ("a bot seat's join contribution is not re-derivable (its bot hit its time limit)"
+                               if self.join_timed_out else "every contribution to its deal was a bot's, known "
+                               "before the moderator chose its secret")
         detail = (f"every one of the {self.orders} orders the moderator's bots played is the one the bot chooses "
                   "again from the seat's view and its public seed")
         if self.timed_out:
@@ -607,4 +618,7 @@ class BotReplay:
                       "in is the public one)")
             if self.join_timed_out:
                 detail += "; a bot seat's join contribution is among them: the deal is not fair-proof"
+        if self.seats and self.join_bots == self.seats:
+            detail += ("; every contribution to the deal was a bot's, known before the moderator chose its "
+                       "secret: the deal is not fair-proof")
         return Check("bots", True, detail)

@@ -43,14 +43,19 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, limit: float, out:
     from koryo_pbm import match
     from koryo_pbm.cli.submit import record_submission, seal_orders
     from koryo_pbm.engine import bots
+    from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
 
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)
     decision = doc.decision["id"]
-    choice = bots.choose_from_view(game, doc.public, private, name, level,
-                                   seed=bots.seat_seed(doc.game_id, decision, name), limit=limit)
+    if doc.decision["kind"] == JOIN:  # a player's contribution is fresh randomness, never a bot's predictable one
+        example, _ = game.describe_choices(game.from_view(doc.public, private, name), name)
+        choice = bots.BotChoice(example, level, "", 0.0)
+    else:
+        choice = bots.choose_from_view(game, doc.public, private, name, level,
+                                       seed=bots.seat_seed(doc.game_id, decision, name), limit=limit)
     text = tomli_w.dumps({"game": doc.game_id, "decision": decision, **choice.order})
     envelope = seal_orders(doc, game, identity, text, source=f"the {level} bot's orders")
     if out is None:

@@ -182,3 +182,23 @@ def test_a_time_limit_claimed_to_play_another_order_is_caught(cli, monkeypatch):
     assert ("(r1-orders): the log says the heuristic bot hit its safety time limit for bob, but the order "
             "published") in r.err
     assert "is not the random legal order that stands in for it" in r.err
+
+
+def test_a_players_own_bot_joins_with_fresh_randomness_not_a_predictable_contribution(cli, monkeypatch):
+    """`koryo-pbm bot` answers for a person with the person's key: at the join, its contribution
+    must be as unknown to the moderator as the person's own would be."""
+    at(monkeypatch, START)
+    lines = make_keys(cli, ["alice"])
+    cli.ok("new", "g", "--as", "mod", "--player", f"alice={lines['alice']}", "--bot", "bob=heuristic")
+    said = [cli.ok("bot", "g", "--as", "alice", "--out", cli.cwd / f"join{k}.envelope", "--json").json
+            for k in range(2)]
+    first, second = (d["order"]["contribution"] for d in said)
+    assert said[0]["decision"] == "join" and first != second and commit.is_contribution(first)
+    top = tomllib.loads((cli.cwd / "g" / "game.toml").read_text())
+    game = find_game("koryo")
+    from koryo_pbm.fair import Joining
+
+    joining = Joining(game)
+    view = joining.from_view(top["public"], {}, "alice")
+    predictable = bots.choose(joining, view, "alice", "heuristic", seed=bots.seat_seed(top["game_id"], "join", "alice"))
+    assert predictable.order["contribution"] not in (first, second)
