@@ -97,7 +97,7 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
     return played
 
 
-def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool,
+def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, choice: bots.BotChoice,
               deadline: datetime | None = None, now: datetime | None = None) -> str:
     """The public log line that says the bot played for ``player``; for a missed deadline,
     with the deadline, the grace and the time of this resolve (``now``)."""
@@ -109,7 +109,9 @@ def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallb
         text = f"{player}'s seat is abandoned: the {level} bot played for them"
     else:
         text = f"the {level} bot played {player}'s seat"
-    if fallback:  # what failed stays private: its message might show the seat's hidden cards
+    if choice.timed_out:  # verify cannot choose this one again: it says so, and checks the stand-in
+        text += f" (the {level} bot hit its safety time limit; a random legal order stood in)"
+    elif choice.fallback:  # what failed stays private: its message might show the seat's hidden cards
         text += f" (the {level} bot failed; a random legal order stood in)"
     return text
 
