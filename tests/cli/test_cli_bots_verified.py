@@ -202,3 +202,26 @@ def test_a_players_own_bot_joins_with_fresh_randomness_not_a_predictable_contrib
     view = joining.from_view(top["public"], {}, "alice")
     predictable = bots.choose(joining, view, "alice", "heuristic", seed=bots.seat_seed(top["game_id"], "join", "alice"))
     assert predictable.order["contribution"] not in (first, second)
+
+
+def test_a_bot_level_other_than_the_public_policys_is_caught(cli, monkeypatch):
+    """The moderator has bob's seat played by the level whose order suits it (here the random
+    bot, the log and the published order saying so): the policy names the heuristic bot."""
+    from koryo_pbm.match import resolution
+
+    joined(cli, monkeypatch)
+    real = resolution._bot_players
+
+    def other_level(policy, decision, *a, **kw):
+        played = real(policy, decision, *a, **kw)
+        if played and decision.id == "r1-orders" and "bob" in played:
+            played["bob"] = ("random", played["bob"][1])
+        return played
+
+    with monkeypatch.context() as m:
+        m.setattr(resolution, "_bot_players", other_level)
+        play_out(cli, m)
+    assert "the random bot played bob's seat" in cli.ok("log", "g").out
+    r = cli.fails("verify", "g")
+    assert ("(r1-orders): the log says the random bot played for bob, but the game's public policy names the "
+            "heuristic bot for bob's bot seat") in r.err
