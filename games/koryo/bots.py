@@ -51,11 +51,12 @@ from .state import ACTIONS, END, ORDERS, KoryoState
 LEVELS = ("heuristic", "search")
 #: The search's work per decision, a count (never a time): the heuristic's best ``WIDTH`` plays,
 #: each played out in the same ``SAMPLES`` deals of the unknown cards, no new deal once
-#: ``POSITIONS`` positions have been weighed (:func:`evaluate` calls; about 0.5 s of one core:
-#: a round 4 or 5 with full hands would take three times the mean).
+#: ``POSITIONS`` positions have been weighed (:func:`evaluate` calls; at most about 0.8 s of
+#: one core even under load, where the old search stopped by the clock; a heavy decision of
+#: round 4 or 5 would weigh 50,000 with all 40 deals, three times the mean).
 WIDTH = 6
 SAMPLES = 40
-POSITIONS = 24_000
+POSITIONS = 28_000
 
 
 class _Work(threading.local):
