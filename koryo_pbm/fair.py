@@ -22,14 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
-from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, State
+from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome, State
 from koryo_pbm.errors import FormatError, OrderError, PositionError
-
-if TYPE_CHECKING:  # the bots' generators, which callers make
-    import random
 
 JOIN = "join"  # the id and the kind of the join decision
 DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game file's ``deal``)
@@ -117,7 +114,7 @@ class Joining(Game):
     def outcome(self, state: State) -> Outcome | None:
         return None if isinstance(state, JoinState) else self.inner.outcome(state)
 
-    def random_order(self, state: State, player: str, rng: random.Random) -> dict[str, Any]:
+    def random_order(self, state: State, player: str, rng: BotRandom) -> dict[str, Any]:
         if isinstance(state, JoinState):
             return {"contribution": rng.getrandbits(8 * CONTRIBUTION_SIZE).to_bytes(CONTRIBUTION_SIZE, "big").hex(),
                     "commitment": state.commitment}
@@ -145,11 +142,11 @@ class Joining(Game):
     def menu_room(self, kind: str) -> int:
         return 2048 if kind == JOIN else self.inner.menu_room(kind)
 
-    def bot_order(self, state: State, player: str, level: str, rng: random.Random,
-                  budget: float, clock: Callable[[], float]) -> dict[str, Any]:
+    def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
+                  limit: float, clock: Callable[[], float]) -> dict[str, Any]:
         if isinstance(state, JoinState):
             return self.random_order(state, player, rng)
-        return self.inner.bot_order(state, player, level, rng, budget, clock)
+        return self.inner.bot_order(state, player, level, rng, limit, clock)
 
     def bot_levels(self) -> tuple[str, ...]:
         return self.inner.bot_levels()

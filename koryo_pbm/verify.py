@@ -15,7 +15,15 @@ failure (what follows would not mean anything):
 4. ``orders``      every published order is in an envelope signed by its player (outer
                    signature), for this game, decision and player, and its text is the one the
                    player signed inside (inner signature): the moderator cannot alter one;
-5. ``replay``      the game replayed from the seed, the game id, the contributions and the
+5. ``bots``        every order the moderator's bots played (bot seats, missed deadlines,
+                   abandoned seats, and a bot seat's join contribution) chosen again, as the
+                   decisions are replayed, from the seat's view, the level the public policy
+                   names and the bot's generator seeded from public values (game id, decision,
+                   seat): a bot order the bot would not have given fails, naming the decision.
+                   A decision where the log says the bot hit its safety time limit is reported
+                   as not re-derivable (its stand-in, a random legal order from public values,
+                   is checked);
+   ``replay``      the game replayed from the seed, the game id, the contributions and the
                    published orders with the game's own rules: each log entry must be the
                    decision the game waited for, count exactly the envelopes published for it
                    (in seat order), and record exactly the events the rules produce;
@@ -39,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from koryo_pbm import fair
+from koryo_pbm import deadlines, fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
 from koryo_pbm.crypto.receipt import Receipt
@@ -65,6 +73,9 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     fair_proof: bool = False  # no contribution to the deal is anyone's word alone (see word_alone)
     not_fair: str = ""  # why not, for the verdict: "its deal was chosen by the moderator", ...
+    #: decisions (``"r3-orders (carol)"``) where a bot hit its safety time limit: what it would
+    #: have chosen cannot be chosen again
+    not_rederivable: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -238,8 +249,11 @@ def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> 
 
     The one place ``fair_proof`` asks: a bot order that anyone re-derives from public values
     (a generator seeded by the game id, the seat and the decision, replayed by ``verify``)
-    is no longer anyone's word, and this is where that is said."""
-    return digest is None
+    is no longer anyone's word, and this is where that is said: every bot order is chosen
+    again by :class:`BotReplay`, which fails the game on any difference. (What is left to the
+    moderator, a time-out's stand-in at the join, and a deal of bots alone: :meth:`BotReplay.result`
+    takes ``fair_proof`` back.)"""
+    return False
 
 
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
@@ -307,6 +321,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     add(Check("orders", True, f"every order a player made is signed by that player ({signed_orders} "
                               f"envelope{'s' if signed_orders != 1 else ''}){bot_part}"))
 
+    bot_replay = BotReplay.of(doc, game)
     used: set[tuple[str, str]] = set()
     service = _Service.of(doc)
     for i, entry in enumerate(doc.log, 1):
@@ -327,6 +342,8 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         extra = [p for p in published if p not in decision.players]
         if extra:
             raise _Fail("replay", f"an order of {extra[0]} is published for {decision.id}, which did not wait for them")
+        bot_replay.check(game, state, decision.id, entry, {p: published[p][1] for p in decision.players
+                                                           if published[p][0] is None}, where)
         signers = [p for p in decision.players if published[p][0] is not None]
         digests = [published[p][0] for p in signers]
         if digests != list(entry["accepted"]):
@@ -369,6 +386,9 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     allowed = (f"; each of the bot's {len(kinds)} orders was allowed by the game's public policy then ("
                f"{kinds.count('seat')} for bot seats, {kinds.count('abandoned')} for abandoned seats, "
                f"{kinds.count('missed')} after a missed deadline and its grace)") if kinds else ""
+    bots_check = bot_replay.result(report)
+    if bots_check is not None:  # a game without the moderator's bots has nothing to say here
+        add(bots_check)
     add(Check("replay", True, f"the rules replay every one of the {len(doc.log)} logged decisions from the published "
                               f"orders, event for event{allowed}"))
 
@@ -502,3 +522,120 @@ def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None,
                                      f"not submit (the last one submitted here: {last.submitted})")
     return Check("submitted", True, f"every envelope of {player} this machine submitted last ({checked} decisions) "
                                     "is the one the log counted")
+
+
+# -- the moderator's bots, chosen again -----------------------------------------------------------
+
+_TIMED_OUT = "hit its safety time limit"
+
+
+def _order_text(order: Any) -> str:
+    text = _canonical(order)
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+@dataclass
+class BotReplay:
+    """Every order the moderator's bots played, chosen again during the replay (see the module
+    docstring, check ``bots``). A bot order is the moderator's word alone (nobody signed it), so
+    it stands only if the bot gives it again: from the seat's view of the replayed state (the
+    replay knows every hand: the seed is published), the level the public policy names, and the
+    generator of :func:`~koryo_pbm.engine.bots.seat_seed` (game id, decision, seat), with no
+    time limit (the bot's work is a count)."""
+
+    game_id: str
+    policy: deadlines.Policy
+    levels: dict[tuple[str, str], str]  # (decision, seat) -> the level published with the order
+    seats: int = 0  # how many seats the game has
+    orders: int = 0
+    timed_out: list[str] = field(default_factory=list)
+    join_timed_out: bool = False
+    join_bots: int = 0  # join contributions that were bots' (known before anyone joined)
+
+    @classmethod
+    def of(cls, doc: GameDoc, game: Any) -> BotReplay:
+        try:
+            policy = deadlines.policy_of(doc.service, list(doc.players))
+        except KoryoPbmError as exc:
+            raise _Fail("bots", f"the file's public policy cannot be read: {exc}") from None
+        levels = {(str(item["decision"]), str(item["player"])): str(item["bot"])
+                  for item in doc.replay["orders"] if "bot" in item} if doc.replay else {}
+        return cls(doc.game_id, policy, levels, len(doc.players))
+
+    def check(self, game: Any, state: Any, decision: str, entry: Any, played: dict[str, dict], where: str) -> None:
+        """Choose again every bot order of the log entry ``entry`` (``played``: seat -> the
+        order published as the bot's) in the replayed ``state``, before it is applied."""
+        from koryo_pbm import match
+        from koryo_pbm.engine import bots
+
+        if not played:
+            return
+        notes: dict[str, tuple[int, str, str]] = {}  # seat -> (which note, level, the whole line)
+        for text in entry["events"]:
+            for kind, pattern in enumerate(match.BOT_NOTES):
+                m = pattern.fullmatch(str(text))
+                if m is not None and "seat" in m.groupdict():
+                    notes.setdefault(m["seat"], (kind, m["level"], str(text)))
+        for seat, body in played.items():
+            if seat not in notes:
+                continue  # the replay says that the log does not say the bot played
+            kind, level, line = notes[seat]
+            said = self.levels.get((decision, seat))
+            if said != level:
+                raise _Fail("bots", f"{where}: the log says the {level} bot played for {seat}, but the order "
+                                    f"published for {seat} is the {said} bot's")
+            expected = (self.policy.bots.get(seat) if kind == 2 else (self.policy.bot_level or bots.RANDOM)
+                        if self.policy.missed == "bot" else None)  # no bot for missed orders: the policy check says so
+            if expected is not None and level != expected:
+                what = f"{seat}'s bot seat" if kind == 2 else "missed orders and abandoned seats"
+                raise _Fail("bots", f"{where}: the log says the {level} bot played for {seat}, but the game's public "
+                                    f"policy names the {expected} bot for {what}")
+            if level not in bots.levels(game):
+                raise _Fail("bots", f"{where}: the log names a bot level {level!r} that {game.title} does not have")
+            seed = bots.seat_seed(self.game_id, decision, seat)
+            self.orders += 1
+            self.join_bots += decision == fair.JOIN
+            if _TIMED_OUT in line:
+                stand_in = bots.fallback_order(game, state, seat, seed)
+                if _canonical(stand_in) != _canonical(body):
+                    raise _Fail("bots", f"{where}: the log says the {level} bot hit its safety time limit for {seat}, "
+                                        f"but the order published, {_order_text(body)}, is not the random legal order "
+                                        f"that stands in for it ({_order_text(stand_in)}): the moderator chose it")
+                self.timed_out.append(f"{decision} ({seat})")
+                if decision == fair.JOIN:
+                    self.join_timed_out = True
+                continue
+            again = bots.rederive(game, state, seat, level, seed)
+            if _canonical(again.order) != _canonical(body):
+                raise _Fail("bots", f"{where}: the {level} bot, replayed from {seat}'s view with its public seed, "
+                                    f"plays {_order_text(again.order)}, but the file says it played "
+                                    f"{_order_text(body)}: the moderator did not play the bot's order (or the game "
+                                    "was played by a koryo-pbm before 0.3, whose bots cannot be replayed)")
+
+    def result(self, report: Report) -> Check | None:
+        """The ``bots`` check once every decision is replayed (and ``report``'s lists); none
+        when the moderator's bots played no order."""
+        if not self.orders:
+            return None
+        report.not_rederivable = list(self.timed_out)
+        if self.join_timed_out or (self.seats and self.join_bots == self.seats):
+            # the moderator could pick the bot's or the stand-in's contribution; or every
+            # contribution was known before the moderator chose its secret
+            report.fair_proof = False
+            report.not_fair = ("a bot seat's join contribution is not re-derivable (its bot hit its time limit)"
+                               if self.join_timed_out else "every contribution to its deal was a bot's, known "
+                               "before the moderator chose its secret")
+        detail = (f"every one of the {self.orders} orders the moderator's bots played is the one the bot chooses "
+                  "again from the seat's view and its public seed")
+        if self.timed_out:
+            n = len(self.timed_out)
+            detail = (f"{self.orders - n} of the {self.orders} orders the moderator's bots played are the ones the bot "
+                      f"chooses again; {n} not re-derivable: the log says the bot hit its safety time limit at "
+                      f"{', '.join(self.timed_out[:5])}{', ...' if n > 5 else ''} (the random legal order that stood "
+                      "in is the public one)")
+            if self.join_timed_out:
+                detail += "; a bot seat's join contribution is among them: the deal is not fair-proof"
+        if self.seats and self.join_bots == self.seats:
+            detail += ("; every contribution to the deal was a bot's, known before the moderator chose its "
+                       "secret: the deal is not fair-proof")
+        return Check("bots", True, detail)

@@ -131,23 +131,28 @@ def test_every_level_gives_legal_orders_for_whole_games_and_is_deterministic(nam
         assert game.outcome(state) is not None
 
 
-def test_koryo_search_gives_legal_orders_through_a_game_within_its_budget():
+def test_koryo_search_gives_legal_orders_through_a_game_the_same_whatever_the_clock():
     game = find_game("koryo")
     players = seat_names(4)
     state = game.setup(players, "search-legal")
-    slowest = 0.0
+    searched = 0
     while (d := game.pending(state)) is not None:
         orders = {}
         for p in d.players:
             level = "search" if p == "p1" else "heuristic"
-            choice = bots.choose(game, state, p, level, seed=f"{d.id}/{p}", budget=0.3)
+            seed = bots.seat_seed("search-legal", d.id, p)
+            choice = bots.choose(game, state, p, level, seed=seed)
             assert not choice.fallback, choice.fallback
             game.check(state, p, choice.order)
-            if level == "search":
-                slowest = max(slowest, choice.seconds)
+            if level == "search" and d.kind == "orders" and searched < 3:
+                # its work is a count: a clock that races (a slow machine) changes nothing
+                ticks = iter(range(0, 100_000, 7))
+                slow = bots.choose(game, state, p, level, seed=seed, clock=lambda: float(next(ticks)) / 1000)
+                assert slow.order == choice.order and not slow.fallback
+                searched += 1
             orders[p] = choice.order
         state, _ = game.apply(state, orders, log=False)
-    assert 0 < slowest <= 0.3
+    assert searched == 3
 
 
 def test_choose_from_view_is_choose_on_the_players_parts():
@@ -222,13 +227,33 @@ def test_a_bot_that_answers_an_illegal_order_is_replaced(koryo_decision, monkeyp
     game.check(state, player, choice.order)
 
 
-def test_a_bot_over_its_budget_is_replaced(koryo_decision):
+def test_a_bot_past_its_safety_time_limit_is_replaced_and_says_so(koryo_decision):
     game, state, player = koryo_decision
     ticks = iter(range(0, 1000, 5))  # every reading of this clock is 5 s later
 
-    choice = bots.choose(game, state, player, "heuristic", seed="s", budget=1.0, clock=lambda: float(next(ticks)))
-    assert choice.fallback == "the heuristic bot took 5.00 s, over its budget of 1 s"
+    choice = bots.choose(game, state, player, "heuristic", seed="s", limit=1.0, clock=lambda: float(next(ticks)))
+    assert choice.timed_out
+    assert choice.fallback == "the heuristic bot hit its safety time limit of 1 s (5.00 s)"
     game.check(state, player, choice.order)
+    assert choice.order == bots.fallback_order(game, state, player, "s")  # public: anyone draws it again
+    searching = bots.choose(game, state, player, "search", seed="s", limit=1.0, clock=lambda: float(next(ticks)))
+    assert searching.timed_out and searching.fallback.startswith("the search bot hit its safety time limit of 1 s")
+    assert searching.order == choice.order
+    assert not bots.choose(game, state, player, "search", seed="s").timed_out
+
+
+def test_a_bots_generator_comes_from_public_values_alone(koryo_decision):
+    game, state, player = koryo_decision
+    d = game.pending(state)
+    seed = bots.seat_seed("g1", d.id, player)
+    first = bots.choose(game, state, player, "random", seed=seed)
+    assert bots.choose(game, state, player, "random", seed=("g1", d.id, player)).order == first.order
+    assert bots.rederive(game, state, player, "random", seed).order == first.order
+    others = {str(bots.choose(game, state, player, "random", seed=bots.seat_seed(f"g{k}", d.id, player)).order)
+              for k in range(2, 12)}
+    assert len(others) > 1  # the game id is in the seed: another game, other draws
+    # length-framed: moving a separator between the values gives another generator
+    assert bots.bot_rng(("g:1", "x")).getrandbits(64) != bots.bot_rng(("g", "1:x")).getrandbits(64)
 
 
 # -- simulate with bots ---------------------------------------------------------------------------

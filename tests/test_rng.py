@@ -71,3 +71,36 @@ def test_does_not_touch_the_global_random_generator():
 def test_bad_state_is_refused(bad):
     with pytest.raises(ValueError):
         Rng.from_state(bad)
+
+
+def test_a_derived_generator_is_sha256_over_length_framed_values():
+    """A bot's generator: its key written out independently (label and values length-framed);
+    the draws a bot makes (random, getrandbits, sample) are this module's own, not Python's."""
+    import hashlib
+
+    from koryo_pbm.engine.rng import derived_key
+
+    framed = b"".join(len(x).to_bytes(4, "big") + x for x in (b"bot order", b"g1", b"r1-orders", b"carol"))
+    key = hashlib.sha256(b"koryo-pbm rng derived v1\x00" + framed).digest()
+    assert derived_key("bot order", "g1", "r1-orders", "carol") == key
+    assert Rng.derived("bot order", "g1", "r1-orders", "carol") == Rng(key)
+    assert derived_key("bot order", "g1:r1", "x") != derived_key("bot order", "g1", "r1:x")
+
+    words = [int.from_bytes(hashlib.sha256(key + (0).to_bytes(8, "big")).digest()[i:i + 8], "big")
+             for i in range(0, 32, 8)]
+    r = Rng(key)
+    assert r.random() == (words[0] >> 11) / 2**53
+    assert r.getrandbits(100) == ((words[1] << 64) | words[2]) >> 28
+    assert r.getrandbits(0) == 0 and r.state()["counter"] == 3
+
+
+def test_sample_draws_distinct_items_and_every_item_can_come_first():
+    r = Rng.from_seed("sample")
+    firsts = Counter()
+    for _ in range(300):
+        s = r.sample(range(5), 3)
+        assert len(set(s)) == 3 and set(s) <= set(range(5))
+        firsts[s[0]] += 1
+    assert set(firsts) == set(range(5))
+    with pytest.raises(ValueError):
+        r.sample([1, 2], 3)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.menus import tree_menu
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
 
@@ -15,9 +15,7 @@ from . import rules as R
 from . import storage, views
 from .state import KorsarState
 
-if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
-    import random
-
+if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 
@@ -100,7 +98,7 @@ class KorsarGame(Game):
         """Every distinct legal order of ``player`` now (empty unless it is their turn)."""
         return R.legal_orders(_state(state), player)
 
-    def random_order(self, state: KorsarState, player: str, rng: random.Random) -> dict[str, Any]:
+    def random_order(self, state: KorsarState, player: str, rng: BotRandom) -> dict[str, Any]:
         s = _state(state)
         orders = R.legal_orders(s, player)
         if not orders:
@@ -110,12 +108,12 @@ class KorsarGame(Game):
     def bot_levels(self) -> tuple[str, ...]:
         return ("heuristic",)
 
-    def bot_order(self, state: KorsarState, player: str, level: str, rng: random.Random, budget: float,
+    def bot_order(self, state: KorsarState, player: str, level: str, rng: BotRandom, limit: float,
                   clock: Callable[[], float]) -> dict[str, Any]:
         from . import bots
 
         if level not in bots.LEVELS:
-            return super().bot_order(state, player, level, rng, budget, clock)
+            return super().bot_order(state, player, level, rng, limit, clock)
         s = _state(state)
         if not R.legal_orders(s, player):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")

@@ -16,10 +16,13 @@ on). The weights are plain estimates, checked by play (``koryo-pbm simulate --bo
 
 from __future__ import annotations
 
-import random
+import math
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+from koryo_pbm.engine.contract import BotRandom, TimeLimit
 from koryo_pbm.engine.rng import Rng
 
 from . import rules
@@ -46,6 +49,23 @@ from .cards import (
 from .state import ACTIONS, END, ORDERS, KoryoState
 
 LEVELS = ("heuristic", "search")
+#: The search's work per decision, a count (never a time): the heuristic's best ``WIDTH`` plays,
+#: each played out in the same ``SAMPLES`` deals of the unknown cards, no new deal once
+#: ``POSITIONS`` positions have been weighed (:func:`evaluate` calls; at most about 0.8 s of
+#: one core even under load, where the old search stopped by the clock; a heavy decision of
+#: round 4 or 5 would weigh 50,000 with all 40 deals, three times the mean).
+WIDTH = 6
+SAMPLES = 40
+POSITIONS = 28_000
+
+
+class _Work(threading.local):
+    """Positions weighed so far in this thread: the search's measure of its work."""
+
+    n = 0
+
+
+_WORK = _Work()
 
 # -- evaluation --------------------------------------------------------------------------
 
@@ -69,6 +89,7 @@ def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
     """How good the position is for seat ``p``: score lead over the best opponent, plus what
     ``p``'s powers are still worth (nothing more once the game is over: ``final``)."""
+    _WORK.n += 1
     sc = _scores(tables, tokens)
     mine = sc[p]
     other = max(sc[q] for q in range(len(sc)) if q != p)
@@ -343,7 +364,7 @@ def heuristic(s: KoryoState, p: int) -> dict[str, Any]:
 # -- search: determinized Monte-Carlo --------------------------------------------------------
 
 
-def determinize(s: KoryoState, p: int, rng: random.Random) -> KoryoState:
+def determinize(s: KoryoState, p: int, rng: BotRandom) -> KoryoState:
     """A full state consistent with what seat ``p`` knows in ``s`` (a ``from_view`` state):
     the unknown cards (every copy not on a table nor in ``p``'s hand or face-down cards) are
     shuffled and dealt to the other hands and face-down piles, the discard pile and the deck,
@@ -373,7 +394,7 @@ def determinize(s: KoryoState, p: int, rng: random.Random) -> KoryoState:
         i += hid.discard
         w.deck = w.deck + cards[i:i + hid.deck]
     w.hidden = None
-    w.rng = Rng.from_seed(f"search {rng.random()}")
+    w.rng = Rng.from_seed(f"search {rng.getrandbits(128):032x}")
     w.decision = None
     return w
 
@@ -421,26 +442,31 @@ def _playout(w: KoryoState, me: int, own: tuple[int, ...], others: dict[int, tup
     return evaluate(w.tables, w.tokens, w.bank, w.round, me, final=w.round >= ROUNDS)
 
 
-def search(s: KoryoState, p: int, rng: random.Random, budget: float, clock: Callable[[], float],
-           *, width: int = 6, samples: int = 40, horizon: int = 1) -> dict[str, Any]:
+def search(s: KoryoState, p: int, rng: BotRandom, limit: float = math.inf,
+           clock: Callable[[], float] = time.process_time, *, width: int = WIDTH, samples: int = SAMPLES,
+           positions: int = POSITIONS, horizon: int = 1) -> dict[str, Any]:
     """In the order phase: the heuristic's ``width`` best plays, each played out to the end of
-    the round (and ``horizon - 1`` more rounds) in up to ``samples`` deals of the unknown cards
-    (the same deals for every play, every seat playing as the heuristic would with the cards
-    dealt it); the play with the best mean value wins. Stops sampling at 80% of ``budget`` by
-    ``clock``. Other decisions are the heuristic's."""
+    the round (and ``horizon - 1`` more rounds) in ``samples`` deals of the unknown cards (the
+    same deals for every play, every seat playing as the heuristic would with the cards dealt
+    it), no new deal once ``positions`` positions have been weighed; the play with the best
+    mean value wins. The work is counted, so it is the same on any machine: ``clock`` is read
+    between deals for the safety ``limit`` only (:class:`TimeLimit` past it). Other decisions
+    are the heuristic's."""
     if s.phase != ORDERS:
         return heuristic(s, p)
     start = clock()
+    work = _WORK.n
     ranked = rank_plays(s, p)
     cands = [play for _v, play in ranked[:width]]
     if len(cands) == 1:
         return {"play": [CARD_IDS[c] for c in cands[0]]}
     totals = [0.0] * len(cands)
     done = 0
-    deadline = start + 0.8 * budget
     for _ in range(samples):
-        if clock() > deadline:
+        if _WORK.n - work >= positions:
             break
+        if clock() - start > limit:
+            raise TimeLimit(f"the search passed its safety limit of {limit:g} s after {done} of {samples} deals")
         d = determinize(s, p, rng)
         others = {}
         for q in range(len(d.players)):
@@ -455,9 +481,9 @@ def search(s: KoryoState, p: int, rng: random.Random, budget: float, clock: Call
     return {"play": [CARD_IDS[c] for c in cands[best]]}
 
 
-def bot_order(s: KoryoState, player: str, level: str, rng: random.Random, budget: float,
+def bot_order(s: KoryoState, player: str, level: str, rng: BotRandom, limit: float,
               clock: Callable[[], float]) -> dict[str, Any]:
     p = s.players.index(player)
     if level == "search":
-        return search(s, p, rng, budget, clock)
+        return search(s, p, rng, limit, clock)
     return heuristic(s, p)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, PositionError, SetupError
 
@@ -18,9 +18,7 @@ from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 _ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-bob, r3-discard-bob
 _ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
 
-if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
-    import random
-
+if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 
@@ -185,7 +183,7 @@ class KoryoGame(Game):
 
     # -- players -------------------------------------------------------------------------
 
-    def random_order(self, state: KoryoState, player: str, rng: random.Random) -> dict[str, Any]:
+    def random_order(self, state: KoryoState, player: str, rng: BotRandom) -> dict[str, Any]:
         d = self.pending(state)
         if d is not None and player in d.players:  # the usual case, quickly
             p = state.players.index(player)
@@ -200,14 +198,14 @@ class KoryoGame(Game):
     def bot_levels(self) -> tuple[str, ...]:
         return ("heuristic", "search")
 
-    def bot_order(self, state: KoryoState, player: str, level: str, rng: random.Random, budget: float,
+    def bot_order(self, state: KoryoState, player: str, level: str, rng: BotRandom, limit: float,
                   clock: Callable[[], float]) -> dict[str, Any]:
         from . import bots
 
         if level not in bots.LEVELS:
-            return super().bot_order(state, player, level, rng, budget, clock)
+            return super().bot_order(state, player, level, rng, limit, clock)
         self._who(state, player)
-        return bots.bot_order(state, player, level, rng, budget, clock)
+        return bots.bot_order(state, player, level, rng, limit, clock)
 
     def describe_choices(self, state: KoryoState, player: str) -> tuple[dict[str, Any], list[str]]:
         p, d = self._who(state, player)

@@ -4,8 +4,9 @@ explained for an orders file."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from koryo_pbm.engine.contract import BotRandom
 from koryo_pbm.errors import IllegalOrder, OrderError
 
 from . import rules
@@ -25,9 +26,6 @@ from .cards import (
     describe_counts,
 )
 from .state import KoryoState
-
-if TYPE_CHECKING:  # the bots' generators, which callers make
-    import random
 
 STEP_KEYS = {
     "reveal": ({"do"}, set()),
@@ -217,7 +215,7 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 # -- random legal orders ---------------------------------------------------------------------
 
 
-def random_play(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+def random_play(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
     hand = s.hands[p]
     # Choose among all legal plays: count them to weigh single-id plays against pairs.
     singles = sum(hand)  # one play of k cards of id c for each 1 <= k <= hand[c]
@@ -247,7 +245,7 @@ def _chars_of(t: list[int]) -> list[int]:
     return [c for c in CHARS if t[c]]
 
 
-def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
     # works on copies of what the turn can change: the tables, the bank and the tokens
     tables = [t[:] for t in s.tables]
     bank = s.bank
@@ -327,7 +325,7 @@ def random_action(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
     return {"steps": steps}
 
 
-def random_discard(s: KoryoState, p: int, rnd: random.Random) -> dict[str, Any]:
+def random_discard(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
     _k, opts = rules.discard_options(s, p)
     d = rnd.choice(opts) if opts else ()
     return {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}

@@ -35,7 +35,7 @@ def order_text(order: dict[str, Any]) -> str:
     return "; ".join(f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in order.items())
 
 
-def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out: Path | None) -> dict[str, Any]:
+def answer(folder: Path, doc: Any, identity: Any, level: str, limit: float, out: Path | None) -> dict[str, Any]:
     """Choose ``identity``'s order for the pending decision of ``doc`` with the bot ``level``,
     sign and seal it, and drop it into the inbox (or write it to ``out``). What was done."""
     import tomli_w
@@ -43,14 +43,19 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
     from koryo_pbm import match
     from koryo_pbm.cli.submit import record_submission, seal_orders
     from koryo_pbm.engine import bots
+    from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
 
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)
     decision = doc.decision["id"]
-    choice = bots.choose_from_view(game, doc.public, private, name, level,
-                                   seed=f"{doc.game_id}/{decision}/{name}", budget=budget)
+    if doc.decision["kind"] == JOIN:  # a player's contribution is fresh randomness, never a bot's predictable one
+        example, _ = game.describe_choices(game.from_view(doc.public, private, name), name)
+        choice = bots.BotChoice(example, level, "", 0.0)
+    else:
+        choice = bots.choose_from_view(game, doc.public, private, name, level,
+                                       seed=bots.seat_seed(doc.game_id, decision, name), limit=limit)
     text = tomli_w.dumps({"game": doc.game_id, "decision": decision, **choice.order})
     envelope = seal_orders(doc, game, identity, text, source=f"the {level} bot's orders")
     if out is None:
@@ -75,8 +80,10 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
 @identity_options()
 @click.option("--level", metavar="LEVEL", default="heuristic", show_default=True,
               help="The bot's level: random, heuristic (Koryo, Korsar) or search (Koryo).")
-@click.option("--budget", type=click.FloatRange(min=0.001, max=600), default=1.0, show_default=True,
-              help="Seconds of CPU the bot may think per decision.")
+@click.option("--time-limit", "--budget", "limit", type=click.FloatRange(min=0.001, max=600),
+              default=30.0, show_default=True,
+              help="A safety limit: seconds of CPU the bot may think per decision before a random legal order "
+                   "stands in (its work is a fixed count, far within it).")
 @click.option("--watch", is_flag=True, help="Keep looking, and answer every time you are waited for, until the "
                                             "game is over (Ctrl-C stops).")
 @click.option("--poll", default=2.0, show_default=True, type=click.FloatRange(0.05, 3600),
@@ -84,20 +91,21 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, budget: float, out
 @click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line, for each decision answered.")
-def command(target: str | None, as_name: str | None, key_file: Path | None, level: str, budget: float,
+def command(target: str | None, as_name: str | None, key_file: Path | None, level: str, limit: float,
             watch: bool, poll: float, out: Path | None, as_json: bool) -> None:
     """Let a bot answer for you in the game in DIR or FILE (default: here): when the pending
     decision waits for you, the bot chooses from your view only (the public part and your own
     hand) and your key signs and seals its orders into the game's inbox/ (or --out FILE to
-    mail). One line per decision says what it played. A bot that fails or overruns its budget
-    is replaced by a random legal order, with a warning.
+    mail). One line per decision says what it played. The bot's work is a fixed count, so the
+    same view gives the same order on any machine; a bot that fails or passes its safety time
+    limit is replaced by a random legal order, with a warning.
 
     Without --watch, one look: nothing is done when it is not your turn.
 
     \b
     Examples:
       koryo-pbm bot friday --as carol
-      koryo-pbm bot friday --as carol --level search --budget 0.5 --watch
+      koryo-pbm bot friday --as carol --level search --watch
     """
     from koryo_pbm import match
     from koryo_pbm.cli.wait import waits_for
@@ -133,7 +141,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, leve
                 mine = (doc.version, d["id"])
                 if mine not in answered and (waits_for(folder, doc, me) if out is None else
                                              me in d["waiting_for"] and me not in d.get("received", [])):
-                    did = answer(folder, doc, identity, level, budget, out)
+                    did = answer(folder, doc, identity, level, limit, out)
                     answered.add(mine)
                     if as_json:
                         echo_json(did)

@@ -22,13 +22,14 @@ from koryo_pbm.errors import SetupError, UsageError
 @click.option("--bots", "bots_text", metavar="LEVEL,LEVEL,...",
               help="One bot level per seat, e.g. heuristic,random,random,random (default: all random). "
                    "The levels move one seat on each game.")
-@click.option("--budget", type=click.FloatRange(min=0.001, max=600), default=1.0, show_default=True,
-              help="Seconds of CPU a bot may think per decision.")
+@click.option("--time-limit", "--budget", "limit", type=click.FloatRange(min=0.001, max=600), default=30.0,
+              show_default=True, help="A safety limit: seconds of CPU a bot may think per decision before a random "
+                                      "legal order stands in (a bot's work is a fixed count, far within it).")
 @click.option("--progress", "every", type=click.IntRange(min=1), default=None, metavar="N",
               help="Print the standings so far on stderr every N games.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def command(game_name: str, n_players: int | None, n_games: int, seed: str, teams: bool,
-            bots_text: str | None, budget: float, every: int | None, as_json: bool) -> None:
+            bots_text: str | None, limit: float, every: int | None, as_json: bool) -> None:
     """Play GAMES complete games and print wins and mean score per seat; with --bots, per bot
     level too (wins, win share per seat, seconds per decision).
 
@@ -63,13 +64,13 @@ def command(game_name: str, n_players: int | None, n_games: int, seed: str, team
             click.echo(f"after {partial.games} games: " + ", ".join(parts), err=True)
 
     result = simulate(game, n_players, n_games, seed, options=options, clock=time.perf_counter,
-                      bots=levels, budget=budget, progress=progress if every else None)
+                      bots=levels, limit=limit, progress=progress if every else None)
     if as_json:
         click.echo(json.dumps(result.to_dict(), sort_keys=True))
         return
     click.echo(f"{game.title}: {result.games} games, {n_players} players, seed {seed!r}")
     if levels is not None and result.levels is not None:
-        click.echo(f"bots: {', '.join(levels)} (moving one seat each game), budget {budget:g} s per decision")
+        click.echo(f"bots: {', '.join(levels)} (moving one seat each game), safety time limit {limit:g} s per decision")
         click.echo(f"{'level':<11}{'seats':>6}{'wins':>8}{'win %':>9}{'mean score':>12}{'s/decision':>12}{'max s':>9}"
                    f"{'fallbacks':>11}")
         for lv, st in result.levels.items():

@@ -70,13 +70,23 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, rece
     failure = report.failure
     if as_json:
         echo_json({"id": doc.game_id, "ok": report.ok, "deal": doc.deal, "fair_proof": report.fair_proof,
-                   "not_fair_proof": report.not_fair or None,
+                   "not_fair_proof": report.not_fair or None, "not_rederivable": report.not_rederivable,
                    "checks": [c.to_dict() for c in report.checks]})
     else:
         for check in report.checks:
             click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name:<9}  {check.detail}")
         if failure is None:
             verdict = "the game verifies" + ("" if report.fair_proof else f" (but {report.not_fair}: not fair-proof)")
+            verdict += _not_rederivable(report.not_rederivable)
             click.echo(f"verdict: {verdict}")
     if failure is not None:
         raise Failed(f"game {doc.game_id} does not verify: {failure.detail}")
+
+
+def _not_rederivable(decisions: list[str]) -> str:
+    """The verdict's note on bot orders nobody can choose again (a bot hit its time limit)."""
+    if not decisions:
+        return ""
+    n = len(decisions)
+    return (f"; {n} bot order{'s are' if n != 1 else ' is'} not re-derivable (the bot hit its safety time "
+            f"limit: {', '.join(decisions[:3])}{', ...' if n > 3 else ''})")

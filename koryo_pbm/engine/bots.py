@@ -11,22 +11,29 @@ the player's public and private parts and rebuilds a state from them
 those parts directly (the by-mail layer, which only ever holds them). Either way the same view
 gives the same choice, whatever the others hold.
 
-A bot is deterministic: its generator is seeded from ``seed`` (the callers use the game id,
-the decision and the player), never the global one. It has a time budget: a level that
-thinks reads the clock and stops in time. A bot that fails (raises, returns an illegal order)
-or overruns its budget is replaced by a random legal order; the :class:`BotChoice` says so in
-``fallback`` and the fallback is logged (logger ``koryo_pbm.bots``).
+A bot is deterministic, so that anyone can choose its order again (``verify`` does, for every
+order the moderator's bots played): its generator is a :class:`~koryo_pbm.engine.rng.Rng`
+seeded from public values only (:func:`seat_seed`: the game id, the decision and the seat,
+domain-separated), never the global one, and its work is bounded by a count (playouts,
+positions weighed), never by the clock, so the same view gives the same order on any machine.
+A clock is read for a safety limit only (``limit`` seconds, far above what the work takes): a
+bot past it is stopped and a random legal order from its own public generator stands in;
+:class:`BotChoice` says so in ``timed_out`` and the public log says so, since what the bot would
+have chosen then cannot be chosen again. A bot that fails (raises, returns an illegal order) is
+replaced by the same random legal order; that is a bug, and it happens again on replay. The
+fallback is logged (logger ``koryo_pbm.bots``).
 """
 
 from __future__ import annotations
 
-import random
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.engine.contract import Game, State, TimeLimit
+from koryo_pbm.engine.rng import Rng
 from koryo_pbm.errors import KoryoPbmError, UsageError
 
 
@@ -40,8 +47,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 RANDOM = "random"
-#: Seconds a bot may think per decision unless told otherwise.
-DEFAULT_BUDGET = 1.0
+#: Seconds of CPU a bot may think per decision before it is stopped: a safety limit only,
+#: far above what its counted work takes (the search: about 0.4 s on one core).
+DEFAULT_LIMIT = 30.0
+#: What a seed is: public values, e.g. :func:`seat_seed`'s (a single text is one value).
+Seed = str | Sequence[str]
 
 
 class BotLevelError(UsageError):
@@ -51,13 +61,36 @@ class BotLevelError(UsageError):
 @dataclass(frozen=True)
 class BotChoice:
     """What a bot chose: the ``order``, the ``level`` that chose it, ``fallback`` (``""``, or
-    why a random legal order replaced the level's), and the ``seconds`` (by the bot's clock)
-    the choice took."""
+    why a random legal order replaced the level's), the ``seconds`` (by the bot's clock) the
+    choice took, and ``timed_out``: the fallback is there because the bot hit its safety time
+    limit (the one reason that does not happen again on replay)."""
 
     order: dict[str, Any]
     level: str
     fallback: str
     seconds: float
+    timed_out: bool = False
+
+
+def seat_seed(game_id: str, decision: str, seat: str) -> tuple[str, str, str]:
+    """The public values a bot playing ``seat`` at ``decision`` of game ``game_id`` is seeded
+    from: fixed before anybody answers the decision (the game id is in the first game file),
+    so nobody can try seeds until the bot's order suits them."""
+    return (game_id, decision, seat)
+
+
+def _parts(seed: Seed) -> tuple[str, ...]:
+    return (seed,) if isinstance(seed, str) else tuple(seed)
+
+
+def bot_rng(seed: Seed) -> Rng:
+    """The generator a bot draws from for ``seed``."""
+    return Rng.derived("bot order", *_parts(seed))
+
+
+def fallback_rng(seed: Seed) -> Rng:
+    """The generator of the random legal order that stands in for a failed or stopped bot."""
+    return Rng.derived("bot fallback", *_parts(seed))
 
 
 def levels(game: Game) -> tuple[str, ...]:
@@ -90,46 +123,61 @@ def player_view(game: Game, state: State, player: str) -> State:
     return game.from_view(game.public(state), game.private(state, player), player)
 
 
-def choose(game: Game, state: State, player: str, level: str, *, seed: str,
-           budget: float = DEFAULT_BUDGET, clock: Callable[[], float] = time.process_time) -> BotChoice:
+def choose(game: Game, state: State, player: str, level: str, *, seed: Seed,
+           limit: float = DEFAULT_LIMIT, clock: Callable[[], float] = time.process_time) -> BotChoice:
     """The order a bot of ``level`` gives for ``player`` in ``state`` (a full state or a
-    :meth:`~koryo_pbm.engine.contract.Game.from_view` one), seen from ``player``'s view only."""
+    :meth:`~koryo_pbm.engine.contract.Game.from_view` one), seen from ``player``'s view only,
+    drawing from the generator of ``seed`` (public values, e.g. :func:`seat_seed`'s)."""
     check_level(game, level)
-    return _choose(game, player_view(game, state, player), player, level, seed, budget, clock)
+    return _choose(game, player_view(game, state, player), player, level, seed, limit, clock)
 
 
 def choose_from_view(game: Game, public: Mapping[str, Any], private: Mapping[str, Any], player: str,
-                     level: str, *, seed: str, budget: float = DEFAULT_BUDGET,
+                     level: str, *, seed: Seed, limit: float = DEFAULT_LIMIT,
                      clock: Callable[[], float] = time.process_time) -> BotChoice:
     """:func:`choose` from a public part and ``player``'s private part (what the player holds)."""
     check_level(game, level)
-    return _choose(game, game.from_view(public, private, player), player, level, seed, budget, clock)
+    return _choose(game, game.from_view(public, private, player), player, level, seed, limit, clock)
 
 
-def _choose(game: Game, view: State, player: str, level: str, seed: str, budget: float,
+def rederive(game: Game, state: State, player: str, level: str, seed: Seed) -> BotChoice:
+    """:func:`choose` again, with no time limit: the order the bot gives on any machine."""
+    return choose(game, state, player, level, seed=seed, limit=math.inf)
+
+
+def fallback_order(game: Game, state: State, player: str, seed: Seed) -> dict[str, Any]:
+    """The random legal order that stands in for a failed or stopped bot of ``seed``."""
+    return dict(game.random_order(player_view(game, state, player), player, fallback_rng(seed)))
+
+
+def _choose(game: Game, view: State, player: str, level: str, seed: Seed, limit: float,
             clock: Callable[[], float]) -> BotChoice:
-    rng = random.Random(f"koryo-pbm bot:{level}:{seed}")
+    rng = bot_rng(seed)
     start = clock()
     if level == RANDOM:
         return BotChoice(game.random_order(view, player, rng), level, "", clock() - start)
     fallback = ""
+    timed_out = False
     order: dict[str, Any] | None = None
     try:
-        order = game.bot_order(view, player, level, rng, budget, clock)
+        order = game.bot_order(view, player, level, rng, limit, clock)
         game.check(view, player, order)
+    except TimeLimit:
+        timed_out = True
     except KoryoPbmError as exc:
         fallback = f"the {level} bot chose an illegal order ({exc})"
     except Exception as exc:  # a bot's bug must not stop the game: the random order stands in
         fallback = f"the {level} bot failed ({type(exc).__name__}: {exc})"
     seconds = clock() - start
-    if not fallback and seconds > budget:
-        fallback = f"the {level} bot took {seconds:.2f} s, over its budget of {budget:g} s"
+    if timed_out or (not fallback and seconds > limit):
+        timed_out = True
+        fallback = f"the {level} bot hit its safety time limit of {limit:g} s ({seconds:.2f} s)"
     if fallback:
         __getattr__("log").warning("%s for %s; a random legal order stands in", fallback, player)
-        order = game.random_order(view, player, random.Random(f"koryo-pbm bot fallback:{seed}"))
+        order = game.random_order(view, player, fallback_rng(seed))
         seconds = clock() - start
     assert order is not None
-    return BotChoice(dict(order), level, fallback, seconds)
+    return BotChoice(dict(order), level, fallback, seconds, timed_out)
 
 
 def seat_levels(levels_by_seat: Sequence[str], players: Sequence[str], rotation: int) -> dict[str, str]:

@@ -33,18 +33,41 @@ so ``pending`` always names a decision somebody really has to take.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from koryo_pbm.errors import GameError
 
-if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
-    import random
-
+if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
+
+T = TypeVar("T")
+
+
+class BotRandom(Protocol):
+    """A bot's generator: what :meth:`Game.random_order` and :meth:`Game.bot_order` may draw.
+    The engine hands them a :class:`~koryo_pbm.engine.rng.Rng` seeded from public values (the
+    game id, the decision and the seat), so anyone replaying the game draws the same; tests may
+    hand a ``random.Random``."""
+
+    def random(self) -> float: ...
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+    def choice(self, items: Sequence[T], /) -> T: ...
+
+    def shuffle(self, items: MutableSequence[Any], /) -> None: ...
+
+    def sample(self, items: Sequence[T], k: int, /) -> list[T]: ...
+
+
+class TimeLimit(Exception):
+    """Raised by a bot that passed its safety time limit (see :meth:`Game.bot_order`): what it
+    would have chosen cannot be known, and the public log says so."""
+
 
 # An order is the body of an orders file without its ``game`` and ``decision`` keys, e.g.
 # ``{"play": ["merchant", "merchant"]}``. It is TOML-safe data.
@@ -161,7 +184,7 @@ class Game(abc.ABC):
     # -- players -------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def random_order(self, state: State, player: str, rng: random.Random) -> dict[str, Any]:
+    def random_order(self, state: State, player: str, rng: BotRandom) -> dict[str, Any]:
         """A uniformly chosen (or at least every-choice-possible) legal order for ``player``.
         ``rng`` belongs to the bot, never to the match. Works on a :meth:`from_view` state."""
 
@@ -195,14 +218,17 @@ class Game(abc.ABC):
         :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``."""
         return ()
 
-    def bot_order(self, state: State, player: str, level: str, rng: random.Random,
-                  budget: float, clock: Callable[[], float]) -> dict[str, Any]:
+    def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
+                  limit: float, clock: Callable[[], float]) -> dict[str, Any]:
         """The order a bot of ``level`` (one of :meth:`bot_levels`) chooses for ``player``.
 
         ``state`` is always a :meth:`from_view` state of ``player`` (the engine's
         :mod:`~koryo_pbm.engine.bots` sees to it): the bot cannot see what its player may not.
-        Pure and deterministic given ``rng`` (the bot's own generator); a bot that thinks for
-        a while reads ``clock`` and stops well within ``budget`` seconds of it."""
+        Pure and deterministic given ``rng`` (the bot's own generator): its work is bounded by
+        a count (playouts, positions weighed), never by the clock, so the same view gives the
+        same order on any machine and ``verify`` chooses it again. ``limit`` seconds by
+        ``clock`` is a safety limit only: a bot that thinks for a while reads ``clock``
+        between steps and raises :class:`TimeLimit` once past it."""
         raise GameError(f"{self.title} has no bot level {level!r}")
 
     # -- storage and views ---------------------------------------------------------------

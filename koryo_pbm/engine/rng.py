@@ -36,6 +36,17 @@ _WORD_LIMIT = 1 << 64
 _WORDS = Struct(">4Q").unpack  # a block as its four 64-bit words, big-endian
 
 
+def derived_key(label: str, *parts: str) -> bytes:
+    """The 32-byte key of a generator derived from public values: SHA-256 over a domain tag,
+    the ``label`` (what the generator is for) and every part, each length-framed, so no two
+    different lists of parts give the same key (``("a:b", "c")`` is not ``("a", "b:c")``)."""
+    h = _sha256(b"koryo-pbm rng derived v1\x00")
+    for item in (label, *parts):
+        data = item.encode("utf-8")
+        h.update(len(data).to_bytes(4, "big") + data)
+    return h.digest()
+
+
 def seed_bytes(seed: str | bytes) -> bytes:
     """The 32-byte key derived from a user's seed text (any text, e.g. ``"friday-game"``)."""
     if isinstance(seed, str):
@@ -69,6 +80,12 @@ class Rng:
     @classmethod
     def from_seed(cls, seed: str | bytes) -> Rng:
         return cls(seed_bytes(seed))
+
+    @classmethod
+    def derived(cls, label: str, *parts: str) -> Rng:
+        """A generator seeded from public values (:func:`derived_key`): a bot's, whose every
+        draw anyone holding the same values draws again."""
+        return cls(derived_key(label, *parts))
 
     # -- state --------------------------------------------------------------------------
 
@@ -140,3 +157,31 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+    # -- what a bot draws besides (the names of ``random.Random``'s, but defined here, so
+    # -- they never change with the Python version) ------------------------------------------
+
+    def random(self) -> float:
+        """A float in ``[0, 1)``: the top 53 bits of one word."""
+        return (self._word() >> 11) * (1.0 / (1 << 53))
+
+    def getrandbits(self, k: int) -> int:
+        """An integer of ``k`` random bits: whole words, first word most significant, the
+        surplus low bits dropped."""
+        if k < 0:
+            raise ValueError("getrandbits() needs k >= 0")
+        words = -(-k // 64)
+        value = 0
+        for _ in range(words):
+            value = (value << 64) | self._word()
+        return value >> (64 * words - k)
+
+    def sample(self, items: Sequence[T], k: int) -> list[T]:
+        """``k`` distinct items in random order (a partial Fisher–Yates on a copy)."""
+        pool = list(items)
+        if not 0 <= k <= len(pool):
+            raise ValueError("sample larger than the population or negative")
+        for i in range(k):
+            j = i + self.below(len(pool) - i)
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]

@@ -57,15 +57,16 @@ def play_bots(
     seed: str,
     *,
     options: Mapping[str, Any] | None = None,
-    budget: float = 1.0,
+    limit: float | None = None,
     record: Callable[[str, Any], None] | None = None,
     max_decisions: int = 100_000,
 ) -> tuple[State, Outcome]:
     """Play one match between bots: ``seats`` maps each player, in seat order, to a bot level.
     Each bot chooses from its own player's view only (:func:`~koryo_pbm.engine.bots.choose`),
-    with a generator seeded from ``seed``, the decision and the player. ``record(player,
-    choice)`` is called with every :class:`~koryo_pbm.engine.bots.BotChoice`."""
-    from koryo_pbm.engine.bots import choose
+    with a generator seeded from ``seed``, the decision and the player. ``limit``: the bots'
+    safety time limit (seconds; default the engine's). ``record(player, choice)`` is called
+    with every :class:`~koryo_pbm.engine.bots.BotChoice`."""
+    from koryo_pbm.engine.bots import DEFAULT_LIMIT, choose, seat_seed
 
     state = game.setup(list(seats), seed, options=options)
     for _ in range(max_decisions):
@@ -74,7 +75,8 @@ def play_bots(
             break
         orders = {}
         for p in decision.players:
-            choice = choose(game, state, p, seats[p], seed=f"{seed}/{decision.id}/{p}", budget=budget)
+            choice = choose(game, state, p, seats[p], seed=seat_seed(seed, decision.id, p),
+                            limit=DEFAULT_LIMIT if limit is None else limit)
             if record is not None:
                 record(p, choice)
             orders[p] = choice.order
@@ -98,6 +100,7 @@ class LevelStats:
     seconds_total: float = 0.0
     seconds_max: float = 0.0
     fallbacks: int = 0
+    timed_out: int = 0  # of the fallbacks: the bot hit its safety time limit
 
     def to_dict(self, games: int) -> dict[str, Any]:
         return {
@@ -109,6 +112,7 @@ class LevelStats:
             "mean_seconds_per_decision": self.seconds_total / self.decisions if self.decisions else 0.0,
             "max_seconds_per_decision": self.seconds_max,
             "fallbacks": self.fallbacks,
+            "timed_out": self.timed_out,
         }
 
 
@@ -122,7 +126,7 @@ class SimulationResult:
     #: with bots: the level of each seat in game 0 (rotated by one seat each game), and per level
     bots: list[str] | None = None
     levels: dict[str, LevelStats] | None = None
-    budget: float | None = None
+    time_limit: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -135,7 +139,7 @@ class SimulationResult:
         }
         if self.bots is not None and self.levels is not None:
             out["bots"] = self.bots
-            out["budget"] = self.budget
+            out["time_limit"] = self.time_limit
             out["levels"] = {lv: st.to_dict(self.games) for lv, st in self.levels.items()}
         return out
 
@@ -149,6 +153,7 @@ def _recorder(stats: dict[str, LevelStats], seats: Mapping[str, str]) -> Callabl
         st.seconds_total += choice.seconds
         st.seconds_max = max(st.seconds_max, choice.seconds)
         st.fallbacks += bool(choice.fallback)
+        st.timed_out += bool(choice.timed_out)
 
     return record
 
@@ -162,7 +167,7 @@ def simulate(
     options: Mapping[str, Any] | None = None,
     clock: Callable[[], float] | None = None,
     bots: Sequence[str] | None = None,
-    budget: float = 1.0,
+    limit: float | None = None,
     progress: Callable[[int, SimulationResult], None] | None = None,
 ) -> SimulationResult:
     """``n_games`` matches; game *i* uses seed ``f"{seed}/{i}"``. A shared win counts for every
@@ -170,9 +175,10 @@ def simulate(
 
     Without ``bots`` every seat plays random legal orders. With ``bots`` (one level per seat),
     game *i* seats level ``bots[(j - i) % n]`` at seat *j*: every level plays from every seat
-    in turn, so no level keeps the first seat's advantage. ``progress(i, partial_result)`` is
+    in turn, so no level keeps the first seat's advantage. ``limit``: the bots' safety time
+    limit (seconds; default the engine's). ``progress(i, partial_result)`` is
     called after each game."""
-    from koryo_pbm.engine.bots import seat_levels
+    from koryo_pbm.engine.bots import DEFAULT_LIMIT, seat_levels
 
     players = seat_names(n_players)
     if bots is not None and len(bots) != n_players:
@@ -184,14 +190,14 @@ def simulate(
         stats = {lv: LevelStats(seats=list(bots).count(lv)) for lv in dict.fromkeys(bots)}
     start = clock() if clock else 0.0
     result = SimulationResult(0, players, wins, {}, 0.0, list(bots) if bots is not None else None, stats,
-                              budget if bots is not None else None)
+                              (DEFAULT_LIMIT if limit is None else limit) if bots is not None else None)
     for i in range(n_games):
         if bots is None or stats is None:
             _, outcome = play_random(game, players, f"{seed}/{i}", options=options)
             seats: dict[str, str] = {}
         else:
             seats = seat_levels(bots, players, i)
-            _, outcome = play_bots(game, seats, f"{seed}/{i}", options=options, budget=budget,
+            _, outcome = play_bots(game, seats, f"{seed}/{i}", options=options, limit=limit,
                                    record=_recorder(stats, seats))
         for p in outcome.winners:
             wins[p] += 1

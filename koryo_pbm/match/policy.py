@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm import deadlines
 from koryo_pbm.engine.contract import Decision
@@ -17,6 +17,9 @@ from koryo_pbm.match.creation import _fill, _secret, next_version
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+
+if TYPE_CHECKING:
+    from koryo_pbm.engine import bots
 
 # The public lines the match layer itself logs (the games log the rest): a log entry made only
 # of SERVICE_ONLY lines resolves nothing (a deadline moved, a seat taken over); BOT_NOTES open
@@ -98,7 +101,7 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
     return played
 
 
-def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool,
+def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, choice: bots.BotChoice,
               deadline: datetime | None = None, now: datetime | None = None) -> str:
     """The public log line that says the bot played for ``player``; for a missed deadline,
     with the deadline, the grace and the time of this resolve (``now``)."""
@@ -110,7 +113,9 @@ def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallb
         text = f"{player}'s seat is abandoned: the {level} bot played for them"
     else:
         text = f"the {level} bot played {player}'s seat"
-    if fallback:  # what failed stays private: its message might show the seat's hidden cards
+    if choice.timed_out:  # verify cannot choose this one again: it says so, and checks the stand-in
+        text += f" (the {level} bot hit its safety time limit; a random legal order stood in)"
+    elif choice.fallback:  # what failed stays private: its message might show the seat's hidden cards
         text += f" (the {level} bot failed; a random legal order stood in)"
     return text
 

@@ -261,9 +261,10 @@ def _orders_with_bots(run: _Run, decision: Decision,
     notes: list[str] = []
     orders = {p: held[p]["order"] for p in decision.players if p in held}
     for p, (level, why) in played.items():
-        choice = bots.choose(game, run.state, p, level, seed=f"{doc.game_id}:{decision.id}:{p}")
+        # seeded from public values only (game id, decision, seat): verify chooses the same order again
+        choice = bots.choose(game, run.state, p, level, seed=bots.seat_seed(doc.game_id, decision.id, p))
         orders[p] = choice.order
-        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback), _deadline(doc, decision.id), run.now))
+        notes.append(_bot_note(p, level, why, run.policy, choice, _deadline(doc, decision.id), run.now))
     return {p: orders[p] for p in decision.players}, notes
 
 

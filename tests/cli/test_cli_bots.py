@@ -15,7 +15,7 @@ def test_simulate_seats_one_level_per_seat_and_reports_each_level(cli):
     r = cli.ok("simulate", "--bots", "heuristic,random,random,random", "--games", "8", "--seed", "cli")
     lines = r.out.splitlines()
     assert lines[0] == "Koryo: 8 games, 4 players, seed 'cli'"
-    assert lines[1] == "bots: heuristic, random, random, random (moving one seat each game), budget 1 s per decision"
+    assert lines[1] == "bots: heuristic, random, random, random (moving one seat each game), safety time limit 30 s per decision"
     heur = next(ln for ln in lines if ln.startswith("heuristic "))
     rand = next(ln for ln in lines if ln.startswith("random "))
     assert heur.split()[1] == "1" and rand.split()[1] == "3"  # seats

@@ -375,9 +375,8 @@ def test_a_joined_game_with_a_bot_seat_a_missed_deadline_a_moved_deadline_and_a_
             cli.ok("submit", orders, "--as", keys[p], "--game", "g")
         cli.ok("resolve", "g", "--as", "mod")
     r = cli.ok("verify", "g")
-    # carol's contribution to the deal is the moderator's bot's: its word alone (verify.word_alone)
-    assert r.out.splitlines()[-1] == ("verdict: the game verifies (but the contribution of carol to its deal is the "
-                                      "moderator's word: not fair-proof)"), r.out
+    # carol's contribution to the deal is the bot's, chosen again by verify: nobody's word (issue 17, item 2)
+    assert r.out.splitlines()[-1] == "verdict: the game verifies", r.out
     replay = tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["replay"]["orders"]
     assert any(o.get("bot") == "heuristic" and o["player"] == "carol" for o in replay)
     assert any("bot" in o and o["player"] == "bob" for o in replay)  # bob's missed decision
@@ -390,18 +389,19 @@ def test_a_joined_game_with_a_bot_seat_a_missed_deadline_a_moved_deadline_and_a_
     refused(cli, "g", "that is not published: an order was dropped")
 
 
-def test_a_bot_seat_s_contribution_is_the_moderator_s_word_not_fair_proof(cli):
-    """A joined game with a bot seat: the bot's join contribution is whatever the moderator
-    writes (it could try contributions until the deal suits it), so verify passes the game but
-    does not call it fair-proof, and counts the orders players signed apart from the bot's."""
+def test_a_bot_seat_s_contribution_is_chosen_again_so_the_game_is_fair_proof(cli):
+    """A joined game with a bot seat: the bot's join contribution comes from public values and
+    verify chooses it again (a moderator trying contributions is caught, see
+    test_cli_bots_verified.py), so it is nobody's word: the game is fair-proof; verify counts the
+    orders players signed apart from the bot's."""
     lines = make_keys(cli, ["alice", "bob"])
     new(cli, lines, "b", "--bot", "carol=random", names=["alice", "bob"])
     play_template_orders(cli, cli.cwd / "b")
     r = cli.ok("verify", "b", "--json").json
-    assert r["ok"] and r["fair_proof"] is False
-    assert r["not_fair_proof"] == "the contribution of carol to its deal is the moderator's word"
+    assert r["ok"] and r["fair_proof"] is True and r["not_fair_proof"] is None
     deal = next(c for c in r["checks"] if c["check"] == "deal")["detail"]
-    assert "the moderator's bot made carol's" in deal and "no single party" not in deal
+    assert "no single party chose it" in deal
+    assert next(c for c in r["checks"] if c["check"] == "bots")["ok"]
     published = tomllib.loads((cli.cwd / "b" / "game.toml").read_text())["replay"]["orders"]
     bots = sum(1 for o in published if "bot" in o)
     assert bots and bots < len(published)
@@ -410,8 +410,7 @@ def test_a_bot_seat_s_contribution_is_the_moderator_s_word_not_fair_proof(cli):
                       f"{bots} orders the moderator's bot played (for a bot seat, an abandoned seat or a missed "
                       "deadline), which no player signed")
     out = cli.ok("verify", "b").out
-    assert out.splitlines()[-1] == ("verdict: the game verifies (but the contribution of carol to its deal is the "
-                                    "moderator's word: not fair-proof)")
+    assert out.splitlines()[-1] == "verdict: the game verifies"
 
 
 # -- missed-deadline claims (issue 17, item 3) ---------------------------------------------------

@@ -3,14 +3,18 @@ what the search deals for the cards it cannot see."""
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
 from koryo_pbm_games.koryo import bots as KB
 from koryo_pbm_games.koryo import rules
 from koryo_pbm_games.koryo.cards import COPIES, NCARDS
 from koryo_testkit import GAME, load
 
 from koryo_pbm.engine import bots
+from koryo_pbm.engine.contract import TimeLimit
+from koryo_pbm.engine.rng import Rng
 
 
 def heuristic(state, player):
@@ -87,15 +91,17 @@ def test_determinize_deals_exactly_the_unseen_cards_in_the_sizes_seen():
     assert len(deals) > 1 and all(len(h) == NCARDS for h in deals)
 
 
-def test_search_chooses_among_the_heuristics_best_plays_and_stops_at_its_budget():
+def test_search_chooses_among_the_heuristics_best_plays_by_a_count_and_stops_only_at_its_safety_limit():
     s = GAME.setup(["alice", "bob", "carol", "dave"], "search-budget")
     view = bots.player_view(GAME, s, "alice")
     best = [play for _v, play in KB.rank_plays(view, 0)[:6]]
-    order = KB.search(view, 0, random.Random(1), 1.0, lambda: 0.0)
+    order = KB.search(view, 0, Rng.derived("test", "1"), 1.0, lambda: 0.0)
     assert tuple(sorted(card_indices(order["play"]))) in {tuple(sorted(p)) for p in best}
-    ticks = iter(range(100))  # a clock past the deadline after the first reading: no sample at all
-    quick = KB.search(view, 0, random.Random(1), 1.0, lambda: float(next(ticks)))
-    assert tuple(card_indices(quick["play"])) == best[0]
+    ticks = iter(range(1000))  # a clock one second later at every reading: the same count of deals
+    assert KB.search(view, 0, Rng.derived("test", "1"), math.inf, lambda: float(next(ticks))) == order
+    ticks = iter(range(1000))
+    with pytest.raises(TimeLimit, match="after 1 of 40 deals"):
+        KB.search(view, 0, Rng.derived("test", "1"), 1.5, lambda: float(next(ticks)))
 
 
 def card_indices(names):
