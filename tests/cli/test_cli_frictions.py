@@ -262,3 +262,18 @@ def test_version(cli):
 
     r = cli.ok("--version")
     assert r.out == f"koryo-pbm, version {__version__}\n"
+
+
+# -- submitting again says it replaced the earlier orders ----------------------------------------
+
+
+def test_submit_again_says_it_replaces_the_earlier_orders(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "bob", "-o", "bob.toml")
+    first = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g")
+    assert first.err == "submitted bob's orders for r1-orders: g/inbox/r1-orders--bob.envelope\n"
+    again = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g")
+    assert again.err == ("submitted bob's orders for r1-orders: g/inbox/r1-orders--bob.envelope "
+                         "(they replace your earlier orders for r1-orders: they are in the inbox)\n")
+    mailed = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g", "--out", "bob.txt")
+    assert mailed.err.endswith("(they replace your earlier orders for r1-orders: they are in the inbox)\n")
