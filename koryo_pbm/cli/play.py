@@ -21,9 +21,10 @@ from koryo_pbm.store.folder import game_paths
 
 
 class Quit(KoryoPbmError):
-    """The player left the menus: nothing was submitted."""
+    """The player left the menus (q or end of input): nothing was submitted. Exit status 130,
+    as for Ctrl-C, so that a loop around ``play`` can stop on it."""
 
-    exit_code = 1
+    exit_code = 130
 
 
 def _ask(say, prompt: str) -> str:
@@ -95,7 +96,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     output; the menus then go to standard error).
 
     In a menu: a number picks, Enter takes the suggestion (the heuristic bot's choice from
-    your view), b goes back, q quits without submitting anything.
+    your view), b goes back, q quits without submitting anything. q, Ctrl-C and the end of
+    input stop play with exit status 130.
     """
     import tomli_w
 

@@ -175,8 +175,13 @@ def test_q_and_ctrl_c_leave_nothing_written(cli):
     term.expect("Your choice (")
     term.type("q\r")
     rest = term.expect("stopped: nothing was submitted")
-    assert term.finish() == 1
+    assert term.finish() == 130  # as Ctrl-C: a loop around play stops on it
     assert "Traceback" not in rest
+    term = play(cli, "g", "--as", "bob")
+    term.expect("Your choice (")
+    term.type("\x04")  # Ctrl-D: the end of input
+    term.expect("no answer (end of input): nothing was submitted")
+    assert term.finish() == 130
     term = play(cli, "g", "--as", "bob")
     term.expect("Your choice (")
     term.type("2\r")
