@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
+from koryo_pbm.cli import common
 from koryo_pbm.cli.common import deadline_json, deadline_lines, echo_json, now_utc, remember, warn_conflict_copies
-from koryo_pbm.errors import KoryoPbmError
 
 
 @click.command("status")
@@ -21,7 +21,6 @@ def command(target: str | None, as_json: bool) -> None:
 
     The first line ends with the head of the game's history (the hash of its last log entry,
     shortened): players who compare it (by phone, in person) know they were shown one history."""
-    from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
     from koryo_pbm.store.gamefile import describe_deal, head, read_game
 
@@ -33,18 +32,7 @@ def command(target: str | None, as_json: bool) -> None:
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
     received = set(decision.get("received", []))
-    in_inbox: set[str] = set()
-    if decision and inbox.inbox_dir(folder).is_dir():
-        for item in inbox.list_inbox(folder):
-            env = item.envelope
-            if isinstance(env, KoryoPbmError):
-                continue
-            if env.decision == decision["id"] and env.player in doc.players:
-                try:
-                    env.verify(doc.players[env.player])
-                except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
-                    continue
-                in_inbox.add(env.player)
+    in_inbox = common.in_inbox(folder, doc)
     from koryo_pbm.deadlines import policy_of
 
     policy = policy_of(doc.service, list(doc.players))
@@ -79,7 +67,10 @@ def command(target: str | None, as_json: bool) -> None:
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return
     where = f"round {data['round']}, " if data["round"] is not None else ""
-    click.echo(f"{where}decision {data['decision']} ({data['kind']}), waiting for {', '.join(waiting)}")
+    from koryo_pbm.waiting import waiting_words
+
+    answered = [p for p in waiting if p in received or p in in_inbox]
+    click.echo(f"{where}decision {data['decision']} ({data['kind']}), {waiting_words(waiting, answered)}")
     if received_list:
         click.echo(f"  received by the moderator: {', '.join(received_list)}")
     if inbox_list:

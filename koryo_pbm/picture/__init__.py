@@ -14,7 +14,7 @@ written to a local file by ``show --as NAME --html FILE``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .html import esc, page
@@ -40,8 +40,9 @@ def _deadline_text(stamp: object) -> str:
         return ""
 
 
-def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
-    """The engine's part of a picture, from the game file alone."""
+def frame_of(doc: GameDoc, title: str, for_player: str = "", answered: Sequence[str] | None = None) -> Frame:
+    """The engine's part of a picture, from the game file alone (``answered``: the players whose
+    orders are in, when the caller knows more than the file's received list, e.g. the inbox)."""
     decision = doc.decision or {}
     last: tuple[str, ...] = ()
     label = ""
@@ -56,7 +57,7 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
         version=doc.version,
         decision=str(decision.get("id", "")),
         waiting_for=tuple(decision.get("waiting_for", ())),
-        received=tuple(decision.get("received", ())),
+        received=tuple(decision.get("received", ()) if answered is None else answered),
         deadline=deadline,
         last_label=label,
         last=last,
@@ -64,11 +65,12 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
     )
 
 
-def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "html") -> str:
+def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "html",
+            answered: Sequence[str] | None = None) -> str:
     """The picture of ``view`` (a :func:`koryo_pbm.match.full_view`) as HTML or SVG text.
     It is for the player named in the view (``view["player"]``) if it has a private part."""
     scene = game.picture(view)
-    frame = frame_of(doc, game.title, str(view.get("player", "") or ""))
+    frame = frame_of(doc, game.title, str(view.get("player", "") or ""), answered)
     if fmt == "svg":
         from .svg import svg
 

@@ -277,3 +277,24 @@ def test_submit_again_says_it_replaces_the_earlier_orders(cli):
                          "(they replace your earlier orders for r1-orders: they are in the inbox)\n")
     mailed = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g", "--out", "bob.txt")
     assert mailed.err.endswith("(they replace your earlier orders for r1-orders: they are in the inbox)\n")
+
+
+# -- one wording of who is awaited, everywhere ---------------------------------------------------
+
+
+def test_show_log_status_and_the_picture_say_who_answered_and_who_is_awaited(cli):
+    setup_game(cli)
+    for name in ("alice", "bob"):
+        cli.ok("orders", "g", "--as", name, "-o", f"{name}.toml")
+        cli.ok("submit", f"{name}.toml", "--as", name, "--game", "g")
+    words = "waiting for carol (alice, bob answered)"
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g", "--as", "carol").out
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g").out
+    assert f"now: decision r1-orders, {words}\n" in cli.ok("log", "g").out
+    assert f"decision r1-orders (orders), {words}\n" in cli.ok("status", "g").out
+    cli.ok("show", "g", "--html", "table.html", "--svg", "table.svg")
+    assert words in (cli.cwd / "table.html").read_text() and words in (cli.cwd / "table.svg").read_text()
+    cli.ok("orders", "g", "--as", "carol", "-o", "carol.toml")
+    cli.ok("submit", "carol.toml", "--as", "carol", "--game", "g")
+    everybody = "waiting for the moderator to resolve (alice, bob, carol answered)"
+    assert everybody in cli.ok("show", "g").out and everybody in cli.ok("status", "g").out
