@@ -111,11 +111,17 @@ def text_lines(parts: Sequence[Section], *, limit: int | None = None) -> tuple[l
 
 def breakdown_lines(rows: Sequence[Mapping[str, Any]], players: Sequence[str],
                     scores: Mapping[str, int]) -> list[str]:
-    """A score breakdown (:meth:`Game.score_breakdown` rows) as lines, player by player."""
+    """A score breakdown (:meth:`Game.score_breakdown` rows) as lines, player by player (a side
+    of teammates once, when its rows name the ``side``)."""
     lines = ["score breakdown:"]
+    told: set[str] = set()
     for q in players:
+        if q in told:  # a teammate: the side's score was told once
+            continue
         mine = [r for r in rows if r.get("player") == q]
-        lines.append(f"  {q}: {scores.get(q, sum(r['points'] for r in mine))}")
+        side = [str(m) for m in (mine[0].get("side") or [q])] if mine else [q]
+        told.update(side)
+        lines.append(f"  {' + '.join(side)}: {scores.get(q, sum(r['points'] for r in mine))}")
         for r in mine:
             lines.append(f"    {_signed(r['points'])}  {r['what']}")
         if not mine:
