@@ -69,7 +69,7 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
             answered: Sequence[str] | None = None) -> str:
     """The picture of ``view`` (a :func:`koryo_pbm.match.full_view`) as HTML or SVG text.
     It is for the player named in the view (``view["player"]``) if it has a private part."""
-    scene = game.picture(view)
+    scene = _with_breakdown(game.picture(view), game, view)
     frame = frame_of(doc, game.title, str(view.get("player", "") or ""), answered)
     if fmt == "svg":
         from .svg import svg
@@ -78,6 +78,27 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
     if fmt != "html":
         raise ValueError(f"unknown picture format {fmt!r}")
     return page(scene, frame)
+
+
+def _with_breakdown(scene: Scene, game: Game, view: Mapping[str, Any]) -> Scene:
+    """At the end of a game, the score breakdown (``Game.score_breakdown``) as a group of
+    panels under the table: one panel a player (a side of teammates once), a row a part."""
+    import dataclasses
+
+    from koryo_pbm.history import breakdown_sides
+
+    rows = game.score_breakdown(view)
+    if not rows:
+        return scene
+    panels = [Panel(title=f"{who}: {score}", key=f"breakdown-{who.replace(' + ', '-')}",
+                    facts=tuple(f"{r['points']:+d}  {r['what']}" for r in mine) or ("nothing scored",))
+              for who, score, mine in breakdown_sides(rows, list(view.get("players", [])),
+                                                      view.get("scores") or {})]
+    notes = tuple(str(r["what"]) for r in rows if not r.get("player"))
+    if notes:
+        panels.append(Panel(title="notes", key="breakdown-notes", facts=notes))
+    group = Group("Score breakdown", tuple(panels), "breakdown")
+    return dataclasses.replace(scene, groups=(*scene.groups, group))
 
 
 def public_picture(doc: GameDoc, *, fmt: str = "html") -> str:

@@ -298,3 +298,20 @@ def test_show_log_status_and_the_picture_say_who_answered_and_who_is_awaited(cli
     cli.ok("submit", "carol.toml", "--as", "carol", "--game", "g")
     everybody = "waiting for the moderator to resolve (alice, bob, carol answered)"
     assert everybody in cli.ok("show", "g").out and everybody in cli.ok("status", "g").out
+
+
+# -- card values in the text view; no Merchant power ---------------------------------------------
+
+
+def test_the_text_view_gives_card_values_and_no_merchant_power(cli):
+    from pathlib import Path
+
+    position = Path(__file__).resolve().parents[2] / "examples" / "positions" / "koryo-barbarian-guardian.toml"
+    lines = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob", "carol"]}
+    cli.ok("new", "g", "--as", "mod", "--position", str(position),
+           *[a for n in ("alice", "bob", "carol") for a in ("--player", f"{n}={lines[n]}")])
+    out = cli.ok("show", "g", "--as", "alice").out
+    assert "    table: merchant (9) ×2, priest (4)\n" in out  # (alice's table in the position)
+    assert "your face-down cards: barbarian (event, -1) ×2\n" in out
+    powers = next(line for line in out.splitlines() if line.startswith("powers: "))
+    assert "guardian carol" in powers and "merchant" not in powers  # the Merchant has no power
