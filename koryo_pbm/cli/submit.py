@@ -105,11 +105,15 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     from koryo_pbm.store.atomic import write_atomic
 
     folder, path = game_paths(target)
+    if target is None and not path.exists():
+        raise UsageError(f"no game file here ({path}): name the game with --game DIR|FILE, or run submit "
+                         "in the game's folder")
     doc = match.load_doc(path)
     remember(doc)
     identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors (Notepad) write first
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
     replaced = earlier_orders(folder, doc, envelope.player)
     again = f" (they replace your earlier orders for {envelope.decision}: {replaced})" if replaced else ""

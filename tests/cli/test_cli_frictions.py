@@ -315,3 +315,26 @@ def test_the_text_view_gives_card_values_and_no_merchant_power(cli):
     assert "your face-down cards: barbarian (event, -1) ×2\n" in out
     powers = next(line for line in out.splitlines() if line.startswith("powers: "))
     assert "guardian carol" in powers and "merchant" not in powers  # the Merchant has no power
+
+
+# -- an orders file with a byte-order mark; submit without --game ------------------------------
+
+
+def test_an_orders_file_with_a_byte_order_mark_is_read(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "alice", "-o", "alice.toml")
+    text = (cli.cwd / "alice.toml").read_text(encoding="utf-8")
+    (cli.cwd / "notepad.toml").write_bytes(text.encode("utf-8-sig"))  # as Notepad saves it
+    r = cli.ok("submit", "notepad.toml", "--as", "alice", "--game", "g")
+    assert r.err.startswith("submitted alice's orders for r1-orders: ")
+    r = cli.ok("submit", "-", "--as", "alice", "--game", "g", stdin="\ufeff" + text)
+    assert r.err.startswith("submitted alice's orders for r1-orders: ")
+
+
+def test_submit_without_a_game_here_names_the_game_option(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "alice", "-o", "alice.toml")
+    r = cli.fails("submit", "alice.toml", "--as", "alice", code=2)
+    assert r.err == ("koryo-pbm: error: no game file here (game.toml): name the game with --game DIR|FILE, "
+                     "or run submit in the game's folder\n")
+    assert not (cli.cwd / "g" / "inbox").exists() or not list((cli.cwd / "g" / "inbox").iterdir())
