@@ -90,8 +90,9 @@ def choose(game: Any, state: Any, name: str, hint: dict[str, Any] | None,
 @click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, out: Path | None) -> None:
-    """Answer the decision the game in DIR or FILE (default: here) waits for from numbered
-    menus of your legal choices, then confirm: the signed, sealed envelope goes into the
+    """Tell what happened since you last looked, then answer the decision the game in DIR or
+    FILE (default: here) waits for from numbered menus of your legal choices (orders already in
+    are replaced), then confirm: the signed, sealed envelope goes into the
     game's inbox/ (shared folder) or, with --out FILE, into FILE to mail (- for standard
     output; the menus then go to standard error).
 
