@@ -3,19 +3,32 @@
 The baseline is the bare imports no call can avoid: starting Python and importing click,
 tomllib and cryptography's Ed25519 (every command reads a TOML file and verifies a
 signature). Each command is timed as a real process, interleaved with the baseline run after
-run, and the medians are compared:
+run (one round times the baseline, then every command once), and the medians are compared: by the wall clock (the goal's measure) and by the
+processes' CPU time (less disturbed by other work on the machine).
+Goals (issue 19):
 
-* ``koryo-pbm status`` on a game in progress — goal: at most 1.3× the baseline;
-* ``koryo-pbm demo`` — a complete 4-player Koryo game through the real protocol (keys, new,
-  orders files, envelopes in the inbox, resolve) — goal: at most 3× the baseline.
+* ``status`` on a game in progress (one envelope in the inbox) — at most 1.2x the baseline;
+* ``show --as``, ``orders``, ``submit --out``, ``resolve`` with nothing new in the inbox,
+  ``resolve`` completing a decision (every order in), ``play`` to its first menu (standard
+  input at its end: the menu is printed, nothing is submitted), ``verify`` of a finished
+  4-player game — each at most 1.6x the baseline;
+* ``demo`` — a complete 4-player Koryo game through the real protocol (keys, new, orders
+  files, envelopes in the inbox, resolve) — at most 3x the baseline.
 
-Run: ``python benchmarks/bench_cli.py [--runs 15]``.
+``--python`` (repeatable) times the commands of other installations in the same run, each in
+its own folders (e.g. ``--python /tmp/before/.venv/bin/python --python .venv/bin/python``, to
+compare a change before and after); the default is this interpreter.
+
+Run: ``python benchmarks/bench_cli.py [--runs 15] [--no-demo] [--python PY ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,61 +36,142 @@ import tempfile
 import time
 from pathlib import Path
 
-BASELINE = [sys.executable, "-c", "import click, tomllib, cryptography.hazmat.primitives.asymmetric.ed25519"]
-# What a demo cannot avoid on top: writing TOML, sealing (HPKE, X25519), key files, and the
-# entry points through which every game, built-in or not, is found.
-DEMO_BASELINE = [sys.executable, "-c", "import click, tomllib, tomli_w, importlib.metadata, "
-                 "cryptography.hazmat.primitives.hpke, cryptography.hazmat.primitives.serialization, "
-                 "cryptography.hazmat.primitives.asymmetric.ed25519, cryptography.hazmat.primitives.asymmetric.x25519"]
-CLI = [sys.executable, "-m", "koryo_pbm"]
+BASE_IMPORTS = "import click, tomllib, cryptography.hazmat.primitives.asymmetric.ed25519"
+PLAYERS = ["alice", "bob", "carol", "dave"]
+GOALS = {"status": 1.2, "demo": 3.0}
+DEFAULT_GOAL = 1.6
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+def timed(cmd: list[str], env: dict[str, str], cwd: Path, *, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """The wall time of one run of ``cmd`` and its CPU time (user + system: what the load of a
+    shared machine changes less)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    code = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code not in ok:
+        raise SystemExit(f"bench_cli: {' '.join(cmd)} exited {code}")
+    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+class Install:
+    """One installation's commands and the folders they run on."""
+
+    def __init__(self, python: str, root: Path, demo: bool) -> None:
+        self.python = os.path.abspath(python)  # not resolved: a virtualenv's python is a link
+        self.root = root
+        root.mkdir(parents=True)
+        self.env = {**os.environ, "KORYO_PBM_HOME": str(root / "home")}
+        # As installed by pip, modules run from their byte-compiled files: let Python write them
+        # (some environments forbid it), and warm up before timing.
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
+        self.cli = [self.python, "-m", "koryo_pbm"]
+        self.demo = demo
+
+    def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+        proc = subprocess.run([*self.cli, *args], env=self.env, cwd=self.root, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+        if proc.returncode not in ok:
+            raise SystemExit(f"bench_cli: koryo-pbm {' '.join(args)}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def set_up(self) -> None:
+        r = self.root
+        keys = {name: self.run("keygen", name).strip() for name in ["mod", *PLAYERS]}
+        new = ["new", str(r / "g"), "--as", "mod", "--seed", "bench"]
+        for p in PLAYERS:
+            new += ["--player", f"{p}={keys[p]}"]
+        self.run(*new)
+        shutil.copytree(r / "g", r / "idle")  # resolve with nothing new: an empty inbox
+        # Every order of the first decision in the inbox: resolve completes it (on a fresh copy each run).
+        shutil.copytree(r / "g", r / "full")
+        waiting = json.loads(self.run("status", str(r / "g"), "--json"))["waiting_for"]
+        for p in waiting:
+            self.run("orders", str(r / "full"), "--as", p, "-o", str(r / f"o-{p}.toml"))
+            self.run("submit", str(r / f"o-{p}.toml"), "--as", p, "--game", str(r / "full"))
+        # The common case for status: a game in progress with one envelope in the inbox.
+        self.first = waiting[0]
+        self.second = waiting[1] if len(waiting) > 1 else waiting[0]
+        self.run("submit", str(r / f"o-{self.first}.toml"), "--as", self.first, "--game", str(r / "g"))
+        # A finished 4-player game to verify.
+        self.run("demo", "--seed", "bench-verify", "--dir", str(r / "finished"))
+        self.commands: dict[str, tuple[list[str], tuple[int, ...]]] = {
+            "status": (["status", str(r / "g")], (0,)),
+            "show --as": (["show", str(r / "g"), "--as", self.first], (0,)),
+            "orders": (["orders", str(r / "g"), "--as", self.second, "-o", str(r / "out.toml")], (0,)),
+            "submit --out": (["submit", str(r / f"o-{self.first}.toml"), "--as", self.first, "--game",
+                              str(r / "g"), "--out", str(r / "envelope.txt")], (0,)),
+            "resolve (nothing new)": (["resolve", str(r / "idle"), "--as", "mod"], (0,)),
+            "resolve (a decision)": (["resolve", str(r / "run"), "--as", "mod"], (0,)),
+            # standard input at its end: the first menu is printed, then "no answer", exit 1
+            "play (first menu)": (["play", str(r / "g"), "--as", self.second], (1,)),
+            "verify": (["verify", str(r / "finished")], (0,)),
+        }
+        if self.demo:
+            self.commands["demo"] = (["demo", "--seed", "bench"], (0,))
+
+    def time(self, label: str, i: int) -> tuple[float, float]:
+        args, ok = self.commands[label]
+        r = self.root
+        if label == "orders":
+            (r / "out.toml").unlink(missing_ok=True)
+        env = self.env
+        if label == "resolve (a decision)":
+            # a fresh copy of the game and of the home (whose memory of games seen would
+            # otherwise take the copy for a rolled-back file)
+            for name in ("run", "run-home"):
+                shutil.rmtree(r / name, ignore_errors=True)
+            shutil.copytree(r / "full", r / "run")
+            shutil.copytree(r / "home", r / "run-home")
+            env = {**env, "KORYO_PBM_HOME": str(r / "run-home")}
+        if label == "demo":
+            args = ["demo", "--seed", f"bench-{i}"]
+        return timed([*self.cli, *args], env, r, ok=ok)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--python", action="append", help="an installation's interpreter (repeatable)")
+    parser.add_argument("--no-demo", action="store_true", help="leave out demo (the slowest)")
     args = parser.parse_args()
+    pythons = args.python or [sys.executable]
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        env = {**os.environ, "KORYO_PBM_HOME": str(tmp_path / "home")}
-        # As installed by pip, modules run from their byte-compiled files: let Python write them
-        # (some environments forbid it), and warm up before timing.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        # A game in progress, with one player's envelope in the inbox: the common case.
-        keys = {}
-        for name in ["mod", "alice", "bob", "carol", "dave"]:
-            keys[name] = subprocess.run([*CLI, "keygen", name], env=env, check=True, capture_output=True,
-                                        text=True).stdout.strip()
-        new = [*CLI, "new", str(tmp_path / "g"), "--as", "mod", "--seed", "bench"]
-        for p in ["alice", "bob", "carol", "dave"]:
-            new += ["--player", f"{p}={keys[p]}"]
-        subprocess.run(new, env=env, check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([*CLI, "orders", str(tmp_path / "g"), "--as", "alice", "-o", str(tmp_path / "o.toml")],
-                       env=env, check=True, stderr=subprocess.DEVNULL)
-        subprocess.run([*CLI, "submit", str(tmp_path / "o.toml"), "--as", "alice", "--game", str(tmp_path / "g")],
-                       env=env, check=True, stderr=subprocess.DEVNULL)
-
-        for _ in range(2):
-            timed(BASELINE, env, tmp_path)
-            timed([*CLI, "status", str(tmp_path / "g")], env, tmp_path)
-            timed([*CLI, "demo", "--seed", "warm-up"], env, tmp_path)
-        base, demo_base, status, demo = [], [], [], []
+        baseline = [pythons[0], "-c", BASE_IMPORTS]
+        installs = [Install(py, tmp_path / f"i{n}", not args.no_demo) for n, py in enumerate(pythons)]
+        for inst in installs:
+            inst.set_up()
+        labels = list(installs[0].commands)
+        for i in range(2):  # warm-up: byte-compiled files, the page cache
+            timed(baseline, installs[0].env, tmp_path)
+            for inst in installs:
+                for label in labels:
+                    inst.time(label, -1 - i)
+        base: list[tuple[float, float]] = []
+        times: dict[tuple[int, str], list[tuple[float, float]]] = {(n, label): [] for n in range(len(installs))
+                                                                   for label in labels}
         for i in range(args.runs):
-            base.append(timed(BASELINE, env, tmp_path))
-            status.append(timed([*CLI, "status", str(tmp_path / "g")], env, tmp_path))
-            demo_base.append(timed(DEMO_BASELINE, env, tmp_path))
-            demo.append(timed([*CLI, "demo", "--seed", f"bench-{i}"], env, tmp_path))
-        b, db = statistics.median(base), statistics.median(demo_base)
-        s, d = statistics.median(status), statistics.median(demo)
-        print(f"baseline A (python, click, tomllib, ed25519):        {b * 1000:6.1f} ms (median of {args.runs})")
-        print(f"baseline B (A + tomli_w, metadata, hpke, x25519...): {db * 1000:6.1f} ms")
-        print(f"koryo-pbm status:            {s * 1000:6.1f} ms = {s / b:.2f}x A (goal <= 1.3x)")
-        print(f"koryo-pbm demo (4 players):  {d * 1000:6.1f} ms = {d / b:.2f}x A, {d / db:.2f}x B (goal <= 3x)")
+            base.append(timed(baseline, installs[0].env, tmp_path))
+            for n, inst in enumerate(installs):
+                for label in labels:
+                    times[(n, label)].append(inst.time(label, i))
+        b = statistics.median(w for w, _ in base)
+        bc = statistics.median(c for _, c in base)
+        print(f"baseline (python, click, tomllib, ed25519): {b * 1000:6.1f} ms wall, {bc * 1000:6.1f} ms CPU "
+              f"(medians of {args.runs} rounds)")
+        for n, inst in enumerate(installs):
+            if len(installs) > 1:
+                print(f"{inst.python}:")
+            for label in labels:
+                t = statistics.median(w for w, _ in times[(n, label)])
+                c = statistics.median(c for _, c in times[(n, label)])
+                goal = GOALS.get(label, DEFAULT_GOAL)
+                mark = "ok" if t / b <= goal else "OVER"
+                print(f"  {label:<22} {t * 1000:7.1f} ms = {t / b:5.2f}x  (goal <= {goal}x: {mark});  "
+                      f"CPU {c * 1000:6.1f} ms = {c / bc:5.2f}x")
 
 
 if __name__ == "__main__":

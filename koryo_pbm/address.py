@@ -18,7 +18,9 @@ _ADDRESS = re.compile(rf"(?!-){_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})*")
 
 def check_address(address: str, *, who: str = "address") -> str:
     """``address`` if it is a plain mail address (``alice@example.org``), else ``UsageError``."""
-    if not isinstance(address, str) or len(address) > MAX_ADDRESS or not _ADDRESS.fullmatch(address):
+    if isinstance(address, str) and len(address) > MAX_ADDRESS:
+        raise UsageError(f"{who} is {len(address)} characters long: RFC 5321 allows at most {MAX_ADDRESS}")
+    if not isinstance(address, str) or not _ADDRESS.fullmatch(address):
         shown = address[:80] if isinstance(address, str) else type(address).__name__
         raise UsageError(f"{who} {shown!r} is not a mail address (write it as name@example.org)")
     return address

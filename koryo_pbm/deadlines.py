@@ -35,7 +35,9 @@ MAX_ABANDON = 100
 MISSED = ("wait", "bot")
 DEFAULT_KIND = "default"
 SERVICE_KEYS = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-                "missed_in_row")
+                "missed_in_row", "press", "state_mail")
+PRESS = ("private", "public", "none")  # press between players: any, only to all players, none
+STATE_MAIL = ("turn", "all")  # the judge mails game.toml to the players who must act, or to all
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:\d{1,6}[wdhm])+")
@@ -150,6 +152,8 @@ class Policy:
     bots: dict[str, str] = field(default_factory=dict)
     abandoned: list[str] = field(default_factory=list)
     missed_in_row: dict[str, int] = field(default_factory=dict)
+    press: str = ""  # "" is "private": press to any players
+    state_mail: str = ""  # "" is "turn" (the judge's default): game.toml to the players who must act
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""
@@ -191,6 +195,10 @@ class Policy:
             table["abandoned"] = list(self.abandoned)
         if self.missed_in_row:
             table["missed_in_row"] = dict(self.missed_in_row)
+        if self.press:
+            table["press"] = self.press
+        if self.state_mail:
+            table["state_mail"] = self.state_mail
         return table
 
     def next_step(self, deadline: datetime, who: str = "them") -> str:
@@ -273,6 +281,11 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
                 isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_ABANDON for v in counts.values()):
             raise FormatError("'service.missed_in_row' must be a table of counts")
         p.missed_in_row = dict(counts)
+        for key, allowed in (("press", PRESS), ("state_mail", STATE_MAIL)):
+            value = table.get(key, "")
+            if value and value not in allowed:
+                raise FormatError(f"'service.{key}' must be one of {', '.join(allowed)}")
+            setattr(p, key, value)
     except DeadlineError as exc:
         raise FormatError(str(exc)) from None
     if players:

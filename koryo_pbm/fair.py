@@ -20,14 +20,16 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, State
 from koryo_pbm.errors import FormatError, OrderError, PositionError
+
+if TYPE_CHECKING:  # the bots' generators, which callers make
+    import random
 
 JOIN = "join"  # the id and the kind of the join decision
 DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game file's ``deal``)
@@ -139,6 +141,9 @@ class Joining(Game):
         value = hint.get("contribution") if hint else None
         return {"contribution": value if is_contribution(value) else new_contribution(),
                 "commitment": state.commitment}
+
+    def menu_room(self, kind: str) -> int:
+        return 2048 if kind == JOIN else self.inner.menu_room(kind)
 
     def bot_order(self, state: State, player: str, level: str, rng: random.Random,
                   budget: float, clock: Callable[[], float]) -> dict[str, Any]:

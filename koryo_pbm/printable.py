@@ -14,12 +14,18 @@ surrogates (a file name that is not valid UTF-8).
 from __future__ import annotations
 
 import re
+from functools import cache
 
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_UNSAFE_CHARS = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 # For JSON, which already escapes C0 and backslash: what is left that a terminal obeys.
-_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_JSON_CHARS = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+
+
+@cache
+def _pattern(chars: str) -> re.Pattern[str]:
+    # compiled on first use: most text is printable (str.isprintable() is true for none of these
+    # characters), and compiling these classes costs every command a few milliseconds
+    return re.compile(f"[{chars}]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -30,10 +36,14 @@ def _escape(m: re.Match[str]) -> str:
 def printable(text: object) -> str:
     """``str(text)`` with every control, bidi and separator character escaped visibly."""
     s = str(text)
-    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
+    if s.isprintable():  # none of them is printable (Cc, Cf, Zl, Zp, Cs): nothing to escape
+        return s
+    return _pattern(_UNSAFE_CHARS).sub(_escape, s)
 
 
 def json_safe(encoded: str) -> str:
     """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with C1, DEL and bidi characters
     (and lone surrogates) written as ``\\uXXXX``: the same JSON value, nothing a terminal would act on."""
-    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
+    if encoded.isprintable():
+        return encoded
+    return _pattern(_UNSAFE_JSON_CHARS).sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)

@@ -33,16 +33,21 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from koryo_pbm import fair
 from koryo_pbm.crypto import commit
-from koryo_pbm.crypto.envelope import check_inner, parse_one
+from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
+from koryo_pbm.crypto.receipt import Receipt
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.store.submissions import Submission, latest
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -58,7 +63,8 @@ class Check:
 @dataclass
 class Report:
     checks: list[Check] = field(default_factory=list)
-    fair_proof: bool = False  # the deal was not chosen by the moderator alone
+    fair_proof: bool = False  # no contribution to the deal is anyone's word alone (see word_alone)
+    not_fair: str = ""  # why not, for the verdict: "its deal was chosen by the moderator", ...
 
     @property
     def ok(self) -> bool:
@@ -85,20 +91,159 @@ def _scores(scores: Any) -> str:
     return ", ".join(f"{p} {s}" for p, s in scores.items())
 
 
-def verify_game(doc: GameDoc, *, player: str | None = None,
-                submitted: Sequence[Submission] | None = None) -> Report:
+def verify_game(doc: GameDoc, *, player: str | None = None, submitted: Sequence[Submission] | None = None,
+                receipts: Sequence[Receipt] = ()) -> Report:
     """Check the finished game ``doc`` (already read: signature and hash chain checked). With
-    ``player``, also that every envelope in ``submitted`` (this machine's record) counted."""
+    ``player``, also that every envelope in ``submitted`` (this machine's record) counted, and
+    that no decision the player has a receipt (``receipts``, the moderator's, checked by the
+    caller) or a record of a submission for was played by the bot in their place."""
     report = Report(checks=[Check("file", True, f"signed by moderator {doc.moderator.fingerprint()}; the log's hash "
                                                 f"chain holds ({len(doc.log)} entries, version {doc.version})")])
     try:
-        _verify(doc, report, player, submitted)
+        _verify(doc, report, player, submitted, receipts)
     except _Fail as fail:
         report.checks.append(Check(fail.name, False, fail.detail))
     return report
 
 
-def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None) -> None:
+def _when(text: str) -> datetime | None:
+    """A UTC time as koryo-pbm writes them (``2026-11-27T18:00:00Z``, fractions allowed)."""
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+@dataclass
+class _Service:
+    """What the public policy let the moderator's bot do at each log entry, replayed from the
+    log: which key holds each seat (a bot seat holds the moderator's), the seats abandoned, the
+    missed decisions in a row, the deadlines the moderator moved. The policy's fixed part
+    (deadlines, grace, missed, bot level, abandon-after) is the file's ``[service]``."""
+
+    policy: Any
+    moderator: str
+    keys: dict[str, str]
+    abandoned: set[str] = field(default_factory=set)
+    in_row: dict[str, int] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
+    played: dict[tuple[str, str], tuple[str, str | None]] = field(default_factory=dict)  # (decision, seat) -> why, resolved
+
+    @classmethod
+    def of(cls, doc: GameDoc) -> _Service:
+        from koryo_pbm import deadlines
+        from koryo_pbm.match.policy import TAKEN_OVER_NOTE
+
+        try:
+            policy = deadlines.policy_of(doc.service, list(doc.players))
+        except KoryoPbmError as exc:
+            raise _Fail("bots", f"the game's policy cannot be read: {exc}") from None
+        keys = {name: key.fingerprint() for name, key in doc.players.items()}
+        first: dict[str, str] = {}
+        for entry in doc.log:
+            for text in entry["events"]:
+                m = TAKEN_OVER_NOTE.fullmatch(str(text))
+                if m and m["seat"] not in first:
+                    first[m["seat"]] = m["old"]
+        keys.update(first)  # the key each seat began with
+        return cls(policy, doc.moderator.fingerprint(), keys)
+
+    def service_entry(self, entry: dict[str, Any]) -> None:
+        """A seat taken over (its abandoned flag and count cleared), a deadline moved."""
+        from koryo_pbm.match.policy import MOVED_NOTE, TAKEN_OVER_NOTE
+
+        for text in entry["events"]:
+            m = TAKEN_OVER_NOTE.fullmatch(str(text))
+            if m:
+                self.keys[m["seat"]] = m["new"]
+                self.abandoned.discard(m["seat"])
+                self.in_row.pop(m["seat"], None)
+            moved = MOVED_NOTE.fullmatch(str(text))
+            if moved:
+                self.moved[moved["decision"]] = moved["when"]
+
+    def check(self, where: str, decision: Any, bots_here: set[str], notes: list[str]) -> None:
+        """Each order the bot played in this entry was allowed by the policy then; then the
+        count of missed decisions and the abandonments the entry notes."""
+        from koryo_pbm import deadlines
+        from koryo_pbm.match.policy import ABANDON_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, MISSED_NOTE
+
+        policy = self.policy
+        level = policy.bot_level or "random"
+        for note in notes:
+            m = BOT_SEAT_NOTE.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                if self.keys.get(seat) != self.moderator:
+                    raise _Fail("bots", f"{where} says the bot played {seat}'s seat, but {seat}'s seat is held by a "
+                                        f"player's key ({self.keys.get(seat)}), not a bot seat: {seat}'s order may "
+                                        "have been dropped")
+                self.played[(decision.id, seat)] = ("seat", None)
+                continue
+            m = ABANDONED_NOTE.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                if seat not in self.abandoned:
+                    raise _Fail("bots", f"{where} says {seat}'s seat is abandoned, but the log never abandoned it "
+                                        f"(or a new player took it over since): {seat}'s order may have been dropped")
+                self.played[(decision.id, seat)] = ("abandoned", None)
+                continue
+            m = MISSED_NOTE.fullmatch(note)
+            if m and m["seat"] in bots_here:
+                seat = m["seat"]
+                said = f"{where} says {seat} missed the deadline and the bot played for them, but"
+                after = f": {seat}'s order may have been dropped"
+                if policy.missed != "bot":
+                    raise _Fail("bots", f"{said} missed orders wait in this game (its policy is not --missed bot){after}")
+                if policy.duration(decision.kind) is None:
+                    raise _Fail("bots", f"{said} the game gives its {decision.kind} decisions no deadline{after}")
+                if m["deadline"] is None:
+                    raise _Fail("bots", f"{said} the log does not record the deadline and when the decision was "
+                                        f"resolved{after}")
+                deadline, resolved = _when(m["deadline"]), _when(m["resolved"])
+                if deadline is None or resolved is None:
+                    raise _Fail("bots", f"{said} its times are not UTC times{after}")
+                grace = policy.grace_period()
+                if resolved < deadline + grace:
+                    raise _Fail("bots", f"{said} it was resolved at {m['resolved']}, before the deadline "
+                                        f"{m['deadline']} and its grace ({policy.grace or 'none'}) had passed{after}")
+                if decision.id in self.moved and self.moved[decision.id] != deadlines.human(deadline):
+                    raise _Fail("bots", f"{said} its deadline {m['deadline']} is not the one the log last set for "
+                                        f"{decision.id} ({self.moved[decision.id]}){after}")
+                if m["level"] != level:
+                    raise _Fail("bots", f"{said} the policy's bot is {level}, not {m['level']}{after}")
+                self.played[(decision.id, seat)] = ("missed", m["resolved"])
+                self.in_row[seat] = self.in_row.get(seat, 0) + 1
+        for seat in decision.players:
+            if seat not in bots_here:
+                self.in_row.pop(seat, None)
+        for note in notes:
+            m = ABANDON_NOTE.fullmatch(note)
+            if m:
+                seat, count = m["player"], int(m["count"])
+                if not policy.abandon_after or count != self.in_row.get(seat) or count < policy.abandon_after:
+                    raise _Fail("bots", f"{where} abandons {seat}'s seat after {count} missed decisions, but the "
+                                        f"policy and the log do not (abandon after {policy.abandon_after or 'never'}, "
+                                        f"{self.in_row.get(seat, 0)} missed in a row)")
+                self.abandoned.add(seat)
+                self.in_row.pop(seat, None)
+
+
+def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> bool:
+    """Whether the published order of ``player`` for ``decision`` is somebody's word alone:
+    ``digest`` is ``None`` for an order the moderator's bot played, which nobody but the
+    moderator can check (a bot seat's contribution to the deal could be tried until the deal
+    suits the moderator). A player's signed order is not: it is checked against their keys.
+
+    The one place ``fair_proof`` asks: a bot order that anyone re-derives from public values
+    (a generator seeded by the game id, the seat and the decision, replayed by ``verify``)
+    is no longer anyone's word, and this is where that is said."""
+    return digest is None
+
+
+def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
+            receipts: Sequence[Receipt]) -> None:
     from koryo_pbm import match
 
     add = report.checks.append
@@ -127,9 +272,17 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
             if body.get("commitment") != doc.seed_commitment:
                 raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
                                     "secret was changed after the players joined")
-        report.fair_proof = True
-        add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
-                                "contribution: no single party chose it"))
+        alone = [name for name, (digest, _, _) in joins.items() if word_alone(doc, fair.JOIN, name, digest)]
+        if alone:
+            who = ", ".join(alone)
+            report.not_fair = f"the contribution of {who} to its deal is the moderator's word"
+            add(Check("deal", True, f"dealt from the moderator's committed secret and the contributions, but the "
+                                    f"moderator's bot made {who}'s: the moderator could try contributions until the "
+                                    "deal suited it; not fair-proof"))
+        else:
+            report.fair_proof = True
+            add(Check("deal", True, "dealt from the moderator's committed secret and every player's signed "
+                                    "contribution: no single party chose it"))
         state: Any = fair.JoinState(doc.game_id, tuple(doc.players), doc.seed, replay.get("first"),
                                     dict(replay.get("options", {})), doc.seed_commitment)
     else:
@@ -145,10 +298,17 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         except KoryoPbmError as exc:
             raise _Fail("deal", f"the published set-up cannot be dealt: {exc}") from None
         how = "a position" if doc.deal == "position" else "a seed given at `new`"
+        report.not_fair = "its deal was chosen by the moderator"
         add(Check("deal", True, f"the deal was chosen by the moderator ({how}): not fair-proof"))
-    add(Check("orders", True, f"every published order is signed by its player ({len(replay['orders'])} envelopes)"))
+    bot_orders = sum(1 for by in orders.values() for digest, _, _ in by.values() if digest is None)
+    signed_orders = sum(len(by) for by in orders.values()) - bot_orders
+    bot_part = (f"; {bot_orders} order{'s' if bot_orders != 1 else ''} the moderator's bot played (for a bot seat, "
+                "an abandoned seat or a missed deadline), which no player signed" if bot_orders else "")
+    add(Check("orders", True, f"every order a player made is signed by that player ({signed_orders} "
+                              f"envelope{'s' if signed_orders != 1 else ''}){bot_part}"))
 
     used: set[tuple[str, str]] = set()
+    service = _Service.of(doc)
     for i, entry in enumerate(doc.log, 1):
         where = f"log entry {i} ({entry['decision']})"
         decision = game.pending(state)
@@ -157,6 +317,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         if decision.id != entry["decision"]:
             raise _Fail("replay", f"{where}: the replayed game waits for {decision.id} there")
         if match.is_service_entry(entry):  # a deadline moved, a seat taken over: nothing resolved
+            service.service_entry(entry)
             continue
         published = orders.get(decision.id, {})
         for p in decision.players:
@@ -192,6 +353,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         if bots_here - noted:
             raise _Fail("replay", f"{where}: an order of {sorted(bots_here - noted)[0]} is published as the bot's, "
                                   "but the log does not say the bot played for them")
+        service.check(where, decision, bots_here, [str(n) for n in notes])
         if texts != logged:
             diff = next((k for k, (a, b) in enumerate(zip(texts, logged, strict=False)) if a != b),
                         min(len(texts), len(logged)))
@@ -203,8 +365,12 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     unused = [(d, p) for d, by in orders.items() for p in by if (d, p) not in used]
     if unused:
         raise _Fail("replay", f"an order of {unused[0][1]} for {unused[0][0]} is published but no log entry counted it")
+    kinds = [why for why, _ in service.played.values()]
+    allowed = (f"; each of the bot's {len(kinds)} orders was allowed by the game's public policy then ("
+               f"{kinds.count('seat')} for bot seats, {kinds.count('abandoned')} for abandoned seats, "
+               f"{kinds.count('missed')} after a missed deadline and its grace)") if kinds else ""
     add(Check("replay", True, f"the rules replay every one of the {len(doc.log)} logged decisions from the published "
-                              "orders, event for event"))
+                              f"orders, event for event{allowed}"))
 
     still = game.pending(state)
     if still is not None:
@@ -224,7 +390,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     add(Check("end", True, f"the final scores, winners and public state are the replayed game's{result}"))
 
     if player is not None:
-        add(_check_submitted(doc, orders, player, submitted or ()))
+        add(_check_submitted(doc, orders, player, submitted or (), service.played, receipts))
 
 
 def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[str, tuple[str | None, dict, str]]]:
@@ -253,14 +419,23 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                     if (item["player"], key.fingerprint()) not in former:
                         raise _Fail("orders", f"{who} is signed by a key that the log never names as "
                                               f"{item['player']}'s former key")
-                env = parse_one(item["envelope"], who)
-                if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
-                    raise _Fail("orders", f"{who} is in an envelope for {env.player}, {env.decision} of game "
-                                          f"{env.game_id}")
-                env.verify(key)
                 inner = base64.b64decode(item["inner"], validate=True)
-                check_inner(env.header, item["orders"], inner, key)
-                digest, submitted = env.digest, env.submitted
+                if "envelope" in item:  # format v2: the whole envelope
+                    env = parse_one(item["envelope"], who)
+                    if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
+                        raise _Fail("orders", f"{who} is in an envelope for {env.player}, {env.decision} of game "
+                                              f"{env.game_id}")
+                    env.verify(key)
+                    check_inner(env.header, item["orders"], inner, key)
+                    digest, submitted = env.digest, env.submitted
+                else:  # format v3: the header the player signed with the orders, and the envelope's digest
+                    header = signed_header(game_id=doc.game_id, decision=item["decision"], answers=item["answers"],
+                                           player=item["player"], submitted=item["submitted"], nonce=item["nonce"],
+                                           moderator=doc.moderator.fingerprint(), sender=key.fingerprint())
+                    check_inner(header, item["orders"], inner, key)
+                    if not _DIGEST.fullmatch(item["digest"]):
+                        raise _Fail("orders", f"{who} has no envelope digest")
+                    digest, submitted = item["digest"], item["submitted"]
             game_id, decision_id, body = parse_orders(item["orders"], source=who)
         except (KoryoPbmError, binascii.Error, ValueError) as exc:
             raise _Fail("orders", f"{who} is not what {item['player']} signed: {exc}") from None
@@ -272,8 +447,37 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
     return out
 
 
+def _replaced_by_bot(player: str, orders: dict[str, dict[str, tuple[str | None, dict, str]]],
+                     submitted: Sequence[Submission], played: dict[tuple[str, str], tuple[str, str | None]],
+                     receipts: Sequence[Receipt]) -> None:
+    """Fail when the bot played ``player``'s order for a decision this machine holds the
+    moderator's receipt for (proof the order was in), or submitted for before the decision was
+    resolved (only the player knows that: the moderator may never have receipted it)."""
+    for decision, by in orders.items():
+        counted = by.get(player)
+        if counted is None or counted[0] is not None:
+            continue
+        why, resolved = played.get((decision, player), ("", None))
+        at = _when(resolved) if resolved else None
+        said = (f"{player}'s order for {decision} was replaced by the bot's"
+                + (f" (the log says {player} missed the deadline; resolved at {resolved})" if why == "missed" else ""))
+        for r in receipts:
+            h = r.header
+            received = _when(h["received"])
+            if (h["decision"], h["player"]) == (decision, player) and (at is None or (received and received <= at)):
+                raise _Fail("submitted", f"{said}, but the moderator's receipt for envelope {h['envelope'][:16]} "
+                                         f"(received {h['received']}) proves it was in on time")
+        for sub in submitted:
+            when = _when(sub.submitted)
+            if (sub.decision, sub.player) == (decision, player) and (at is None or (when and when <= at)):
+                raise _Fail("submitted", f"{said}, but this machine submitted it at {sub.submitted}; no receipt of it "
+                                         "is given here (verify --receipt FILE), so only you know it was sent in time")
+
+
 def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None, dict, str]]], player: str,
-                     submitted: Sequence[Submission]) -> Check:
+                     submitted: Sequence[Submission], played: dict[tuple[str, str], tuple[str, str | None]],
+                     receipts: Sequence[Receipt]) -> Check:
+    _replaced_by_bot(player, orders, submitted, played, receipts)
     mine = latest(submitted, player)
     if not mine:
         return Check("submitted", True, f"this machine recorded no envelope of {player} for this game: nothing to "
@@ -282,9 +486,13 @@ def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None,
     checked = 0
     for decision, last in mine.items():
         counted = orders.get(decision, {}).get(player)
-        if counted is None:
-            continue  # never resolved with this player's order (a decision that moved on)
+        if counted is None or counted[0] is None:
+            continue  # never resolved with this player's order (a decision that moved on, or late)
         checked += 1
+        if counted[0] == last.digest and counted[2] != last.submitted:
+            # v3 publishes the digest beside what the player signed: both must be of the envelope submitted here
+            raise _Fail("submitted", f"the orders published for {player} for {decision} were signed at {counted[2]}, "
+                                     f"not with the envelope the log counted ({last.submitted})")
         if counted[0] != last.digest:
             if counted[0] in known:
                 raise _Fail("submitted", f"the log counted an older envelope of {player} for {decision} than the last "

@@ -153,7 +153,10 @@ def _check(argv: list[str]) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("page", PAGES, ids=rel)
+UNITS = sorted((ROOT / "docs").glob("*.service"))  # the systemd unit files the moderators' guide offers
+
+
+@pytest.mark.parametrize("page", [*PAGES, *UNITS], ids=rel)
 def test_every_command_shown_is_one_the_command_line_accepts(page):
     shown = shown_commands(page)
     refused = [f"{shlex.join(argv[1:])}: {why}" for argv in shown if (why := _check(argv))]

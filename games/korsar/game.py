@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,7 +15,9 @@ from . import rules as R
 from . import storage, views
 from .state import KorsarState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
+    import random
+
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 
@@ -157,6 +158,9 @@ class KorsarGame(Game):
         return dict(example), lines
 
     # -- storage and views ---------------------------------------------------------------
+
+    def menu_room(self, kind: str) -> int:
+        return 6 * 1024  # a turn's menu: 2.4 KB at most in simulated games
 
     def menu(self, state: KorsarState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:

@@ -3,9 +3,8 @@ explained for an orders file."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.errors import IllegalOrder, OrderError
 
@@ -26,6 +25,9 @@ from .cards import (
     describe_counts,
 )
 from .state import KoryoState
+
+if TYPE_CHECKING:  # the bots' generators, which callers make
+    import random
 
 STEP_KEYS = {
     "reveal": ({"do"}, set()),

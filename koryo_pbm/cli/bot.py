@@ -122,7 +122,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, leve
     try:
         while True:
             if doc is not None:
-                remember(doc)
+                remember(doc, answering=True)
                 d = doc.decision
                 if d is None:
                     if as_json:

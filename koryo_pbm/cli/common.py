@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import KoryoPbmError, NoSuchKey, StaleError, StorageError, TamperedError, UsageError
+from koryo_pbm.errors import KoryoPbmError, NoSuchKey, StaleError, StorageError, UsageError
 from koryo_pbm.printable import json_safe, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -178,154 +176,30 @@ def warn_conflict_copies(folder: Path, path: Path) -> list[Path]:
     return copies
 
 
-# -- games seen: moderator key pinning and rollback detection ---------------------------------
+# -- games seen: the pin (koryo_pbm.pinning), said on the terminal ------------------------------
 
 
-def _seen_dir() -> Path:
-    from koryo_pbm.crypto.keys import keyring_dir
+def remember(doc: Any, *, strict: bool = False, answering: bool = False) -> str | None:
+    """Check ``doc`` against what this machine saw of its game and pin it (see
+    :mod:`koryo_pbm.pinning`); say what was found. Returns the date (UTC, ``YYYY-MM-DD``) the
+    moderator's key was first seen here, for players to compare out of band.
 
-    return keyring_dir().parent / "seen"
+    Another moderator key, two histories and two files of one version are refused (proof the
+    moderator signed both). An older file of the same history is said to be older, with both
+    version numbers and where the newer copy is; ``answering`` (``orders``, ``submit``,
+    ``play``, ``bot``) refuses it when its decision is resolved already; ``strict`` (the
+    moderator's commands) refuses any older file: resolving from it would fork the game."""
+    from koryo_pbm import pinning
+    from koryo_pbm.store.gamefile import signed_bytes
 
-
-def _pinned_copy(game_id: str) -> Path:
-    """Where the game file last pinned is kept: ``$KORYO_PBM_HOME/pinned/<game_id>.toml``."""
-    return _seen_dir().parent / "pinned" / f"{game_id}.toml"
-
-
-def _short(h: str) -> str:
-    return h.removeprefix("sha256:")[:16]
-
-
-def _file_digest(data: bytes | None) -> str | None:
-    """SHA-256 of a game file's signed bytes, line endings as signed (a copy whose line endings
-    a mail client turned into CRLF is the same file)."""
-    from koryo_pbm.crypto.keys import sha256_hex
-
-    return None if data is None else "sha256:" + sha256_hex(data.replace(b"\r\n", b"\n"))
-
-
-def _check_history(doc: Any, seen: dict[str, Any], copy: Path, digest: str | None) -> None:
-    """Refuse ``doc`` when its history does not extend the one pinned in ``seen`` (the head of
-    the log at the version last seen here), or when it is another file of the version seen
-    (``digest``: of its bytes): the moderator signed two different histories, or two files."""
-    from koryo_pbm.store.gamefile import head
-
-    last, pinned, length = seen.get("version"), seen.get("head"), seen.get("log_length")
-    if not (isinstance(last, int) and isinstance(pinned, str) and isinstance(length, int)):
-        return  # pinned before heads were (or nothing pinned yet)
-    where = f"the copy you saw is {copy}" if copy.is_file() else f"you saw it on this machine ({copy} is gone)"
-    keep = "keep both files: together they prove it (both carry the moderator's signature)"
-    mine = head(doc)
-    if doc.version == last and mine != pinned:
-        raise TamperedError(
-            f"the moderator signed two different histories of game {doc.game_id}: version {last} here has head "
-            f"{_short(mine)}, but the version {last} you saw has head {_short(pinned)}; {where}; {keep}")
-    seen_file = seen.get("file")
-    if doc.version == last and isinstance(seen_file, str) and digest is not None and digest != seen_file:
-        raise TamperedError(
-            f"the moderator signed two different files of version {last} of game {doc.game_id}: the same history, "
-            f"but another public state or other sealed parts (file {_short(digest)}, you saw {_short(seen_file)}); "
-            f"{where}; {keep}")
-    if doc.version < last and doc.log and copy.is_file():  # an older file: is it in the history seen?
-        from koryo_pbm.store.gamefile import read_game
-
-        try:
-            later = read_game(copy, expected_moderator=doc.moderator)
-        except KoryoPbmError:
-            later = None
-        n = len(doc.log)
-        if later is not None and later.game_id == doc.game_id and (
-                len(later.log) < n or later.log[n - 1].get("hash") != mine):
-            raise TamperedError(
-                f"the moderator signed two different histories of game {doc.game_id}: version {doc.version} here "
-                f"has head {_short(mine)} at log entry {n}, which is not in the history of the version {last} "
-                f"you saw; {where}; {keep}")
-    if doc.version > last:
-        if length == 0:
-            extends = len(doc.log) > 0 or mine == pinned
-        else:
-            extends = len(doc.log) >= length and doc.log[length - 1].get("hash") == pinned
-        if not extends:
-            at = (f"its log entry {length} has hash {_short(str(doc.log[length - 1].get('hash')))}"
-                  if len(doc.log) >= length > 0 else f"its log has {len(doc.log)} entries")
-            raise TamperedError(
-                f"the moderator rewrote the history of game {doc.game_id}: version {doc.version} here does not "
-                f"extend the version {last} you saw ({at}, but the history you saw ends with "
-                f"{_short(pinned)} at entry {length}); {where}; {keep}")
-
-
-def remember(doc: Any, *, strict: bool = False) -> str | None:
-    """Pin the moderator's key of a game on first sight; warn when a game file is older than
-    one verified before (a rollback), refuse when the moderator's key changed. Returns the date
-    (UTC, ``YYYY-MM-DD``) the key was first seen here, for players to compare out of band.
-
-    The head of the history (the hash of the last log entry) is pinned with the version, and a
-    copy of the game file is kept (``pinned/<game_id>.toml``, one per game): a
-    file of the same version with another head, or a later one whose log does not hold the
-    pinned head at its place, is refused as proof that the moderator signed two histories; so is
-    another file of the same version (its digest is pinned too: another hand dealt to you).
-
-    ``strict`` (the moderator's resolve) refuses a rollback too: resolving from an older state
-    would fork the game and let envelopes already counted count again."""
-    from koryo_pbm.store.atomic import write_atomic
-    from koryo_pbm.store.gamefile import head, signed_bytes
-
-    path = _seen_dir() / f"{doc.game_id}.toml"
-    copy = _pinned_copy(doc.game_id)
-    fingerprint = doc.moderator.fingerprint()
-    try:
-        seen = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        seen = {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        warn(f"the memory of games seen ({path}) is unreadable; starting it anew")
-        seen = {}
-    pinned = seen.get("moderator")
-    first_seen = seen.get("first_seen")
-    if not isinstance(first_seen, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", first_seen):
-        from datetime import UTC, datetime
-
-        first_seen = datetime.now(UTC).strftime("%Y-%m-%d")
-    if isinstance(pinned, str) and pinned != fingerprint:
-        raise TamperedError(
-            f"game {doc.game_id} is now signed by moderator key {fingerprint}, but it was signed by "
-            f"{pinned} before: this file is not from your moderator (delete {path} if the key really changed)"
-        )
-    data = signed_bytes(doc)
-    digest = _file_digest(data)
-    _check_history(doc, seen, copy, digest)
-    last = seen.get("version")
-    if isinstance(last, int) and doc.version < last:
-        if strict:
-            raise StaleError(
-                f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
-                f"it was rolled back to an earlier state; refusing to resolve from it (put the latest game "
-                f"file back, or delete {path} if you really mean to go on from this one)"
-            )
-        warn(
-            f"game {doc.game_id}: this file is version {doc.version}, but you have seen version {last}: "
-            "it was rolled back to an earlier state"
-        )
-        return first_seen
-    mine = head(doc)
-    if (last == doc.version and seen.get("moderator") == fingerprint and seen.get("first_seen") == first_seen
-            and seen.get("head") == mine and (copy.is_file() or data is None)
-            and (digest is None or seen.get("file") == digest)):
-        return first_seen
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if data is not None and (last != doc.version or not copy.is_file()):
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(copy, data)
-        if digest is None and last == doc.version and isinstance(seen.get("file"), str):
-            digest = seen["file"]  # this file was not read from disk here: keep the digest pinned
-        body = (f'game_id = "{doc.game_id}"\nmoderator = "{fingerprint}"\nversion = {doc.version}\n'
-                f'head = "{mine}"\nlog_length = {len(doc.log)}\nfirst_seen = "{first_seen}"\n'
-                + (f'file = "{digest}"\n' if digest is not None else ""))
-        write_atomic(path, body.encode("utf-8"))
-    except (OSError, StorageError) as exc:  # remembering is a help, not a condition
-        warn(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")
-    return first_seen
+    sight = pinning.pin(doc, signed_bytes(doc), strict=strict)
+    for note in sight.notes:
+        warn(note)
+    if sight.older is not None:
+        if answering and sight.older.resolved:
+            raise StaleError(sight.older.refusal())
+        warn(sight.older.sentence())
+    return sight.first_seen
 
 
 NOW_ENV = "KORYO_PBM_NOW"

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "orders": "orders",
     "submit": "submit",
     "play": "play",
+    "player-page": "player_page",
     "resolve": "resolve",
     "verify": "verify",
     "demo": "demo",
@@ -43,6 +44,8 @@ COMMANDS: dict[str, str] = {
     "wait": "wait",
     "receipt": "receipt",
     "completion": "completion",
+    "say": "say",
+    "read": "read",
 }
 
 _HELP_LINES = {
@@ -54,6 +57,7 @@ _HELP_LINES = {
     "orders": "Write an orders file for the pending decision.",
     "submit": "Sign and seal orders to the moderator.",
     "play": "Answer the pending decision from numbered menus, then submit.",
+    "player-page": "Write (or check) the player page: play with only a browser and mail.",
     "resolve": "Verify envelopes and advance the game (moderator).",
     "verify": "Replay a finished game and check everything the moderator did.",
     "demo": "Play a complete game between bots through the real protocol.",
@@ -68,6 +72,8 @@ _HELP_LINES = {
     "serve": "Run the judge: serve games by mail and shared folder (moderator).",
     "wait": "Wait until a player is waited for (for scripts).",
     "receipt": "Check a receipt from the judge.",
+    "say": "Write press to other players, sealed to each of them.",
+    "read": "Open press written to you.",
 }
 
 
@@ -105,7 +111,8 @@ def cli() -> None:
     signed, sealed orders; the moderator resolves them.
 
     \b
-    Players:    keygen, show, log, status, orders, submit, play, wait, bot, receipt
+    Players:    keygen, show, log, status, orders, submit, play, player-page, wait, bot, receipt,
+                say, read
     Moderator:  new, address, deadline, replace, resolve, serve, status
     Anyone:     verify (a finished game)
     Try it:     demo, simulate

@@ -138,12 +138,24 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
               help="The judge reminds missing players this long before the deadline (default: the judge's).")
 @click.option("--bot", "bot_specs", multiple=True, metavar="NAME=LEVEL",
               help="A seat the moderator's bot plays (no key needed; --player NAME=bot sets its place).")
+@click.option("--press", "press", type=click.Choice(["private", "public", "none"]), default="private",
+              show_default=True, help="Press between players (koryo-pbm say): to any players, only to all "
+                                      "players at once, or none.")
+@click.option("--state-mail", "state_mail", type=click.Choice(["turn", "all"]), default="turn", show_default=True,
+              help="What the judge mails when the game moves on: game.toml to the players who must act and a "
+                   "short text to the others (turn), or game.toml to every player (all).")
+@click.option("--invite", "invite_specs", multiple=True, metavar="NAME=ADDRESS",
+              help="A seat offered by mail: the judge (serve) mails ADDRESS an invitation, and a reply with a "
+                   "public key line takes the seat. The game is made when every seat is taken.")
+@click.option("--signup-deadline", "signup_deadline", default="7d", show_default=True, metavar="DURATION",
+              help="How long the invited players have to take their seats (--invite).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
-            remind: str | None, bot_specs: tuple[str, ...], as_json: bool) -> None:
+            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str,
+            invite_specs: tuple[str, ...], signup_deadline: str, as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
     archive/. Without --seed or --position the game begins with the join: every player
     contributes randomness to the deal, mixed with your secret (committed to in game.toml).
@@ -154,6 +166,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
           --email alice=alice@example.org --email bob=bob@example.net
       koryo-pbm new friday --as mod --player alice=alice.pub --player bob=bob.pub
           --bot carol=heuristic --deadline 3d --missed bot --abandon-after 3
+      koryo-pbm new club --as mod --invite alice=alice@example.org --invite bob=bob@example.net
+          (the judge, koryo-pbm serve, invites them by mail and makes the game once both seats are taken)
     """
     import shlex
 
@@ -174,13 +188,19 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
             raise UsageError(f"{name} is given a key and a bot: a bot seat has no key (--player {name}=bot)")
     for name in bot_seats:
         seats.setdefault(name, None)
-    if not seats:
+    invites = parse_email_specs(invite_specs, "--invite")
+    for name in invites:
+        if name in seats:
+            raise UsageError(f"{name} is given a seat with --player or --bot and an invitation: give one")
+    if not seats and not invites:
         raise UsageError("name the players: --player NAME=PUBLIC_KEY, once per player, in seat order")
     for name in email_specs:
         if name.partition("=")[0].strip() in bot_seats:
             raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
     now = now_utc()
     policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
+    policy.press = "" if press == "private" else press
+    policy.state_mail = "" if state_mail == "turn" else state_mail
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     options = {}
@@ -188,6 +208,9 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if "teams" not in game.options:
             raise SetupError(f"{game.title} has no teams")
         options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
+    if invites:
+        return _signup(directory, game, moderator, seats, invites, emails, policy, options, seed, first,
+                       position_file, signup_deadline, now, as_json)
     position = match.read_position(position_file) if position_file else None
     if position is not None and position.get("game", game.name) != game.name:
         raise SetupError(f"the position is for {position.get('game')!r}, not {game.name!r}")
@@ -221,3 +244,50 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     elif doc.deal != "joined":
         click.echo(f"deal: chosen by you ({'--position' if doc.deal == 'position' else '--seed'}): not fair-proof")
     click.echo(f"share {path} with the players (mail it, or share the folder)")
+
+
+def _signup(directory: Path, game, moderator, seats: dict, invites: dict[str, str], emails: dict[str, str], policy,
+            options: dict, seed: str | None, first: str | None, position_file: Path | None, signup_deadline: str,
+            now, as_json: bool) -> None:
+    """``new --invite``: the sign-up file the judge serves until every seat is taken."""
+    from koryo_pbm import signup
+    from koryo_pbm.deadlines import parse_duration
+
+    if position_file is not None:
+        raise UsageError("--invite makes a new deal: it cannot start from --position")
+    names = [*seats, *invites]
+    if first is not None and first not in names:
+        raise UsageError(f"--first {first}: not one of the players ({', '.join(names)})")
+    for name in emails:
+        if name not in seats:
+            raise UsageError(f"--email {name}: not a --player seat (an invited seat's address is its --invite)")
+    for spec in options.get("teams", []):
+        for member in spec:
+            if member not in names:
+                raise UsageError(f"--team names {member}, who is not a player")
+    from koryo_pbm.crypto.keys import validate_name
+
+    for name in names:
+        validate_name(name)
+    answer_by = now + parse_duration(signup_deadline, what="--signup-deadline")
+    record = signup.Signup(
+        game=game.name, answer_by=answer_by.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        seats=[*(signup.Seat(n, None if k is None else k.line(), emails.get(n)) for n, k in seats.items()),
+               *(signup.Seat(n, None, a, signup.new_code()) for n, a in invites.items())],
+        make={k: v for k, v in {"seed": seed, "first": first, "options": options,
+                                "service": policy.to_table()}.items() if v})
+    if (directory / GAME_FILE).exists() or (directory / signup.SIGNUP_FILE).exists():
+        raise StorageError(f"{directory} holds a game already: choose a new folder (nothing was changed)")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    signup.write(directory, record, moderator)
+    if as_json:
+        echo_json({"signup": str(directory / signup.SIGNUP_FILE), "game": game.name, "invited": list(invites),
+                   "seats": names, "answer_by": record.answer_by})
+        return
+    click.echo(f"{game.title} game {directory.name}: waiting for its seats (sign-up until {record.answer_by})")
+    click.echo(f"invited by mail: {', '.join(f'{n} ({a})' for n, a in invites.items())}")
+    click.echo("the judge (koryo-pbm serve) mails the invitations, takes the seats from the replies and makes "
+               "game.toml when every seat is taken")

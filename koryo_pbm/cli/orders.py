@@ -73,7 +73,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
 
     _, path = game_paths(target)
     doc = match.load_doc(path)
-    remember(doc)
+    remember(doc, answering=True)
     identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)

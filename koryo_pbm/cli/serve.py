@@ -39,9 +39,39 @@ def _plug_in(module: str, cls: str, option: str) -> Any:
         raise UsageError(f"{option} is not available in this koryo-pbm (no koryo_pbm.transport.{module})") from None
 
 
+_log_file: list[Any] = []  # the open --log-file, if any
+
+
 def _log(message: str) -> None:
+    from koryo_pbm.printable import printable
+
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-    click.echo(f"koryo-pbm serve: {stamp} {' '.join(message.split())}", err=True)
+    line = f"koryo-pbm serve: {stamp} {printable(' '.join(message.split()))}"
+    if _log_file:
+        try:
+            _log_file[0].write(line + "\n")
+            _log_file[0].flush()
+            return
+        except OSError as exc:  # a full disk: the log goes on on stderr, said once
+            _log_file.clear()
+            click.echo(f"koryo-pbm serve: {stamp} cannot write the log file ({exc.strerror or exc}); "
+                       "logging to stderr", err=True)
+    click.echo(line, err=True)
+
+
+def _close_log() -> None:
+    while _log_file:
+        with contextlib.suppress(OSError):
+            _log_file.pop().close()
+
+
+def _open_log(path: Path) -> None:
+    """Append to ``path`` (made if missing, mode 0600: the log names players' addresses)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        raise UsageError(f"cannot open the log file {path}: {exc.strerror or exc}") from None
+    _log_file[:] = [os.fdopen(fd, "a", encoding="utf-8", errors="replace")]
 
 
 @click.command("serve")
@@ -72,10 +102,15 @@ def _log(message: str) -> None:
               help="Seconds before the first retry of a mail that could not be sent (doubling, up to an hour).")
 @click.option("--remind", default="1d", show_default=True, metavar="DURATION",
               help="Remind missing players this long before a deadline (a game's own --remind wins).")
+@click.option("--moderator", "moderator", metavar="ADDRESS",
+              help="The moderator's own address: a player's mail to the judge without an envelope is forwarded "
+                   "there (at most 5 per game and player an hour) as well as answered.")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append the judge's log to this file (default: standard error).")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
             smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
-            poll: float, retry_base: float, remind: str) -> None:
+            poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -102,6 +137,10 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     from koryo_pbm.transport.sources import MaildirSource
 
     remind_before = parse_duration(remind, what="--remind")
+    if moderator is not None:
+        check_address(moderator, who="--moderator address")
+        if not from_header:
+            raise UsageError("--moderator needs mail: give --from, and --smtp or --sendmail")
     identity = load_identity(as_name, key_file)
     if smtp_url and sendmail:
         raise UsageError("give --smtp or --sendmail, not both")
@@ -134,8 +173,11 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
             smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP") or "", ca_file=ca_file)
     elif from_header:
         raise UsageError("--from needs a way to send: --smtp URL or --sendmail PATH")
+    _close_log()
+    if log_file is not None:
+        _open_log(log_file)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
-                  log=_log, retry_base=retry_base, remind=remind_before)
+                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)
         fixed = now_utc().timestamp()
         judge.clock = lambda: fixed
@@ -160,7 +202,9 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                 s.close()
         if once:  # cron: the running judge does the work; this run has nothing to do
             _log(f"{exc}; this run stops")
+            _close_log()
             return
+        _close_log()
         raise
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
@@ -187,3 +231,4 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
         judge_lock.__exit__(None, None, None)
     if not once:
         _log("stopped")
+    _close_log()

@@ -109,7 +109,7 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
         raise UsageError(f"no game file here ({path}): name the game with --game DIR|FILE, or run submit "
                          "in the game's folder")
     doc = match.load_doc(path)
-    remember(doc)
+    remember(doc, answering=True)
     identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)

@@ -114,6 +114,17 @@ def _validate_header(header: dict[str, str]) -> None:
         _check_field(key, header[key])
 
 
+def signed_header(*, game_id: str, decision: str, answers: str, player: str, submitted: str, nonce: str,
+                  moderator: str, sender: str) -> dict[str, str]:
+    """The header of an envelope of the current format with these fields (``answers`` without
+    its ``sha256:``), checked (``FormatError``): what a player signed with their orders, rebuilt
+    from the fields a finished game publishes (:func:`check_inner` then checks the signature)."""
+    header = {"format": FORMAT, "game_id": game_id, "decision": decision, "answers": answers, "player": player,
+              "submitted": submitted, "nonce": nonce, "moderator": moderator, "sender": sender}
+    _validate_header(header)
+    return header
+
+
 def header_bytes(header: dict[str, str]) -> bytes:
     """The canonical bytes of a (valid) header: ``key: value\\n`` lines in the fixed order."""
     return "".join(f"{k}: {header[k]}\n" for k in FIELDS).encode("ascii")
@@ -344,6 +355,12 @@ def _parse_block(lines: list[str]) -> Envelope:
         raise FormatError("envelope body is not canonical base64")
     if len(raw) < _HPKE_OVERHEAD + 2 * SIGNATURE_SIZE:
         raise FormatError("envelope body is too short")
+    if (len(raw) - _HPKE_OVERHEAD - 2 * SIGNATURE_SIZE) % PAD_QUANTUM:
+        # a v2 envelope seals whole blocks of PAD_QUANTUM: a body of another length lost (or
+        # gained) lines on the way, most often a line left out of a paste. Said here, before any
+        # signature is checked: "it was changed" would sound like cheating and give no next step
+        raise FormatError(f"envelope body is cut: {len(body_lines)} lines of it are here, which is not a whole "
+                          "envelope (a line is missing or was added)")
     return Envelope(header, raw[:-SIGNATURE_SIZE], raw[-SIGNATURE_SIZE:])
 
 

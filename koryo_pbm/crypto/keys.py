@@ -147,7 +147,7 @@ class PublicIdentity:
     def seal_key(self) -> X25519PublicKey:
         key = self._seal_key
         if key is None:
-            key = X25519PublicKey.from_public_bytes(self._raw[32:])
+            key = _x25519_public(self._raw[32:])
             object.__setattr__(self, "_seal_key", key)
         return key
 
@@ -278,6 +278,34 @@ def keyring_dir() -> Path:
     return base / "koryo-pbm" / "keys"
 
 
+
+# X25519 keys from their raw bytes through the function that the ``cryptography`` package's own
+# ``X25519PrivateKey.from_private_bytes`` and ``X25519PublicKey.from_public_bytes`` end in. Those
+# first ask the OpenSSL backend whether X25519 is supported, and importing that backend (every
+# cipher module, the cffi bindings and their locks) costs some 10 ms, every command that opens or
+# seals anything paying it; the answer is yes in every build of the package that this one supports
+# (it needs the Rust bindings). Should the package move that function, its public class methods
+# are used as before.
+def _x25519_private(raw: bytes) -> X25519PrivateKey:
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        make = rust_openssl.x25519.from_private_bytes
+    except (ImportError, AttributeError):  # pragma: no cover - another version of the package
+        make = X25519PrivateKey.from_private_bytes
+    return make(raw)
+
+
+def _x25519_public(raw: bytes) -> X25519PublicKey:
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        make = rust_openssl.x25519.from_public_bytes
+    except (ImportError, AttributeError):  # pragma: no cover - another version of the package
+        make = X25519PublicKey.from_public_bytes
+    return make(raw)
+
+
 # --- secret key files ------------------------------------------------------------------------
 
 
@@ -351,7 +379,7 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
         raw = ChaCha20Poly1305(derived).decrypt(nonce, sealed, _V2_INFO + head)
     except InvalidTag:
         raise KeyFileError(f"wrong passphrase for key {path}") from None
-    return Identity(name, Ed25519PrivateKey.from_private_bytes(raw[:32]), X25519PrivateKey.from_private_bytes(raw[32:]))
+    return Identity(name, Ed25519PrivateKey.from_private_bytes(raw[:32]), _x25519_private(raw[32:]))
 
 
 def key_file_version(data: bytes) -> tuple[int, bool]:
@@ -421,6 +449,25 @@ def _refuse_public(data: bytes, path: Path | str) -> None:
         raise KeyFileError(f"{path} is a public key; --key needs your secret key file{hint}")
 
 
+# The unencrypted PKCS #8 form (RFC 8410) that keygen writes, for an Ed25519 then an X25519 key:
+# these 16 bytes of DER, then the 32 bytes of the private key.
+_RFC8410 = (bytes.fromhex("302e020100300506032b657004220420"), bytes.fromhex("302e020100300506032b656e04220420"))
+
+
+def _rfc8410_raw(block: str, prefix: bytes) -> bytes | None:
+    """The 32 private bytes of an unencrypted PEM block holding exactly ``prefix`` and 32 bytes;
+    None for any other block (encrypted, or another encoding of a key), which the ``cryptography``
+    package's own PEM reader then reads. Reading the one form keygen writes here spares every
+    command that opens a key the import of that reader (all of ``serialization``: RSA, DSA, EC,
+    SSH, bcrypt), some 20 ms."""
+    lines = block.strip().split("\n")
+    try:
+        der = base64.b64decode("".join(lines[1:-1]), validate=True)
+    except ValueError:  # binascii.Error
+        return None
+    return der[len(prefix):] if len(der) == len(prefix) + 32 and der.startswith(prefix) else None
+
+
 def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None) -> Identity:
     """Parse the bytes of a secret key file; ``path`` is only used in messages."""
     try:
@@ -444,6 +491,12 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     if len(encrypted) != 1:
         raise KeyFileError(f"key {path} is damaged: one block is encrypted, the other is not")
     password = _resolve_passphrase(passphrase, Path(path)) if encrypted.pop() else None
+
+    if password is None:
+        sign_raw, open_raw = (_rfc8410_raw(m.group(0), prefix) for m, prefix in zip(blocks, _RFC8410, strict=True))
+        if sign_raw is not None and open_raw is not None:
+            return Identity(name, Ed25519PrivateKey.from_private_bytes(sign_raw),
+                            _x25519_private(open_raw))
 
     from cryptography.hazmat.primitives import serialization as ser
 

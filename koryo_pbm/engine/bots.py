@@ -20,7 +20,6 @@ or overruns its budget is replaced by a random legal order; the :class:`BotChoic
 
 from __future__ import annotations
 
-import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +29,15 @@ from typing import Any
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import KoryoPbmError, UsageError
 
-log = logging.getLogger("koryo_pbm.bots")
+
+def __getattr__(name: str) -> Any:
+    """``log``, the logger ``koryo_pbm.bots``: made on first use (``logging`` costs a command
+    that plays no bot some milliseconds to import)."""
+    if name == "log":
+        import logging
+
+        return logging.getLogger("koryo_pbm.bots")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 RANDOM = "random"
 #: Seconds a bot may think per decision unless told otherwise.
@@ -118,7 +125,7 @@ def _choose(game: Game, view: State, player: str, level: str, seed: str, budget:
     if not fallback and seconds > budget:
         fallback = f"the {level} bot took {seconds:.2f} s, over its budget of {budget:g} s"
     if fallback:
-        log.warning("%s for %s; a random legal order stands in", fallback, player)
+        __getattr__("log").warning("%s for %s; a random legal order stands in", fallback, player)
         order = game.random_order(view, player, random.Random(f"koryo-pbm bot fallback:{seed}"))
         seconds = clock() - start
     assert order is not None

@@ -33,7 +33,6 @@ so ``pending`` always names a decision somebody really has to take.
 from __future__ import annotations
 
 import abc
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -41,7 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from koryo_pbm.errors import GameError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (random: for the bots' generators, which callers make)
+    import random
+
     from koryo_pbm.engine.menus import Menu
     from koryo_pbm.engine.scene import Scene
 
@@ -179,6 +180,13 @@ class Game(abc.ABC):
         ``ValueError`` for picks that are not options. Pure; works on a :meth:`from_view`
         state. A game without menus leaves its players to orders files."""
         raise GameError(f"{self.title} has no menus: write an orders file (koryo-pbm orders)")
+
+    def menu_room(self, kind: str) -> int:
+        """The bytes the menu of a decision of ``kind`` takes in a waiting player's sealed part
+        (the player page's menu, :mod:`koryo_pbm.choices`), whatever it holds: a function of the
+        public kind alone, so that the size of a part says nothing of the choices inside. A
+        menu that would be larger is cut (the command line still offers every choice)."""
+        return 24 * 1024
 
     # -- bots ----------------------------------------------------------------------------
 

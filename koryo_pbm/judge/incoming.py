@@ -28,6 +28,13 @@ class ParsedMail:
     automatic: str | None  # why it must never be answered (RFC 3834), or None
     from_judge: bool  # one of our own mails came back (a loop)
     found: list[Envelope | FormatError] = field(default_factory=list)
+    received: str = ""  # when the judge received it ("2026-11-25 18:40 UTC"), set by the judge
+    digest: str = ""  # the SHA-256 of its raw bytes (hex), set by the judge
+
+    @property
+    def short(self) -> str:
+        """The short digest that names the mail in answers and in the log."""
+        return self.digest[:8]
 
     @property
     def tags(self) -> list[str]:
@@ -35,16 +42,17 @@ class ParsedMail:
         return _TAG.findall(self.subject)
 
     def describe(self) -> str:
-        """How refusals name the mail: its Subject and Date (and From)."""
-        subject = self.subject or "(no subject)"
-        parts = [f'your mail "{_short(subject, 80)}"']
-        if self.date:
-            parts.append(f"of {self.date}")
-        return " ".join(parts)
+        """How answers name the mail: when the judge received it and its short digest, never
+        with what its sender wrote (a Date or Subject header could carry any text)."""
+        when = f" received {self.received}" if self.received else ""
+        mail = f" (mail {self.short})" if self.digest else ""
+        return f"your mail{when}{mail}"
 
     def names(self) -> str:
-        """The mail for the moderator's log: From, Subject, Date."""
-        return f'mail from {self.sender or "(no sender)"}, "{_short(self.subject or "(no subject)", 80)}", {self.date or "(no date)"}'
+        """The mail for the moderator's log: its short digest, From, Subject, Date."""
+        mail = f"mail {self.short}" if self.digest else "mail"
+        return (f'{mail} from {self.sender or "(no sender)"}, "{_short(self.subject or "(no subject)", 80)}", '
+                f'{_short(self.date or "(no date)", 40)}')
 
 
 def _short(text: str, n: int) -> str:
@@ -118,15 +126,17 @@ def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMai
     import email.policy
     from email.parser import BytesHeaderParser
 
-    from koryo_pbm.transport.mail import check_structure, scan_message
+    from koryo_pbm.transport.mail import MAX_HEADER_BLOCK, check_structure, scan_message
 
     problem = None if head_only else check_structure(data)
     if problem is not None:  # too costly to parse whole: its head only, to name and answer it
         head_only = True
-        data = data[:64 * 1024]
+    # the header block only (the body is parsed once, by scan_message): a header parser given the
+    # whole mail would hold its body too, as text
+    end = min(i for i in (data.find(b"\n\n", 0, MAX_HEADER_BLOCK + 4), data.find(b"\n\r\n", 0, MAX_HEADER_BLOCK + 4),
+                          MAX_HEADER_BLOCK) if i >= 0)
     try:
-        # the header only: the body is parsed once, by scan_message
-        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data[:end + 1])
         raw = _Raw(message)
     except Exception:
         return ParsedMail(label, None, "", "", None, [], "it cannot be read as a mail", False,

@@ -7,6 +7,7 @@ judge's decisions about them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ class Outgoing:
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
     attachments: tuple[tuple[str, bytes], ...] = ()
+    reply_to: str | None = None
 
 
 @dataclass
@@ -63,13 +65,49 @@ def subject_tag(tag: str) -> str:
     return f"[koryo-pbm {tag}]"
 
 
+SUBJECT_QUOTE = 60  # characters of an incoming subject quoted back in an answer's subject
+# What a mail client may turn into a link: a scheme, www., an address, a domain name (with or
+# without a path). Removed from what is quoted back, so that the judge never carries an
+# attacker's link inside a genuine mail.
+_LINK = re.compile(
+    r"(?i)(?:\b[a-z][a-z0-9+.-]{0,30}:/+\S*|\b(?:mailto|data|javascript|file|tel|sms|callto|xmpp):\S*"
+    r"|\S*@\S+|\bwww\.\S*|\S*[a-z0-9-]\.[a-z]{2,63}\b(?:[/:?#]\S*)?)"
+)
+_QUOTED = re.compile(r"(?<!\w)(?:'(?:[^'\\\n]|\\.){0,200}'|\"(?:[^\"\\\n]|\\.){0,200}\")(?!\w)")
+
+
+def quote_text(text: str, limit: int) -> str:
+    """Text another party wrote, made fit to be quoted back in a mail: printable characters
+    only, whitespace collapsed, links and addresses replaced by ``[link]``, at most ``limit``
+    characters (cut with ``…``)."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = " ".join(_LINK.sub("[link]", " ".join(text.split())).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def quote_subject(subject: str) -> str:
+    """An incoming subject as an answer's subject quotes it (see :func:`quote_text`)."""
+    return quote_text(subject, SUBJECT_QUOTE)
+
+
+def safe_reason(reason: str) -> str:
+    """A refusal's reason as an answer's body shows it: values quoted from the mail (``'...'``)
+    left out unless they are the armour's own lines, links removed, at most 300 characters."""
+    def keep(m: re.Match[str]) -> str:
+        inner = m.group()[1:-1]
+        return m.group() if re.fullmatch(r"-----(BEGIN|END) KORYO-PBM [A-Z]+-----|[a-z_]{1,20}(: [a-z0-9./-]{0,40})?",
+                                         inner) else "(…)"
+    return quote_text(_QUOTED.sub(keep, reason), 300)
+
+
 def _reply_subject(tag: str, original: str, what: str) -> str:
     """``[koryo-pbm TAG] WHAT (re: ORIGINAL)``: what became of the mail first, so that an
-    answer to a reply to "round 3: your turn" is never read as another "your turn"."""
+    answer to a reply to "round 3: your turn" is never read as another "your turn". The original
+    subject is quoted cut to :data:`SUBJECT_QUOTE` printable characters, without links."""
     text = " ".join(original.replace(subject_tag(tag), "").split())
     while text.lower().startswith(("re:", "aw:", "sv:")):
         text = text[3:].strip()
-    text = text[:60] + ("…" if len(text) > 60 else "") if text else "(no subject)"
+    text = quote_subject(text) or "(no subject)"
     return f"{subject_tag(tag)} {what} (re: {text})"
 
 
@@ -77,13 +115,23 @@ _SUBJECT_WORD = {"accepted": "received", "held": "received", "duplicate": "recei
                  "superseded": "not counted", "refused": "refused", "unreadable": "unreadable"}
 
 
-def _answer_what(outcomes: Sequence[Outcome]) -> str:
+def _named(o: Outcome, info: GameInfo | None) -> str | None:
+    """``alice's orders for r3-orders``: only a player and a decision the game knows (a refused
+    envelope's header is whatever its sender wrote, and is not quoted back)."""
+    if not (o.player and o.decision and info is not None and o.player in info.players):
+        return None
+    known = {str(e.get("decision")) for e in info.log}
+    if info.decision:
+        known.add(str(info.decision.get("id")))
+    return f"{o.player}'s orders for {o.decision}" if o.decision in known else None
+
+
+def _answer_what(outcomes: Sequence[Outcome], info: GameInfo | None = None) -> str:
     """What the subject of an answer says: ``received: alice's orders for r3-orders``, ``refused:
     ...``, or for several envelopes each kind counted (``2 received, 1 refused``)."""
     words = [_SUBJECT_WORD.get(o.status, o.status) for o in outcomes]
     if len(outcomes) == 1:
-        o = outcomes[0]
-        return f"{words[0]}: " + (f"{o.player}'s orders for {o.decision}" if o.player and o.decision else "an envelope")
+        return f"{words[0]}: " + (_named(outcomes[0], info) or "an envelope")
     counts: dict[str, int] = {}
     for w in words:
         counts[w] = counts.get(w, 0) + 1
@@ -119,28 +167,40 @@ _STATUS_TEXT = {
 }
 
 
-def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInfo | None, *, key: str) -> Outgoing:
-    """The one answer to ``mail``, covering each of its ``outcomes``, sent to ``to``."""
+def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInfo | None, *, key: str,
+           player: str | None = None, game_file: bytes = b"") -> Outgoing:
+    """The one answer to ``mail``, covering each of its ``outcomes``, sent to ``to`` (``player``:
+    whose address it is). When an envelope came for a decision other than the one the game
+    waits for and ``player`` is awaited, it says what to send now (with ``game_file`` attached,
+    when given: the steps begin with saving it)."""
     tag = info.tag if info is not None else (outcomes[0].game if outcomes and outcomes[0].game else "judge")
     n = len(outcomes)
     lines = [_wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} held "
                    f"{n} envelope{'s' if n != 1 else ''}. What became of {'each' if n != 1 else 'it'}:"), ""]
     receipts = []
     for o in outcomes:
-        what = (f"{o.player}'s orders for {o.decision}" if o.player and o.decision else "something like an envelope")
+        what = _named(o, info) or ("an envelope" if o.status != "unreadable" else "something like an envelope")
         lines.append(_wrap(f"* {_STATUS_TEXT.get(o.status, o.status.upper())}: {what}"
                            + (f" (envelope {o.digest[:16]})" if o.digest else "") + ".", "", "  "))
-        detail = _detail(o)
+        detail = _detail(o, info)
         if detail:
             lines.append(_wrap(detail, "  "))
         if o.receipt:
             receipts.append(o.receipt)
         lines.append("")
+    current = info.decision["id"] if info is not None and info.decision else None
+    elsewhere = any(o.status in ("late", "duplicate", "refused") and o.decision and o.decision != current
+                    for o in outcomes)
     if info is not None and info.decision is not None:
         missing = waiting(info)
         lines.append(_wrap(f"Game {info.tag} now waits for {', '.join(missing)} (decision {info.decision['id']})."
                            if missing else f"Game {info.tag} has every order it needs and is being resolved."))
         lines.append("")
+        if elsewhere and player is not None and player in missing:
+            lines += [_wrap(f"{player}, the game waits for your orders for {_where(info)}: send them, made "
+                            "from the game file of that decision" + (" (attached)." if game_file else
+                                                                      " (the judge's latest mail to you).")),
+                      "", *_commands(info, player, route="mail"), ""]
     elif info is not None:
         lines += ["Game " + info.tag + " is over.", ""]
     if receipts:
@@ -153,11 +213,18 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
             lines.append("")
     body = "\n".join(lines).rstrip("\n") + "\n\n" + SIGNATURE
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, _answer_what(outcomes)), body=body,
-                    in_reply_to=mail.message_id, references=refs)
+    attach = (("game.toml", game_file),) if game_file and elsewhere and player is not None else ()
+    return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, _answer_what(outcomes, info)), body=body,
+                    in_reply_to=mail.message_id, references=refs, attachments=attach)
 
 
-def _detail(o: Outcome) -> str:
+def _where(info: GameInfo) -> str:
+    d = info.decision or {}
+    return f"decision {d.get('id')}" + (f" (round {info.round})" if info.round is not None else "")
+
+
+def _detail(o: Outcome, info: GameInfo | None = None) -> str:
+    current = info.decision["id"] if info is not None and info.decision else None
     if o.status in ("accepted", "held"):
         text = "Counted for this decision."
         if o.replaces:
@@ -166,16 +233,22 @@ def _detail(o: Outcome) -> str:
             text += " The decision is resolved: see the next mail."
         return text
     if o.status == "duplicate":
-        return "This envelope was received before and is counted once; nothing else to do."
+        if o.decision and info is not None and o.decision != current:
+            return (f"This envelope was received before and counted once, for decision {o.decision}, which is "
+                    "resolved.")
+        return "This envelope was received before and is counted once; nothing else to do for this decision."
     if o.status == "late":
-        return f"It arrived after that decision was resolved, so it was not counted ({o.reason})."
+        return (f"It arrived after decision {o.decision} was resolved, so it was not counted."
+                if _named(o, info) else "It arrived after its decision was resolved, so it was not counted.")
     if o.status == "superseded":
-        return f"{o.reason[:1].upper()}{o.reason[1:]}."
+        reason = safe_reason(o.reason)
+        return f"{reason[:1].upper()}{reason[1:]}."
     if o.status == "unreadable":
-        reason = o.reason.rstrip(".")
+        reason = safe_reason(o.reason).rstrip(".")
         return (f"{reason[:1].upper()}{reason[1:]}. Nothing was counted: send it again, the whole "
-                "envelope from its BEGIN line to its END line pasted as plain text, or the file attached.")
-    return f"Reason: {o.reason}"
+                "envelope from its BEGIN line to its END line pasted as plain text, or the file attached "
+                "(koryo-pbm submit ... --out orders.txt writes it).")
+    return f"Reason: {safe_reason(o.reason)}"
 
 
 def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
@@ -198,7 +271,7 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
                     in_reply_to=mail.message_id, references=refs,
-                    attachments=(("game.toml", game_file),) if game_file else ())
+                    attachments=(("game.toml", game_file), *_player_page()) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -212,6 +285,36 @@ def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, "too large, not read"), body=body,
                     in_reply_to=mail.message_id, references=refs)
+
+
+FORWARD_LIMIT = 1024 * 1024  # bytes of a mail forwarded whole to the moderator (else its head only)
+
+
+def forward(mail: ParsedMail, raw: bytes, to: str, tag: str, player: str, address: str, *, key: str,
+            answered: bool) -> Outgoing:
+    """A player's mail without an envelope, forwarded to the moderator's own address: the mail
+    attached as it came (``mail-DIGEST.eml``; its first 64 KiB when larger than
+    :data:`FORWARD_LIMIT`), replies going to the player. ``answered``: the player had the judge's
+    help (else a rate limit held it back)."""
+    whole = len(raw) <= FORWARD_LIMIT
+    body = "\n".join([
+        _wrap(f"A mail to the judge about game {tag} (received {mail.received}, mail {mail.short}) holds no "
+              "envelope. Its From line "
+              f"names {player}'s address ({address}); anyone can write that line, so do not take it as proof."),
+        "",
+        _wrap(("It is attached as it came" if whole else
+               f"It is {len(raw) // 1024} KiB: its first 64 KiB are attached")
+              + f" (mail-{mail.short}.eml). Replying to this mail writes to {address}."),
+        "",
+        _wrap(f"The judge answered {player} with its help." if answered else
+              f"The judge did not answer {player} (at most one automatic answer per hour to an address)."),
+        "",
+        SIGNATURE,
+    ])
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} from {player}: "
+                    f"{quote_subject(mail.subject.replace(subject_tag(tag), '')) or '(no subject)'}",
+                    body=body, reply_to=address,
+                    attachments=((f"mail-{mail.short}.eml", raw if whole else raw[:64 * 1024]),))
 
 
 # -- state mails ------------------------------------------------------------------------------------
@@ -234,6 +337,12 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
             f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
             "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
+            "",
+            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: the judge "
+                   "attaches it to its answer to a mail without an envelope; `koryo-pbm player-page --check` "
+                   "tells the genuine one), drop the "
+                   "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
+                   "  ", "  ").split("\n"),
         ]
     # a report lies next to the game file: its commands run from that folder (no path needed)
     return [
@@ -310,6 +419,16 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
     return "\n".join(lines)
 
 
+PLAYER_PAGE_NAME = "koryo-pbm-player-page.html"
+
+
+def _player_page() -> tuple[tuple[str, bytes], ...]:
+    """The player page of this release, as an attachment (the same bytes for every game)."""
+    from koryo_pbm.assets import player_page
+
+    return ((PLAYER_PAGE_NAME, player_page()),)
+
+
 def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str) -> Outgoing:
     """The mail to ``player`` after the game starts or moves on, with ``game.toml`` attached."""
     body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
@@ -318,9 +437,10 @@ def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_fi
 
 
 def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,
-             key: str, overdue: bool = False) -> Outgoing:
+             key: str, overdue: bool = False, game_file: bytes = b"") -> Outgoing:
     """The reminder to ``player``, still missing, some time before the deadline; ``overdue``:
-    one of the reminders that go on after it while the game waits."""
+    one of the reminders that go on after it while the game waits. Its steps begin with saving
+    the attached game file: ``game_file`` is attached."""
     d = info.decision or {}
     when = (f"The deadline was {deadline} ({left}): {next_step}." if overdue
             else f"The deadline is {deadline} ({left}). If your orders are not in by then, {next_step}.")
@@ -338,12 +458,14 @@ def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, 
     ]
     subject = (f"{subject_tag(info.tag)} reminder: the game waits for your orders for {d.get('id')}" if overdue
                else f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} are due {deadline}")
-    return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines))
+    return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines),
+                    attachments=(("game.toml", game_file),) if game_file else ())
 
 
 def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], deadline: str, next_step: str,
-                key: str) -> Outgoing:
-    """The notice to every player once the deadline has passed with ``late`` players missing."""
+                key: str, game_file: bytes = b"") -> Outgoing:
+    """The notice to every player once the deadline has passed with ``late`` players missing;
+    a late player's says what to do, beginning with saving ``game_file``, attached to it."""
     d = info.decision or {}
     names = ", ".join(late)
     you = player in late
@@ -360,4 +482,4 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
         lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
     lines.append(SIGNATURE)
     return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: waiting for {names}",
-                    body="\n".join(lines))
+                    body="\n".join(lines), attachments=(("game.toml", game_file),) if game_file and you else ())

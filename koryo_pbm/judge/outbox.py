@@ -80,8 +80,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
     Written out directly (what ``EmailMessage`` with the SMTP policy writes, twenty times faster:
     the judge renders two or three mails per envelope): a text part, 7bit when it can be
     (lines up to 998 characters are fine, so what a player copies out of the raw mail, a receipt
-    or a command, is exactly what is shown), quoted-printable otherwise; each attachment base64."""
-    import base64
+    or a command, is exactly what is shown), quoted-printable otherwise; each attachment
+    quoted-printable when it is text (a game file: a fifth smaller than base64), else base64."""
     import binascii
     import datetime
 
@@ -92,6 +92,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
         _header("Date", format_datetime(datetime.datetime.fromtimestamp(date, datetime.UTC))),
         _header("Message-ID", message_id),
     ]
+    if out.reply_to:
+        head.append(_header("Reply-To", out.reply_to))
     if out.in_reply_to:
         head.append(_header("In-Reply-To", out.in_reply_to))
     if out.references:
@@ -114,12 +116,29 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
             disposition = f'attachment; filename="{name}"'
         else:
             disposition = f"attachment; filename*={encode_rfc2231(name, 'utf-8')}"
-        parts.append(f"Content-Type: application/toml\r\nContent-Disposition: {disposition}\r\n"
-                     f"Content-Transfer-Encoding: base64\r\n\r\n".encode() + _crlf(base64.encodebytes(data)))
+        kind = ("application/toml" if name.endswith(".toml") else "text/html" if name.endswith(".html")
+                else "application/octet-stream")
+        parts.append(f"Content-Type: {kind}\r\nContent-Disposition: {disposition}\r\n".encode()
+                     + _attachment_body(data))
     delimiter = f"--{boundary}\r\n".encode()
     # each delimiter begins on a line of its own: the line break before it belongs to it
     return ((("\r\n".join(head) + f'\r\nContent-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n').encode("ascii"))
             + b"".join(delimiter + part + b"\r\n" for part in parts) + f"--{boundary}--\r\n".encode())
+
+
+_PLAIN = bytes([10, *range(32, 127)])
+
+
+def _attachment_body(data: bytes) -> bytes:
+    """An attachment's transfer encoding and body: text (at most one byte in 20 outside printable
+    ASCII) quoted-printable with every byte kept (its line ends encoded too, so the file decodes
+    to exactly these bytes), else base64."""
+    import base64
+    import binascii
+
+    if len(data.translate(None, _PLAIN)) * 20 <= len(data):
+        return b"Content-Transfer-Encoding: quoted-printable\r\n\r\n" + _crlf(binascii.b2a_qp(data, istext=False))
+    return b"Content-Transfer-Encoding: base64\r\n\r\n" + _crlf(base64.encodebytes(data))
 
 
 def _known(folder: Path, name: str) -> bool:
@@ -136,6 +155,11 @@ def queued_names(game_dir: Path) -> list[str]:
         except OSError:
             continue
     return names
+
+
+def is_queued(game_dir: Path, key: str) -> bool:
+    """Was a mail with this key queued before (waiting, sent or failed)?"""
+    return _known(outbox_dir(game_dir), safe_key(key) + SUFFIX)
 
 
 def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag: str, now: float,
@@ -227,6 +251,7 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
             deferred += 1
             continue
         failures_in_a_row = 0
+        log(f"sent {path.name} to {', '.join(recipients)}" + (f" (attempt {attempts + 1})" if attempts else ""))
         try:
             (folder / SENT).mkdir(exist_ok=True)
             os.replace(path, folder / SENT / path.name)

@@ -43,6 +43,7 @@ from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
 from koryo_pbm.judge import messages, outbox
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
+from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, LIMITS_FILE, STATE_DIR, Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
 from koryo_pbm.store.folder import GAME_FILE
 from koryo_pbm.transport.address import same_address
@@ -54,6 +55,12 @@ SEND_CONNECTIONS = 4  # connections a sender that can fork (SMTP) sends through 
 SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked handled
 WRITTEN_KEPT = 8  # game files the judge wrote last, kept in memory (see Judge._load)
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
+FORWARD = Limit("forward", 5, 3600.0, "forwards to the moderator")  # per game and player address
+RECEIPT = "receipt"  # Limits.first: the receipt of one envelope is mailed to its player once
+
+
+def _received(now: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now))
 
 
 def _utc(now: float) -> str:
@@ -92,6 +99,8 @@ class Judge:
     clock: Callable[[], float] = time.time
     retry_base: float = 60.0
     remind: timedelta = timedelta(days=1)  # before a deadline, unless the game says otherwise
+    moderator: str | None = None  # the moderator's own address: players' mails without envelope go there too
+    limits: Limits | None = None  # the rate limits (default: under ROOT/.koryo-pbm-judge)
     games: dict[Path, GameRef] = field(default_factory=dict)
     _complained: set[str] = field(default_factory=set)
     _ignored: set[tuple[str, str]] = field(default_factory=set)
@@ -100,6 +109,17 @@ class Judge:
     _senders: list[Any] = field(default_factory=list)
     _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
+
+    def __post_init__(self) -> None:
+        if self.limits is None:
+            # saved once per batch of mails, with what they changed, before they are marked handled
+            self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
+                                 log=lambda line: self.log(line), autosave=False)
+
+    @property
+    def _limits(self) -> Limits:
+        assert self.limits is not None
+        return self.limits
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -189,17 +209,21 @@ class Judge:
     # -- one pass ------------------------------------------------------------------------------
 
     def run_once(self) -> None:
+        from koryo_pbm.judge import club
+
+        signups = club.serve_signups(self)  # invitations; games whose seats are all taken are made
         games = self.discover()
         for ref in games:
             self._guard(f"game {ref.folder}", self._owed, ref)
         for source in self.sources:
             self._poll(source)
+        self._limits.save()  # (saved at each batch; this is for a pass that ended early)
         for ref in games:
             self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
         for ref in games:
             self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
         if self.sender is not None:
-            self._flush_all(games)
+            self._flush_all(games + signups)
 
     def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
         try:
@@ -220,7 +244,9 @@ class Judge:
         def mark_done() -> None:
             # What the handled mails changed (game files, answers and state mails queued) is
             # made durable by one barrier before any of them leaves the source: a power cut can
-            # then never lose the effect of a mail already moved away.
+            # then never lose the effect of a mail already moved away. The rate limits those
+            # mails used are saved with them.
+            self._limits.save()
             sync_now()
             for handled_mail in done:
                 source.mark_handled(handled_mail)
@@ -264,23 +290,34 @@ class Judge:
     def _handle(self, mail: IncomingMail) -> bool | None:
         """Handle one mail completely: True. False: it is not for the judge (left where it is).
         None: it cannot be handled now (a game is locked); it is tried again at the next pass."""
-        digest = hashlib.sha256(mail.data).hexdigest()[:24]
+        full = hashlib.sha256(mail.data).hexdigest()
+        digest = full[:24]
         if mail.truncated:
-            parsed = parse_mail(mail.data, mail.label, head_only=True)
+            parsed = self._parse(mail, full, head_only=True)
+            self.log(f"received {parsed.names()} ({mail.label})")
             self.log(f"{parsed.names()}: {mail.size} bytes, larger than {MAIL_LIMIT}: not read")
             known = self._known_sender(parsed)
             if known is not None and not parsed.automatic and not parsed.from_judge:
-                ref, _ = known
-                out = messages.too_large(parsed, ref.emails[known[1]], mail.size, MAIL_LIMIT, ref.tag,
+                ref, player = known
+                out = messages.too_large(parsed, ref.emails[player], mail.size, MAIL_LIMIT, ref.tag,
                                          key=f"answer-{digest}")
-                self._queue(ref, out)
+                self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} (too large)")
             return True
-        parsed = parse_mail(mail.data, mail.label)
+        parsed = self._parse(mail, full)
+        if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
+            from koryo_pbm.judge import club
+
+            if not club.concerns(self, parsed, mail.data):  # press, or a key line for a sign-up
+                return False  # not the judge's mail: left alone (and not logged at every pass)
+        self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
             return True
         if not parsed.found:
-            return self._no_envelope(parsed, digest)
+            from koryo_pbm.judge import club
+
+            done = club.without_envelope(self, mail.data, parsed, digest)  # press, a key line, a command
+            return self._no_envelope(parsed, digest, mail.data) if done is None else done
         outcomes: list[tuple[GameRef | None, Outcome]] = []
         groups: dict[Path, list[tuple[int, Envelope]]] = {}
         by_id = self._by_id()
@@ -292,6 +329,7 @@ class Judge:
             if isinstance(item, FormatError):
                 reason = str(item).replace(f"{mail.label}: ", "")
                 outcomes.append((None, Outcome("unreadable", reason)))
+                self.log(f"{parsed.names()}: unreadable: {reason}")
                 continue
             found_ref = by_id.get(item.game_id)
             if found_ref is None and self._unreadable:
@@ -304,6 +342,7 @@ class Judge:
             if found_ref is None:
                 outcomes.append((None, Outcome("refused", f"it is for game {item.game_id}, which this judge does "
                                                           "not serve", item.player, item.decision, item.digest)))
+                self.log(f"{parsed.names()}: refused: an envelope for game {item.game_id}, not served here")
                 continue
             outcomes.append((found_ref, Outcome("pending", "", item.player, item.decision, item.digest,
                                                 game=found_ref.tag)))
@@ -322,7 +361,43 @@ class Judge:
         self._answer(parsed, outcomes, infos, digest)
         return True
 
-    def _no_envelope(self, parsed: ParsedMail, digest: str) -> bool:
+    def _parse(self, mail: IncomingMail, digest: str, *, head_only: bool = False) -> ParsedMail:
+        parsed = parse_mail(mail.data, mail.label, head_only=head_only)
+        parsed.received, parsed.digest = _received(self.clock()), digest
+        return parsed
+
+    def _queue_limited(self, ref: GameRef, out: Outgoing, parsed: ParsedMail, what: str,
+                       limit: Limit = AUTOMATIC_ANSWER) -> bool:
+        """Queue ``out``, an automatic answer to a mail that brought nothing new, within ``limit``
+        (per game and address): True if it is (or was already) queued, False if held back (logged)."""
+        if outbox.is_queued(ref.folder, out.key):
+            return True  # queued by a run that stopped before the mail was marked handled
+        if not self._limits.allowed(limit, game=ref.tag, address=out.to):
+            self._limits.take(limit, game=ref.tag, address=out.to, why=what)  # refused: logs it
+            return False
+        queued = self._queue(ref, out)
+        if queued:
+            self._limits.take(limit, game=ref.tag, address=out.to, why=what)
+        return queued
+
+    def _forward(self, ref: GameRef, parsed: ParsedMail, raw: bytes, player: str, digest: str, *,
+                 answered: bool) -> None:
+        """A player's mail without envelope goes to the moderator's own address too (--moderator)."""
+        if self.moderator is None:
+            return
+        address = ref.emails[player]
+        out = messages.forward(parsed, raw, self.moderator, ref.tag, player, address, key=f"forward-{digest}",
+                               answered=answered)
+        if outbox.is_queued(ref.folder, out.key):
+            return
+        if not self._limits.allowed(FORWARD, game=ref.tag, address=address):
+            self._limits.take(FORWARD, game=ref.tag, address=address, why=f"the forward of {parsed.names()}")
+            return
+        if self._queue(ref, out):
+            self._limits.take(FORWARD, game=ref.tag, address=address)
+            self.log(f"{parsed.names()}: forwarded to the moderator ({self.moderator})")
+
+    def _no_envelope(self, parsed: ParsedMail, digest: str, raw: bytes = b"") -> bool:
         """A mail without envelopes: help if it carries a game's tag and comes from its player."""
         tagged = [g for g in self.games.values() if g.tag in parsed.tags]
         if not tagged:
@@ -339,9 +414,12 @@ class Judge:
             data = gamefile.read_game_bytes(ref.path)
             info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                                               source=f"game file {ref.path}"))
-            self._queue(ref, messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
-                                                 game_file=data))
-            self.log(f"{parsed.names()}: no envelope; help sent to {player}")
+            out = messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
+                                      game_file=data)
+            helped = self._queue_limited(ref, out, parsed, f"the help for {parsed.names()}")
+            if helped:
+                self.log(f"{parsed.names()}: no envelope; help queued for {player}")
+            self._forward(ref, parsed, raw, player, digest, answered=helped)
             return True
         self.log(f"{parsed.names()}: tagged for {', '.join(g.tag for g in tagged)} but not from a player's "
                  "address; not answered")
@@ -392,19 +470,29 @@ class Judge:
 
     def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
                 infos: dict[Path, GameInfo], digest: str) -> None:
-        """Queue the answer(s): receipts to each seat's own address, refusals to the sender when
-        the sender is one of the players; everything else is only logged."""
+        """Queue the answer(s). The receipt of an envelope goes to its seat's own address, once
+        (the first time it is counted); a later copy is answered only when it comes from that
+        address. Everything else goes to the sender when the sender is one of the players, at
+        most once an hour per game and address unless the answer carries a new receipt (see
+        :mod:`koryo_pbm.judge.limits`). What is not answered is logged."""
         if parsed.automatic:
             self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
             return
         involved = [ref for ref, _ in outcomes if ref is not None]
         known = self._known_sender(parsed, involved)
         groups: dict[tuple[str, Path], list[Outcome]] = {}
+        fresh: set[str] = set()  # digests of envelopes whose receipt was never mailed
         for ref, o in outcomes:
             if o.status in ("accepted", "held", "duplicate") and ref is not None and o.player is not None:
                 address = ref.emails.get(o.player)
                 if address is None:
                     self.log(f"{parsed.names()}: {o.player} has no address in {ref.tag}; the receipt is not sent")
+                    continue
+                if o.digest and not self._limits.seen(RECEIPT, game=ref.game_id, key=o.digest):
+                    fresh.add(o.digest)
+                elif not (parsed.sender and same_address(parsed.sender, address)):
+                    self.log(f"{parsed.names()}: a copy of {o.player}'s envelope for {o.decision}, whose receipt was "
+                             f"mailed to {o.player} before; the sender is not {o.player}'s address: not answered")
                     continue
                 groups.setdefault((address, ref.folder), []).append(o)
             elif known is not None:
@@ -419,7 +507,26 @@ class Judge:
             ref = self.games[folder]
             info = infos.get(folder) or self._info(ref)
             key = f"answer-{digest}" + (f"-{n}" if n else "")
-            self._queue(ref, messages.answer(parsed, address, items, info, key=key))
+            seat = self._player_of(ref, address)
+            current = info.decision["id"] if info.decision else None
+            game_file = b""
+            if (seat is not None and seat in messages.waiting(info)
+                    and any(o.status in ("late", "duplicate", "refused") and o.decision and o.decision != current
+                            for o in items)):
+                from koryo_pbm.store import gamefile
+
+                game_file = gamefile.read_game_bytes(ref.path)  # what the steps to answer begin with
+            out = messages.answer(parsed, address, items, info, key=key, player=seat, game_file=game_file)
+            new = [o.digest for o in items if o.digest in fresh]
+            what = ", ".join(sorted({o.status for o in items}))
+            if new:
+                queued = self._queue(ref, out) or outbox.is_queued(ref.folder, out.key)
+            else:
+                queued = self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} ({what})")
+            if queued:
+                for d in new:  # only once it is queued: a judge stopped before this mails it again
+                    self._limits.first(RECEIPT, game=ref.game_id, key=d)
+                self.log(f"{parsed.names()}: answered ({what}), queued for {address}")
 
     # -- state mails and reports ----------------------------------------------------------------
 
@@ -447,6 +554,7 @@ class Judge:
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
         (``written``: the bytes and document the judge has just written, not read again)."""
+        from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
@@ -470,22 +578,26 @@ class Judge:
         moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
         info = self._info(ref, doc)
         mailed = self._mailed(ref)
+        told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
             last_report = _report_version(report_path)
             if last_report < doc.version and (moved or last_report == 0):
                 text = messages.report(info, player, last_report, route="folder")
                 write_atomic(report_path, text.encode("utf-8"))
+                told = True
             address = ref.emails.get(player)
             if address is None or self.from_header is None:
                 continue
             last = mailed.get(player, 0)
             if last >= doc.version or not (moved or last == 0):
                 continue
-            out = messages.state_mail(info, player, address, last, data,
-                                      key=f"state-v{doc.version:07d}-{player}")
+            out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}")
             if self._queue(ref, out, automatic="auto-generated"):
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
+                told = True
+        if told and doc.decision is None:
+            self.log(f"game {ref.tag} is over (version {doc.version}): the final state is mailed and reported")
         ref.owed = stamp
 
     def _mailed(self, ref: GameRef) -> dict[str, int]:
@@ -564,6 +676,7 @@ class Judge:
         if given is not None:  # never at once with the state mail: at most half the time to answer
             remind = min(remind, given / 2)
         info = self._info(ref, doc)
+        data = gamefile.read_game_bytes(ref.path)  # the steps of a reminder begin with saving it
         when = deadlines.human(deadline)
         tag = f"{d['id']}-{deadline.strftime('%Y%m%dT%H%M')}"
         if deadline - remind <= now < deadline:
@@ -573,7 +686,7 @@ class Judge:
                     continue
                 out = messages.reminder(info, player, address, deadline=when,
                                         left=deadlines.relative(deadline, now), key=f"remind-{tag}-{player}",
-                                        next_step=policy.next_step(deadline, "you"))
+                                        next_step=policy.next_step(deadline, "you"), game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
         elif now >= deadline + remind and policy.missed == "wait":
@@ -586,7 +699,7 @@ class Judge:
                     continue
                 out = messages.reminder(info, player, address, deadline=when, overdue=True,
                                         left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
-                                        next_step=policy.next_step(deadline, "you"))
+                                        next_step=policy.next_step(deadline, "you"), game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
         if now >= deadline:
@@ -595,7 +708,8 @@ class Judge:
                 if address is None:
                     continue
                 out = messages.late_notice(info, player, address, late=missing, deadline=when,
-                                           next_step=policy.next_step(deadline), key=f"late-{tag}-{player}")
+                                           next_step=policy.next_step(deadline), key=f"late-{tag}-{player}",
+                                           game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: late notice for {d['id']} queued for {player}")
 

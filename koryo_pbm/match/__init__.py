@@ -53,60 +53,96 @@ game file, with ``replay`` (setup and every accepted order, as the players signe
 anyone can check the commitment and replay the match (``koryo-pbm verify``).
 """
 
-from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution, describe_candidates
-from koryo_pbm.match.creation import (
-    HELD_ROOM,
-    MODERATOR_PART,
-    RESERVED_NAMES,
-    Secrets,
-    check_emails,
-    create,
-    new_game_id,
-    next_version,
-)
-from koryo_pbm.match.creation import _fill as _fill
-from koryo_pbm.match.creation import _secret as _secret
-from koryo_pbm.match.orders import (
-    ORDERS_LIMIT,
-    POSITION_LIMIT,
-    canonical_orders,
-    loads_toml,
-    parse_orders,
-    read_orders_file,
-    read_position,
-)
-from koryo_pbm.match.policy import (
-    BOT_NOTES,
-    SERVICE_ONLY,
-    bot_due,
-    deadline_of,
-    is_service_entry,
-    set_deadline,
-)
-from koryo_pbm.match.resolution import answerable_heads, held_size, publish_orders, resolve
-from koryo_pbm.match.seats import Replacement, replace_seat, unabandon, with_emails
-from koryo_pbm.match.views import (
-    ModeratorView,
-    check_own_order,
-    engine_view,
-    full_view,
-    game_of,
-    load_doc,
-    load_for_resolve,
-    open_moderator,
-    open_private,
-    player_name,
-    player_state,
-    require_moderator,
-)
-from koryo_pbm.store import gamefile as gamefile
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Where each name lives: its module is imported on the first use of one of its names, so that a
+# command imports what it uses (``show`` the views, not resolve and its bots; issue 19).
+_WHERE: dict[str, str] = {
+    "MAX_PER_DECISION": "candidates", "Candidate": "candidates", "Resolution": "candidates", "describe_candidates": "candidates",
+    "HELD_ROOM": "creation", "MODERATOR_PART": "creation", "RESERVED_NAMES": "creation", "Secrets": "creation", "check_emails": "creation", "create": "creation", "new_game_id": "creation", "next_version": "creation", "_fill": "creation", "_secret": "creation",
+    "ORDERS_LIMIT": "orders", "POSITION_LIMIT": "orders", "canonical_orders": "orders", "loads_toml": "orders", "parse_orders": "orders", "read_orders_file": "orders", "read_position": "orders",
+    "BOT_NOTES": "policy", "SERVICE_ONLY": "policy", "bot_due": "policy", "deadline_of": "policy", "is_service_entry": "policy", "set_deadline": "policy",
+    "answerable_heads": "resolution", "held_size": "resolution", "publish_orders": "resolution", "resolve": "resolution",
+    "Replacement": "seats", "replace_seat": "seats", "unabandon": "seats", "with_emails": "seats",
+    "ModeratorView": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_menu": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
+    "gamefile": "koryo_pbm.store.gamefile",
+}
+
+if TYPE_CHECKING:
+    from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution, describe_candidates
+    from koryo_pbm.match.creation import (
+        HELD_ROOM,
+        MODERATOR_PART,
+        RESERVED_NAMES,
+        Secrets,
+        check_emails,
+        create,
+        new_game_id,
+        next_version,
+    )
+    from koryo_pbm.match.creation import _fill as _fill
+    from koryo_pbm.match.creation import _secret as _secret
+    from koryo_pbm.match.orders import (
+        ORDERS_LIMIT,
+        POSITION_LIMIT,
+        canonical_orders,
+        loads_toml,
+        parse_orders,
+        read_orders_file,
+        read_position,
+    )
+    from koryo_pbm.match.policy import (
+        BOT_NOTES,
+        SERVICE_ONLY,
+        bot_due,
+        deadline_of,
+        is_service_entry,
+        set_deadline,
+    )
+    from koryo_pbm.match.resolution import answerable_heads, held_size, publish_orders, resolve
+    from koryo_pbm.match.seats import Replacement, replace_seat, unabandon, with_emails
+    from koryo_pbm.match.views import (
+        ModeratorView,
+        check_own_order,
+        engine_view,
+        full_view,
+        game_of,
+        load_doc,
+        load_for_resolve,
+        open_menu,
+        open_moderator,
+        open_private,
+        player_name,
+        player_state,
+        require_moderator,
+    )
+    from koryo_pbm.store import gamefile as gamefile
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        if name.startswith("_") or name not in _MODULES:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return import_module(f"{__name__}.{name}")  # a module of the package, e.g. match.resolution
+    if module.startswith("koryo_pbm."):
+        value = import_module(module)
+    else:
+        value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+_MODULES = ("orders", "creation", "views", "seats", "policy", "candidates", "resolution", "run")
+
 
 __all__ = [
     "BOT_NOTES", "HELD_ROOM", "MAX_PER_DECISION", "MODERATOR_PART", "ORDERS_LIMIT", "POSITION_LIMIT",
     "RESERVED_NAMES", "SERVICE_ONLY", "Candidate", "ModeratorView", "Replacement", "Resolution", "Secrets",
     "answerable_heads", "bot_due", "canonical_orders", "check_emails", "check_own_order", "create", "deadline_of",
     "describe_candidates", "engine_view", "full_view", "game_of", "held_size", "is_service_entry", "load_doc",
-    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_moderator", "open_private",
+    "load_for_resolve", "loads_toml", "new_game_id", "next_version", "open_menu", "open_moderator", "open_private",
     "parse_orders", "player_name", "player_state", "publish_orders", "read_orders_file", "read_position",
     "replace_seat", "require_moderator", "resolve", "set_deadline", "unabandon", "with_emails",
 ]

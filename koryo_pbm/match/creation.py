@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from koryo_pbm import deadlines, fair
+from koryo_pbm import choices, deadlines, fair
+from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
@@ -58,6 +58,8 @@ def create(
     Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
     ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
     moderator's secret comes from the demo's seed, and its bots join)."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     names = list(players)
     policy = policy or deadlines.Policy()
     for name in names:
@@ -195,11 +197,31 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
                     raise ValueError("a decision with a deadline opens: the caller must pass now")
                 doc.decision["deadline"] = deadlines.stamp(now + duration)
     doc.public = game.public(state)
-    doc.sealed = {
-        name: gamefile.seal_part(doc, name, key, game.private(state, name)) for name, key in doc.players.items()
-    }
-    whole = {**secret, "state": game.dump_state(state)}
-    size = gamefile.padded_size({**whole, "orders": {}}) + HELD_ROOM * len(doc.players)
+    privates = {name: game.private(state, name) for name in doc.players}
+    from koryo_pbm.match.views import full_view
+
+    humans = [name for name in (decision.players if decision is not None else ())
+              if doc.players[name] != doc.moderator]  # a bot seat (the moderator's key) needs no menu
+    views = {name: game.render({**full_view(doc, game, privates[name]), "me": name}) for name in humans}
+    menus = choices.menus_for(game, state, game_id=doc.game_id, game_public=doc.public, privates=privates,
+                              views=views, only=humans)
+    doc.sealed = {}
+    for name, key in doc.players.items():
+        if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room
+            part = {**privates[name], choices.MENU_KEY: menus[name]}
+            size = gamefile.padded_size(privates[name]) + choices.room(game, decision.kind if decision is not None else "")
+            doc.sealed[name] = gamefile.seal_part(doc, name, key, part, size=size)
+        else:
+            doc.sealed[name] = gamefile.seal_part(doc, name, key, privates[name])
+    # every seat's mail address padded to the room RFC 5321 allows, "" for none: the part's size
+    # tells neither who has an address nor how long it is
+    emails = secret.get("emails", {})
+    whole = {**secret, "emails": {p: emails.get(p, "").ljust(MAX_ADDRESS) for p in doc.players},
+             "state": game.dump_state(state)}
+    # room for an order held from each player while a decision is pending; none once it is over
+    # (nothing is ever held again, and everything the room hides is published)
+    room = HELD_ROOM * len(doc.players) if decision is not None else 0
+    size = gamefile.padded_size({**whole, "orders": {}}) + room
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
 
 

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from koryo_pbm import deadlines
-from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision
 from koryo_pbm.errors import StaleError
 from koryo_pbm.match.creation import _fill, _secret, next_version
@@ -22,19 +21,22 @@ from koryo_pbm.store.gamefile import GameDoc
 # The public lines the match layer itself logs (the games log the rest): a log entry made only
 # of SERVICE_ONLY lines resolves nothing (a deadline moved, a seat taken over); BOT_NOTES open
 # the entry of a decision in which the moderator's bot played for somebody.
-SERVICE_ONLY = (
-    re.compile(r"the moderator (set|extended|moved) the deadline of \S+ to .+"),
-    re.compile(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint (?P<new>[0-9a-f]{16}); "
-               r"the former key was (?P<old>[0-9a-f]{16})\)"),
-)
+MOVED_NOTE = re.compile(r"the moderator (?:set|extended|moved) the deadline of (?P<decision>\S+) to (?P<when>.+)")
+TAKEN_OVER_NOTE = re.compile(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint "
+                             r"(?P<new>[0-9a-f]{16}); the former key was (?P<old>[0-9a-f]{16})\)")
+# that a seat's mail address changed, never the address (the addresses are sealed to the moderator)
+ADDRESS_NOTE = re.compile(r"the moderator (?:set|changed|removed) (?P<seat>\S+)'s mail address")
+SERVICE_ONLY = (MOVED_NOTE, TAKEN_OVER_NOTE, ADDRESS_NOTE)
 
-
-BOT_NOTES = (
-    re.compile(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them( \(.*\))?"),
-    re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?"),
-    re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?"),
-    re.compile(r"\S+ missed \d+ decisions? in a row: the seat is abandoned; .+"),
-)
+# A missed deadline's note records the deadline, the grace and when the decision was resolved
+# (the moderator's clock), so that verify checks the claim against the policy.
+MISSED_NOTE = re.compile(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them"
+                         r"(?: \(deadline (?P<deadline>\S+), grace (?P<grace>[^,()]+), resolved at (?P<resolved>\S+)\))?"
+                         r"( \(.*\))?")
+ABANDONED_NOTE = re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?")
+BOT_SEAT_NOTE = re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?")
+ABANDON_NOTE = re.compile(r"(?P<player>\S+) missed (?P<count>\d+) decisions? in a row: the seat is abandoned; .+")
+BOT_NOTES = (MISSED_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, ABANDON_NOTE)
 
 
 def is_service_entry(entry: Mapping[str, Any]) -> bool:
@@ -77,6 +79,8 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
                  deadline: datetime | None, now: datetime | None) -> dict[str, tuple[str, str]] | None:
     """``{player: (level, why)}`` for every player of ``decision`` the bot answers for now,
     or ``None`` when a player the game still waits for is missing (nothing is played then)."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     played: dict[str, tuple[str, str]] = {}
     passed = (deadline is not None and now is not None and policy.missed == "bot"
               and now >= deadline + policy.grace_period())
@@ -94,10 +98,14 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
     return played
 
 
-def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool) -> str:
-    """The public log line that says the bot played for ``player``."""
+def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallback: bool,
+              deadline: datetime | None = None, now: datetime | None = None) -> str:
+    """The public log line that says the bot played for ``player``; for a missed deadline,
+    with the deadline, the grace and the time of this resolve (``now``)."""
     if why == "missed":
-        text = f"{player} missed the deadline: the {level} bot played for them"
+        times = (f" (deadline {deadlines.stamp(deadline)}, grace {policy.grace or '0m'}, resolved at "
+                 f"{deadlines.stamp(now)})" if deadline is not None and now is not None else "")
+        text = f"{player} missed the deadline: the {level} bot played for them{times}"
     elif why == "abandoned":
         text = f"{player}'s seat is abandoned: the {level} bot played for them"
     else:
@@ -110,6 +118,8 @@ def _bot_note(player: str, level: str, why: str, policy: deadlines.Policy, fallb
 def _count_missed(policy: deadlines.Policy, decision: Decision, played: Mapping[str, tuple[str, str]]) -> list[str]:
     """Count the decisions each player missed in a row (their own order resets the count);
     abandon a seat at ``policy.abandon_after``. Returns the public notes."""
+    from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
+
     notes = []
     for p in decision.players:
         why = played.get(p, ("", "own"))[1]

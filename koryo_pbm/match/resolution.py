@@ -263,7 +263,7 @@ def _orders_with_bots(run: _Run, decision: Decision,
     for p, (level, why) in played.items():
         choice = bots.choose(game, run.state, p, level, seed=f"{doc.game_id}:{decision.id}:{p}")
         orders[p] = choice.order
-        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback)))
+        notes.append(_bot_note(p, level, why, run.policy, bool(choice.fallback), _deadline(doc, decision.id), run.now))
     return {p: orders[p] for p in decision.players}, notes
 
 
@@ -361,11 +361,13 @@ def held_size(player: str, entry: Mapping[str, Any]) -> int:
 
 
 def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
-    """The orders counted in the game, as published at its end (``replay.orders``): each
-    player's envelope with its orders text and the player's inner signature (opened here with
-    the moderator's key), so that anyone can check that the player signed exactly these orders;
-    an order of the moderator's bot as it was played. An envelope signed by a seat's former key
-    (a substitute took the seat over) carries that ``key``."""
+    """The orders counted in the game, as published at its end (``replay.orders``): for each
+    player's envelope (opened here with the moderator's key), what the player signed (its orders
+    text, the header fields the file does not already say, the inner signature) and the envelope's
+    digest as the log counts it, so that anyone can check that the player signed exactly these
+    orders (not the whole sealed envelope: its padded ciphertext is most of its size and checks
+    nothing more, issue 19); an order of the moderator's bot as it was played. An order signed by
+    a seat's former key (a substitute took the seat over) carries that ``key``."""
     from koryo_pbm.crypto.envelope import parse_one
 
     out: list[dict[str, str]] = []
@@ -382,8 +384,9 @@ def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, str]]) -> li
             except KoryoPbmError:
                 continue
             text, inner = env.open_signed(mv.identity, key)
-            published = {"decision": item["decision"], "player": player, "envelope": item["envelope"],
-                         "orders": text, "inner": base64.b64encode(inner).decode("ascii")}
+            published = {"decision": item["decision"], "player": player, "answers": env.header["answers"],
+                         "submitted": env.submitted, "nonce": env.nonce, "digest": env.digest, "orders": text,
+                         "inner": base64.b64encode(inner).decode("ascii")}
             if key != current:
                 published["key"] = key.line()
             out.append(published)

@@ -17,17 +17,31 @@ from koryo_pbm.store.gamefile import GameDoc
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
     """The next version of the game with players' addresses set (``None``: removed); nothing
-    else changes. The caller writes it."""
+    else changes. The caller writes it. Each change is logged publicly, never the address
+    ("the moderator changed bob's mail address"): the addresses stay sealed to the moderator,
+    but that they changed is no secret (mail to a player goes elsewhere from then on)."""
+    doc = mv.doc
     emails = dict(mv.emails)
     for name, address in changes.items():
         if address is None:
-            if name not in mv.doc.players:
-                raise SetupError(f"{name!r} is not a player (the players are {', '.join(mv.doc.players)})")
+            if name not in doc.players:
+                raise SetupError(f"{name!r} is not a player (the players are {', '.join(doc.players)})")
             emails.pop(name, None)
         else:
             emails[name] = address
-    emails = check_emails(emails, mv.doc.players)
-    new = next_version(mv.doc)
+    emails = check_emails(emails, doc.players)
+    lines = []
+    for name in doc.players:
+        before, after = mv.emails.get(name), emails.get(name)
+        if before != after:
+            verb = "set" if before is None else ("removed" if after is None else "changed")
+            lines.append(f"the moderator {verb} {name}'s mail address")
+    if lines and doc.decision is None:
+        raise StaleError(f"game {doc.game_id} is over: no mail goes to its players any more")
+    new = next_version(doc)
+    if lines:
+        assert doc.decision is not None
+        gamefile.append_log(new, doc.decision["id"], lines, [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, emails, mv.former))
     return new
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm import fair
+from koryo_pbm import choices, fair
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
@@ -72,6 +72,7 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
             raise TypeError
         if not isinstance(emails, dict) or not all(isinstance(v, str) for v in emails.values()):
             raise TypeError
+        emails = {name: address.rstrip(" ") for name, address in emails.items() if address.strip(" ")}  # padded
         if not isinstance(former, dict) or not all(
                 isinstance(v, list) and all(isinstance(f, str) for f in v) for v in former.values()):
             raise TypeError
@@ -105,8 +106,20 @@ def player_name(doc: GameDoc, identity: Identity) -> str:
 
 
 def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:
+    """The player's seat and private part (without the menu of their choices, which only the
+    player page reads: :func:`open_menu`)."""
     name = player_name(doc, identity)
-    return name, gamefile.open_part(doc, name, identity)
+    private = gamefile.open_part(doc, name, identity)
+    private.pop(choices.MENU_KEY, None)
+    return name, private
+
+
+def open_menu(doc: GameDoc, identity: Identity) -> dict[str, Any] | None:
+    """The menu of the player's legal choices that resolve sealed into their part (what the
+    player page renders, :mod:`koryo_pbm.choices`), or ``None`` when it holds none."""
+    name = player_name(doc, identity)
+    menu = gamefile.open_part(doc, name, identity).get(choices.MENU_KEY)
+    return menu if isinstance(menu, dict) else None
 
 
 def engine_view(doc: GameDoc) -> dict[str, Any]:

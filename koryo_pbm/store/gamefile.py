@@ -3,7 +3,7 @@
 Layout (fixed key order; the moderator's Ed25519 signature, context ``game-file``, covers the
 exact bytes of everything before the last line, which is ``signature = "<base64>"``)::
 
-    format = "koryo-pbm-game/v2"       # the first line, always
+    format = "koryo-pbm-game/v3"       # the first line, always (v2: see below)
     game_id = "..."
     game = "koryo"
     version = 12                       # state number, +1 at every write (set by the caller)
@@ -25,9 +25,12 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
                                        #   accepted, events (the public events, one sentence each)
     [replay]                           # only once the game is over: what `verify` replays the game
                                        #   from: first, options, position (each if given) and
-    [[replay.orders]]                  #   every accepted order: decision, player, envelope (armoured,
-                                       #   as the player signed it), orders (its text), inner (the
-                                       #   player's signature of the orders, base64)
+    [[replay.orders]]                  #   every accepted order: decision, player, what the player
+                                       #   signed (answers, submitted, nonce: the envelope's header
+                                       #   fields the file does not already say; orders, its text;
+                                       #   inner, the player's signature of both, base64) and the
+                                       #   envelope's digest, as the log counts it (v2: the whole
+                                       #   armoured envelope in place of answers..digest)
     [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob, written
                                        #   as a literal string: 'AbC...')
     signature = "<base64>"
@@ -36,7 +39,13 @@ Reading checks the signature before parsing: the plain lines before the first ta
 *header*, at most 64 KiB) are parsed alone for the moderator's key, the signature over the body
 is verified with it, and only then is the whole body parsed; a forged 16 MB file costs a hash.
 
-Rule for unknown fields: format v2 has exactly these top-level keys (``decision`` while the game
+Format v3 (issue 19) is format v2 with smaller published orders: v2 published each signed order
+as the player's whole sealed envelope (some 2 KB, its padded ciphertext included, which nobody
+but the moderator can open); v3 publishes what ``verify`` checks, the orders and the header the
+player signed with them. A finished v2 file is read (and written) as v2; every other file this
+koryo-pbm writes is v3.
+
+Rule for unknown fields: format v3 has exactly these top-level keys (``decision`` while the game
 goes on; ``seed``, ``salt`` and ``replay`` once it is over, never with ``decision``;
 ``contributions`` only for a joined game once dealt; ``service``
 optional), and the ``decision``, ``log`` entries,
@@ -76,8 +85,12 @@ from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
 
-FORMAT = "koryo-pbm-game/v2"
+FORMAT = "koryo-pbm-game/v3"
 FIRST_LINE = f'format = "{FORMAT}"\n'
+# v2: the same but for ``replay.orders``, where each signed order is the player's whole sealed
+# envelope (written until issue 19; read still, and written again for such a finished game).
+FORMAT_V2 = "koryo-pbm-game/v2"
+READ_FORMATS = (FORMAT, FORMAT_V2)
 SIGN_CONTEXT = "game-file"
 PART_INFO_PREFIX = b"koryo-pbm game part v1\x00"
 MODERATOR_PART = "moderator"
@@ -89,7 +102,13 @@ TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "deal", "seed_c
 OPTIONAL_KEYS = ("decision", "seed", "salt", "contributions", "service", "replay")
 DEALS = ("joined", "seed", "position")
 REPLAY_KEYS = ("first", "options", "position", "orders")
-REPLAY_ORDER_KEYS = ("decision", "player", "envelope", "orders", "inner", "key")  # signed (key: a former one)
+# a signed order: what the player signed (the envelope's header fields that the game does not
+# already say, the orders text, the inner signature) and the envelope's digest, as the log counts
+# it; ``key``: a former key of the seat that signed it (the envelope's format, the game and the
+# moderator's fingerprint are the file's own; the signer's fingerprint is that of the key)
+REPLAY_ORDER_KEYS = ("decision", "player", "answers", "submitted", "nonce", "digest", "orders", "inner", "key")
+REPLAY_ORDER_OPTIONAL = ("key",)
+REPLAY_ORDER_KEYS_V2 = ("decision", "player", "envelope", "orders", "inner", "key")  # v2: the whole envelope
 REPLAY_BOT_ORDER_KEYS = ("decision", "player", "bot", "orders")  # one the moderator's bot played (level)
 DECISION_KEYS = ("id", "kind", "waiting_for", "received", "deadline")
 LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
@@ -151,8 +170,45 @@ def describe_deal(doc: GameDoc) -> str:
 # --- TOML-safe values and canonical JSON -------------------------------------------------------
 
 
+class _Slow(Exception):
+    """Raised by the fast paths below for anything but the plain cases: the general code runs."""
+
+
+def _plain_fast(value: Any) -> Any:
+    """:func:`_plain` for plain dicts, lists, text and numbers, without building the ``where`` of
+    every node (what costs most when a whole state is copied); ``_Slow`` for anything else."""
+    t = type(value)
+    if t is str:
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Slow from None
+        return value
+    if t is int or t is bool or t is float:
+        return value
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _Slow
+            out[k] = _plain_fast(v)
+        return out
+    if t is list or t is tuple:
+        return [_plain_fast(v) for v in value]
+    raise _Slow
+
+
 def _plain(value: Any, where: str) -> Any:
     """A deep copy of ``value`` as plain TOML-safe data (dict/list/str/int/float/bool/datetime)."""
+    try:
+        return _plain_fast(value)
+    except _Slow:  # something else somewhere: the general code, which names where a bad value is
+        pass
+    return _plain_slow(value, where)
+
+
+def _plain_slow(value: Any, where: str) -> Any:
     if isinstance(value, (str, bool, int, float, datetime, date, time)):
         if isinstance(value, str):
             try:
@@ -165,10 +221,10 @@ def _plain(value: Any, where: str) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise FormatError(f"{where} has a non-text key {k!r}")
-            out[k] = _plain(v, f"{where}.{k}")
+            out[k] = _plain_slow(v, f"{where}.{k}")
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_plain_slow(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise FormatError(f"{where} holds a value TOML cannot store ({type(value).__name__})")
 
 
@@ -298,6 +354,11 @@ def compact_json(value: Any) -> str:
 def _room(value: Any) -> int:
     """The bytes ``value`` takes in a padded part: what its compact JSON would take if every text
     were as long as the next multiple of ``TEXT_QUANTUM`` and every number ``NUMBER_ROOM`` long."""
+    if type(value) is str and value.isprintable():
+        # compact JSON (ensure_ascii=False) escapes only '"', '\\' and what is not printable here:
+        # its length without encoding it (this runs for every text of every sealed part)
+        inner = len(value.encode("utf-8")) + value.count('"') + value.count("\\")
+        return 2 + max(1, -(-inner // TEXT_QUANTUM)) * TEXT_QUANTUM
     if isinstance(value, (str, datetime, date, time)):
         inner = len(compact_json(value).encode("utf-8")) - 2
         return 2 + max(1, -(-inner // TEXT_QUANTUM)) * TEXT_QUANTUM
@@ -392,7 +453,7 @@ def _exact_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: str,
                 optional: tuple[str, ...] = ()) -> None:
     for key in table:
         if key not in allowed:
-            raise FormatError(f"{where} has an unknown field {key[:40]!r} (format v2 allows no others)")
+            raise FormatError(f"{where} has an unknown field {key[:40]!r} (the format allows no others)")
     for key in allowed:
         if key not in table and key not in optional:
             raise FormatError(f"{where} has no '{key}'")
@@ -483,7 +544,7 @@ def _validate(doc: GameDoc) -> None:
     if doc.replay is not None:
         if d is not None:
             raise FormatError("'replay' is published only once the game is over (no 'decision')")
-        _check_replay(doc.replay, doc.players)
+        _check_replay(doc.replay, doc.players, file_format(doc))
     if not isinstance(doc.public, dict):
         raise FormatError("'public' must be a table")
     if not isinstance(doc.log, list):
@@ -509,7 +570,16 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"{where}: data is empty")
 
 
-def _check_replay(replay: Any, players: Mapping[str, Any]) -> None:
+def file_format(doc: GameDoc) -> str:
+    """The format ``doc`` is written in: v3, or v2 for a game finished before v3 (its published
+    orders are whole envelopes)."""
+    orders = doc.replay.get("orders") if isinstance(doc.replay, dict) else None
+    if isinstance(orders, list) and any(isinstance(o, dict) and "envelope" in o for o in orders):
+        return FORMAT_V2
+    return FORMAT
+
+
+def _check_replay(replay: Any, players: Mapping[str, Any], version: str = FORMAT) -> None:
     if not isinstance(replay, dict):
         raise FormatError("'replay' must be a table")
     _exact_keys(replay, REPLAY_KEYS, "'replay'", optional=("first", "options", "position"))
@@ -525,8 +595,12 @@ def _check_replay(replay: Any, players: Mapping[str, Any]) -> None:
         where = f"'replay.orders' item {i + 1}"
         if not isinstance(item, dict):
             raise FormatError(f"{where} is not a table")
-        keys = REPLAY_BOT_ORDER_KEYS if "bot" in item else REPLAY_ORDER_KEYS
-        _exact_keys(item, keys, where, optional=() if "bot" in item else ("key",))
+        if "bot" in item:
+            _exact_keys(item, REPLAY_BOT_ORDER_KEYS, where)
+        elif version == FORMAT_V2:
+            _exact_keys(item, REPLAY_ORDER_KEYS_V2, where, optional=("key",))
+        else:
+            _exact_keys(item, REPLAY_ORDER_KEYS, where, optional=REPLAY_ORDER_OPTIONAL)
         if not all(isinstance(item[k], str) for k in item):
             raise FormatError(f"{where}: every field must be text")
         if item["player"] not in players:
@@ -538,7 +612,7 @@ def _check_replay(replay: Any, players: Mapping[str, Any]) -> None:
 
 def _to_toml(doc: GameDoc) -> dict[str, Any]:
     top: dict[str, Any] = {
-        "format": FORMAT,
+        "format": file_format(doc),
         "game_id": doc.game_id,
         "game": doc.game,
         "version": doc.version,
@@ -591,7 +665,8 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
         at = text.rindex(f'"{mark}"')
         text = text[:at] + f"'{data}'" + text[at + len(mark) + 2:]
     body = text.encode("utf-8")
-    assert body.startswith(FIRST_LINE.encode()) and body.endswith(b"\n")
+    first = top["format"]
+    assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
 
@@ -614,14 +689,16 @@ def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
     """``(signed body, signature)`` of a game file's bytes; ``FormatError`` if it has neither."""
     if len(data) > MAX_GAME_FILE:
         raise FormatError(f"{source} is larger than {MAX_GAME_FILE} bytes")
-    if not data.startswith(FIRST_LINE.encode("ascii")):
+    if not any(data.startswith(f'format = "{f}"\n'.encode("ascii")) for f in READ_FORMATS):
         if data.startswith(b'format = "koryo-pbm-game/'):
             first = data[: data.find(b"\n", 0, 80)].decode("ascii", "replace")
             which = first[len('format = "'):].rstrip('"')
             if which == "koryo-pbm-game/v1":
                 raise FormatError(f"{source} has format koryo-pbm-game/v1 (made before the fair deal); this "
-                                  f"koryo-pbm reads {FORMAT} only: finish that game with the koryo-pbm that began it")
-            raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT})")
+                                  f"koryo-pbm reads {FORMAT} and {FORMAT_V2} only: finish that game with the "
+                                  "koryo-pbm that began it")
+            raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT} and {FORMAT_V2}; "
+                              "a later format needs a later koryo-pbm)")
         raise FormatError(f"{source} is not a koryo-pbm game file (its first line must be {FIRST_LINE.strip()})")
     if not data.endswith(b"\n"):
         raise FormatError(f"{source} is cut short: it does not end with its signature line")
@@ -736,14 +813,14 @@ def _decode_crlf(data: bytes, expected_moderator: PublicIdentity | None, source:
 
 def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
     _exact_keys(top, TOP_KEYS, "the game file", optional=OPTIONAL_KEYS)
-    if top["format"] != FORMAT:
-        raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT})")
+    if top["format"] not in READ_FORMATS:
+        raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT} and {FORMAT_V2})")
     players = top["players"]
     if not isinstance(players, dict):
         raise FormatError("'players' must be a table")
     if not isinstance(top["sealed"], dict) or not all(isinstance(p, dict) for p in top["sealed"].values()):
         raise FormatError("'sealed' must be a table of tables")
-    return GameDoc(
+    doc = GameDoc(
         game_id=top["game_id"],
         game=top["game"],
         version=top["version"],
@@ -761,6 +838,10 @@ def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
         contributions=top.get("contributions"),
         replay=top.get("replay"),
     )
+    signed = [o for o in (doc.replay or {}).get("orders", ()) if isinstance(o, dict) and "bot" not in o]
+    if any(("envelope" in o) != (top["format"] == FORMAT_V2) for o in signed):
+        raise FormatError(f"the file says format {top['format']} but its published orders are not of that format")
+    return doc
 
 
 _recent: dict[str, tuple[GameDoc, bytes]] = {}  # SHA-256 of a game file's bytes -> (document, bytes)
@@ -773,10 +854,14 @@ def _keep(data: bytes, doc: GameDoc) -> None:
     _recent[sha256_hex(data)] = (doc, data)
 
 
+_written: list[tuple[GameDoc, bytes]] = []  # the last few documents this process signed and wrote
+
+
 def signed_bytes(doc: GameDoc) -> bytes | None:
-    """The signed bytes this process read ``doc`` from (one of the last few game files read),
-    or ``None``: what a player keeps as a copy of the version they saw."""
-    for seen, data in reversed(list(_recent.values())):
+    """The signed bytes this process read ``doc`` from (one of the last few game files read)
+    or wrote it as (:func:`write_game`), or ``None``: what a player keeps as a copy of the
+    version they saw, and the moderator of the version it wrote."""
+    for seen, data in [*reversed(list(_recent.values())), *reversed(_written)]:
         # every field: two files of one version may differ in their log alone (a rewritten history)
         if seen == doc:
             return data
@@ -847,4 +932,7 @@ def write_game(path: Path, doc: GameDoc, moderator: Identity) -> None:
     """Sign and write ``doc`` to ``path`` atomically."""
     from koryo_pbm.store.atomic import write_atomic
 
-    write_atomic(Path(path), encode(doc, moderator))
+    data = encode(doc, moderator)
+    write_atomic(Path(path), data)
+    _written.append((_fresh(doc), data))  # a copy: a document changed after it was written is not this file
+    del _written[:-_RECENT]

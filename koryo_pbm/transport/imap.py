@@ -40,6 +40,7 @@ TIMEOUT = 60.0  # seconds for any one server reply
 IDLE_MAX = 25 * 60.0  # RFC 2177: re-issue IDLE at least every 29 minutes
 BATCH_BYTES = 8 * 1024 * 1024  # at most this much mail fetched by one FETCH command
 BATCH_COUNT = 100  # at most this many messages fetched by one FETCH command
+PIECE = 1024 * 1024  # a message larger than this is fetched alone, in pieces of this size (see _fetch_pieces)
 MARK_BATCH = 100  # handled messages moved by one command
 
 
@@ -256,6 +257,11 @@ class ImapSource:
                 batch, batch_bytes = [], 0
                 yield from self._fetch_head(uid, size)
                 continue
+            if size > PIECE:
+                yield from self._fetch_batch(batch, sizes)
+                batch, batch_bytes = [], 0
+                yield from self._fetch_pieces(uid, size)
+                continue
             if batch and (batch_bytes + size > BATCH_BYTES or len(batch) >= BATCH_COUNT):
                 yield from self._fetch_batch(batch, sizes)
                 batch, batch_bytes = [], 0
@@ -286,6 +292,39 @@ class ImapSource:
                 yield self._mail(uid, data[:HEAD_LIMIT], len(data), True)
             else:
                 yield self._mail(uid, data, max(len(data), sizes.get(uid, 0)), False)
+
+    def _fetch_pieces(self, uid: int, size: int) -> Iterator[IncomingMail]:
+        """One large message, fetched :data:`PIECE` bytes at a time and joined once: the memory
+        it costs is about twice its size at the join, then once (a FETCH of the whole message
+        costs several times its size in the IMAP library's buffers)."""
+        if self._client is None:
+            raise SourceError("the connection was lost")
+        pieces: list[bytes] = []
+        got = 0
+        while got <= MAIL_LIMIT:
+            try:
+                found = self._client.fetch([uid], [f"BODY.PEEK[]<{got}.{PIECE}>"])
+            except Exception as exc:
+                raise self._fail("fetching a large mail", exc) from None
+            self._client._imap.untagged_responses.clear()
+            item = found.pop(uid, None)
+            if item is None:
+                return  # expunged meanwhile
+            chunk = b""
+            for key, value in item.items():
+                if isinstance(key, bytes) and key.startswith(b"BODY[]") and isinstance(value, bytes):
+                    chunk = value
+            del found, item
+            pieces.append(chunk)
+            got += len(chunk)
+            if len(chunk) < PIECE:
+                break
+        data = b"".join(pieces)
+        del pieces
+        if len(data) > MAIL_LIMIT:  # the server announced a smaller size
+            yield self._mail(uid, data[:HEAD_LIMIT], len(data), True)
+        else:
+            yield self._mail(uid, data, max(len(data), size), False)
 
     def _fetch_head(self, uid: int, size: int) -> Iterator[IncomingMail]:
         if self._client is None:

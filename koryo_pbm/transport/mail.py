@@ -14,6 +14,7 @@ parts nest at most 8 deep; otherwise it is one error item with a one-line reason
 from __future__ import annotations
 
 import html
+import itertools
 import os
 import re
 from pathlib import Path
@@ -35,6 +36,12 @@ MAX_HEADERS = 256 * 1024  # all header blocks of the message together
 MAX_PARTS = 200  # MIME parts
 MAX_BOUNDARIES = 32  # multipart boundaries declared
 MAX_DEPTH = 8  # multipart nesting
+# What is parsed of a large message (the ``email`` package holds a parsed message several times
+# over: a 31 MB mail cost 333 MB): a message larger than SLIM_LIMIT is parsed without the bodies
+# of its parts larger than BIG_PART that hold nothing like an envelope, each scanned for one
+# in a stream of BIG_PART chunks instead. The parts kept may come to SLIM_LIMIT bytes together.
+SLIM_LIMIT = 2 * 1024 * 1024
+BIG_PART = 64 * 1024
 _BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.IGNORECASE)
 _MARK = BEGIN.encode("ascii")
 _MARKS_UTF16 = (BEGIN.encode("utf-16-le"), BEGIN.encode("utf-16-be"))
@@ -169,6 +176,8 @@ def _from_message(data: bytes, label: str, seen: set[str], *, name_mail: bool = 
     found: Found = []
     again: list[str] = []  # envelopes found before (in another message): not repeated, not a miss
     problem = check_structure(data)
+    if problem is None and len(data) > SLIM_LIMIT:
+        data, problem = slim(data)
     if problem is not None:
         return [(label, FormatError(f"{label}: {problem}"))]
     try:
@@ -235,6 +244,82 @@ def check_structure(data: bytes) -> str | None:
         if total > MAX_HEADERS:
             return f"its headers are larger than {MAX_HEADERS} bytes together"
     return None
+
+
+_CTE = re.compile(rb"(?im)^content-transfer-encoding[ \t]*:[ \t]*([A-Za-z0-9-]+)")
+_NOT_B64 = re.compile(rb"[^A-Za-z0-9+/]")
+
+
+def _marked(body: memoryview, cte: bytes) -> bool:
+    """Does ``body`` (one part's, encoded with ``cte``) hold what may be an envelope? Decoded
+    ``BIG_PART`` bytes at a time (a chunk's last bytes are searched again with the next one)."""
+    import binascii
+
+    marks = (_MARK, *_MARKS_UTF16)
+    keep = max(len(m) for m in marks) - 1
+    tail, carry = b"", b""
+    for start in range(0, len(body), BIG_PART):
+        chunk = bytes(body[start:start + BIG_PART])
+        if cte == b"base64":
+            text = carry + _NOT_B64.sub(b"", chunk)
+            whole = len(text) - len(text) % 4
+            carry = text[whole:]
+            try:
+                decoded = binascii.a2b_base64(text[:whole])
+            except binascii.Error:
+                decoded = b""
+        elif cte == b"quoted-printable":
+            text = carry + chunk
+            cut = text.rfind(b"\n") + 1 if start + BIG_PART < len(body) else len(text)
+            carry = text[cut:]
+            decoded = binascii.a2b_qp(text[:cut])
+        else:
+            decoded = chunk
+        window = tail + decoded
+        if any(m in window for m in marks):
+            return True
+        tail = window[-keep:]
+    return False
+
+
+def slim(data: bytes) -> tuple[bytes, str | None]:
+    """``data`` (a message that passed :func:`check_structure`) without the bodies of its parts
+    larger than :data:`BIG_PART` that hold nothing like an envelope (each replaced by an empty
+    body, its headers kept), and why it cannot be read, or None: what is left must be at most
+    :data:`SLIM_LIMIT` bytes. One pass over ``data``; the memory of a chunk at a time."""
+    boundaries = {m.group(1) or m.group(2) for m in _BOUNDARY.finditer(data)}
+    cuts = [0]  # where each segment starts: the message's head, then each part after its delimiter line
+    if boundaries:
+        delimiter = re.compile(b"\n--(?:" + b"|".join(re.escape(b) for b in sorted(boundaries)) + b")(--)?")
+        for m in delimiter.finditer(data):
+            cuts.append(m.start() + 1)
+    cuts.append(len(data))
+    pieces: list[bytes] = []
+    view = memoryview(data)
+    for start, end in itertools.pairwise(cuts):
+        if end - start <= BIG_PART:
+            pieces.append(data[start:end])
+            continue
+        line_end = data.find(b"\n", start, end) + 1 if start else 0  # the delimiter line, kept
+        head_end = _header_end(data, line_end)
+        if head_end < 0 or head_end >= end:
+            pieces.append(data[start:end])
+            continue
+        head = data[start:head_end]
+        cte = _CTE.search(head)
+        # the body, up to the line break that belongs to the next delimiter
+        if _marked(view[head_end:end], cte.group(1).lower() if cte else b"7bit"):
+            pieces.append(data[start:end])
+        else:
+            pieces.append(head + (b"\r\n" if head.endswith(b"\r\n") else b"\n"))
+        if sum(len(p) for p in pieces) > SLIM_LIMIT:
+            break
+    kept = sum(len(p) for p in pieces)
+    if kept > SLIM_LIMIT:
+        return data[:0], (f"it is {len(data) // (1024 * 1024)} MiB and its parts that may hold an envelope are "
+                          f"more than {SLIM_LIMIT // (1024 * 1024)} MiB together: send the envelope alone, pasted "
+                          "into the text or as a small attachment")
+    return b"".join(pieces), None
 
 
 def _depth(message: Any) -> int:

@@ -70,13 +70,12 @@ def test_a_resigned_rewritten_log_is_refused_by_every_player_command(arena, late
     gid = game_id_of(forged)
     for args in PLAYER_COMMANDS:
         line = assert_refused(arena(*args), code=1)
-        if later:
-            assert line.startswith(f"koryo-pbm: error: the moderator rewrote the history of game {gid}: version 4 "
-                                   "here does not extend the version 3 you saw (its log entry 2 has hash "), line
-        else:
-            assert line.startswith(f"koryo-pbm: error: the moderator signed two different histories of game {gid}: "
-                                   "version 3 here has head "), line
-        assert f"the copy you saw is {copy}; keep both files: together they prove it" in line, line
+        heads = (gamefile.head(gamefile.decode(forged))[7:23], gamefile.head(gamefile.decode(versions[2]))[7:23])
+        first = gamefile.decode(versions[2]).log[0]["decision"]
+        assert line == (f"koryo-pbm: error: the moderator signed two different histories of game {gid}: version "
+                        f"{4 if later else 3} here has head {heads[0]}, the version 3 you saw has head {heads[1]}; "
+                        f"they part at log entry 1 ({first}); the copy you saw is {copy}; keep both files: together "
+                        "they prove it (both carry the moderator's signature)"), line
     assert (folder / "game.toml").read_bytes() == forged
     assert copy.read_bytes() == versions[2]
     assert gamefile.decode(copy.read_bytes()).version == 3  # both files carry the moderator's signature
@@ -104,10 +103,12 @@ def test_the_true_history_goes_on_being_accepted(arena):
         (folder / "game.toml").write_bytes(data)
         arena.ok("status", "g")
         assert pinned_copy(arena.home, data).read_bytes() == data
-    # an older version of the same history is a rollback (told), not a second history
+    # an older version of the same history is older (told, with where the newer copy is), not a second history
     (folder / "game.toml").write_bytes(versions[3])
     r = arena.ok("status", "g")
-    assert "it was rolled back to an earlier state" in r.err
+    assert (f"this file is version 4, older than the version {len(versions)} you saw; it is part of the same "
+            f"history (an old mail or a stale copy: nobody's fault); the newer copy is "
+            f"{pinned_copy(arena.home, versions[3])}") in r.err
 
 
 def test_an_older_file_from_another_history_is_refused(arena):
@@ -116,7 +117,8 @@ def test_an_older_file_from_another_history_is_refused(arena):
     arena.ok("status", "g")
     (folder / "game.toml").write_bytes(rewritten(versions[3], identity(arena.world, "mod")))
     line = assert_refused(arena("status", "g"), code=1)
-    assert "signed two different histories" in line and "which is not in the history of the version 6 you saw" in line
+    assert "signed two different histories" in line and "the version 6 you saw has head" in line
+    assert "they part at log entry 1 (" in line
 
 
 def test_two_files_of_one_version_shown_to_two_players(arena):
@@ -146,8 +148,8 @@ def test_two_files_of_one_version_shown_to_two_players(arena):
     head_alice = gamefile.head(gamefile.decode(world.g4_v2)).removeprefix("sha256:")[:16]
     head_bob = gamefile.head(gamefile.decode(forked)).removeprefix("sha256:")[:16]
     assert line == (f"koryo-pbm: error: the moderator signed two different histories of game "
-                    f"{game_id_of(forked)}: version 2 here has head {head_bob}, but the version 2 you saw has "
-                    f"head {head_alice}; the copy you saw is {pinned_copy(arena.home, forked)}; keep both files: "
+                    f"{game_id_of(forked)}: version 2 here has head {head_bob}, the version 2 you saw has "
+                    f"head {head_alice}; they part at log entry 1 (r1-orders); the copy you saw is {pinned_copy(arena.home, forked)}; keep both files: "
                     "together they prove it (both carry the moderator's signature)")
 
 
@@ -247,3 +249,61 @@ def test_the_pinned_copy_is_the_file_read_not_another_of_the_same_version(arena)
     (folder / "game.toml").write_bytes(versions[2])
     arena.ok("status", "g", home=other)
     assert pinned_copy(other, versions[2]).read_bytes() == versions[2]
+
+
+# -- an older copy: nobody's fault (issue 17, item 1) --------------------------------------------
+
+
+def test_an_older_copy_on_the_moderator_s_machine_is_no_accusation(arena):
+    """The moderator resolves three decisions one by one, then looks at last week's copy of the
+    game (version 2): it is older, of the same history. (An older koryo-pbm kept the copy of the
+    first version it read, and told the moderator that it had signed two different histories.)"""
+    world = arena.world
+    folder = arena.game(world.g2_versions[0])
+    decisions = list(dict.fromkeys(d for d, _, _ in world.g2_envelopes))
+    written = [world.g2_versions[0]]
+    for decision in decisions[:3]:
+        for d, player, text in world.g2_envelopes:
+            if d == decision:
+                (folder / "inbox" / f"{d}--{player}.envelope").write_text(text)
+        arena.ok("resolve", "g", "--as", "mod")
+        written.append((folder / "game.toml").read_bytes())
+    assert gamefile.decode(written[3]).version == 4
+    (folder / "game.toml").write_bytes(written[1])
+    copy = pinned_copy(arena.home, written[1])
+    for args in (("status", "g"), ("log", "g"), ("show", "g", "--as", "alice")):
+        r = arena.ok(*args)
+        assert "two different" not in r.err
+        assert (f"koryo-pbm: warning: game {game_id_of(world.g2_versions[1])}: this file is version 2, older than "
+                "the version 4 you saw; it is part of the same history (an old mail or a stale copy: nobody's "
+                f"fault); the newer copy is {copy}\n") in r.err, r.err
+    assert copy.read_bytes() == written[3]
+
+
+def test_an_older_copy_is_told_and_its_resolved_decision_not_answered(arena):
+    """alice saw version 7; a stale synced copy puts version 4 back. show, status, log say it is
+    older (both numbers) and where the newer copy is; orders, submit and play refuse to answer
+    its decision, which is resolved already; nothing is written."""
+    versions = arena.world.g2_versions
+    stale = next(v for v in versions[1:6]
+                 if "alice" in tomllib.loads(v.decode("utf-8")).get("decision", {}).get("waiting_for", []))
+    folder = arena.game(stale)
+    arena.ok("orders", "g", "--as", "alice", "-o", "new.toml", home=second_home(arena, "then"))  # written back then
+    (folder / "game.toml").write_bytes(versions[6])
+    arena.ok("show", "g", "--as", "alice")
+    (folder / "game.toml").write_bytes(stale)
+    old = gamefile.decode(stale)
+    copy = pinned_copy(arena.home, stale)
+    older = (f"game {old.game_id}: this file is version {old.version}, older than the version 7 you saw")
+    for args in (("show", "g", "--as", "alice"), ("status", "g"), ("log", "g")):
+        r = arena.ok(*args)
+        assert f"koryo-pbm: warning: {older}; it is part of the same history" in r.err, r.err
+        assert f"the newer copy is {copy}" in r.err
+    refusal = (f"koryo-pbm: error: {older}, and its decision {old.decision['id']} is resolved already: answer the "
+               f"newer copy ({copy})")
+    assert assert_refused(arena("orders", "g", "--as", "alice", "-o", "old.toml")) == refusal
+    assert not (arena.cwd / "old.toml").exists()
+    assert assert_refused(arena("play", "g", "--as", "alice", stdin="q\n")) == refusal
+    assert assert_refused(arena("submit", "new.toml", "--as", "alice", "--game", "g")) == refusal
+    assert list((folder / "inbox").iterdir()) == []
+    assert (folder / "game.toml").read_bytes() == stale and copy.read_bytes() == versions[6]

@@ -15,7 +15,7 @@ import tomllib
 from collections import defaultdict
 
 import pytest
-from attack_kit import PLAYERS4, identity
+from attack_kit import PLAYERS4, assert_refused, identity
 
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.engine.simulate import play_random
@@ -267,3 +267,33 @@ def test_the_canonical_form_of_an_order_reads_back_as_the_same_order():
         assert written.count("\n") == 2 + len(body)  # one line per key: the compact form, always
 
     case()
+
+
+def test_the_moderators_part_does_not_show_mail_addresses(arena):
+    """Players' mail addresses are kept in the moderator's part, each padded to the 254
+    characters RFC 5321 allows: no address, a short one, the longest allowed, for one player or
+    all, the part keeps one size. A longer address is refused in one line, nothing changed;
+    every change is logged publicly (that an address changed, never the address)."""
+    folder = arena.game(arena.world.g4_v1)
+    path = folder / "game.toml"
+    longest = "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * 57 + ".org"
+    assert len(longest) == 254
+    sizes = [moderator_part_size(path)]
+    for changes in (["alice=a@b.io"], [f"alice={longest}"], [f"{p}={longest}" for p in PLAYERS4],
+                    ["bob=b@example.org"], ["--remove", "alice"]):
+        arena.ok("address", folder, "--as", "mod", *changes)
+        sizes.append(moderator_part_size(path))
+    assert len(set(sizes)) == 1, sizes
+    before = path.read_bytes()
+    line = assert_refused(arena("address", folder, "--as", "mod", f"carol=a{longest}"), code=2)
+    assert line == "koryo-pbm: error: carol's address is 255 characters long: RFC 5321 allows at most 254"
+    assert path.read_bytes() == before
+    text = path.read_text(encoding="utf-8")
+    assert "example.org" not in text and "a@b.io" not in text and longest not in text
+    events = [e for entry in tomllib.loads(text)["log"] for e in entry["events"]]
+    assert events == ["the moderator set alice's mail address", "the moderator changed alice's mail address",
+                      "the moderator set bob's mail address",
+                      "the moderator set carol's mail address", "the moderator set dave's mail address",
+                      "the moderator changed bob's mail address", "the moderator removed alice's mail address"]
+    status = arena.ok("status", folder, "--json").json
+    assert status["decision"] == "r1-orders"  # nothing resolved

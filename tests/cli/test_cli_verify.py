@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from pathlib import Path
 
 import pytest
 from test_cli_bymail import make_keys, play_template_orders
@@ -142,7 +143,7 @@ def test_a_replaced_order_and_log_entry_are_caught(cli, finished):
         b = next(i for i, o in enumerate(orders) if o["player"] == "alice" and o["decision"] == "r2-orders")
         orders[a] = {**orders[b], "decision": "r1-orders"}
     rewrite(cli, finished, change)
-    refused(cli, "g", "is in an envelope for alice, r2-orders")
+    refused(cli, "g", "is not what alice signed: the orders published for alice for r1-orders are not the ones")
 
 
 def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
@@ -283,6 +284,46 @@ def test_the_withdrawn_order_attack_is_told_by_show_and_caught_by_verify(cli):
     assert out.splitlines()[-1].startswith("FAIL  submitted")
     cli.ok("verify", "g", "--as", "bob")
 
+    # The moderator covers it up: the published order (the withdrawn one, as alice signed it)
+    # now names the digest of her later envelope, and so does the log. For anyone else the game
+    # is still consistent; alice's machine knows when that envelope was signed, and the orders
+    # published with its digest were signed at another time.
+    import json
+
+    doc = gamefile.decode((g / "game.toml").read_bytes())
+    records = [json.loads(line) for line in (cli.home / "submitted" / doc.game_id).read_text().splitlines()]
+    last = [r for r in records if r["player"] == "alice" and r["decision"] == decision][-1]
+
+    def cover_up(doc):
+        item = next(o for o in doc.replay["orders"] if o["player"] == "alice" and o["decision"] == decision)
+        old, item["digest"] = item["digest"], last["digest"]
+        relog(doc, [{**e, "accepted": [last["digest"] if d == old else d for d in e["accepted"]]} for e in doc.log])
+    rewrite(cli, g, cover_up)
+    cli.ok("verify", "g")
+    out = refused(cli, "g", f"the orders published for alice for {decision} were signed at", "--as", "alice")
+    assert out.splitlines()[-1].startswith("FAIL  submitted")
+
+
+def test_a_finished_four_player_game_file_is_small_and_verifies(cli):
+    """Issue 19: the published orders are what the players signed, not their whole sealed
+    envelopes, and the moderator's part keeps no room for held orders once the game is over: a
+    finished 4-player Koryo game file fits in 64 KiB (it was some 140 KB)."""
+    cli.ok("demo", "--players", "4", "--seed", "small", "--dir", "d")
+    text = (cli.cwd / "d" / "game.toml").read_text()
+    assert len(text.encode()) <= 64 * 1024 and text.startswith('format = "koryo-pbm-game/v3"\n')
+    assert "envelope" not in tomllib.loads(text)["replay"]["orders"][0]
+    assert cli.ok("verify", "d").out.splitlines()[-1] == "verdict: the game verifies"
+
+
+def test_a_game_finished_in_format_v2_still_verifies(cli):
+    """A game file of format v2 (published orders as whole envelopes), finished before v3: it is
+    read, told and verified as before."""
+    src = Path(__file__).resolve().parents[1] / "store" / "data" / "finished-v2.toml"
+    (cli.cwd / "v2").mkdir()
+    shutil.copy(src, cli.cwd / "v2" / "game.toml")
+    assert cli.ok("verify", "v2").out.splitlines()[-1].startswith("verdict: the game verifies")
+    assert "the game is over" in cli.ok("status", "v2").out
+
 
 def test_verify_bad_input(cli, finished):
     cli.fails("verify", "nowhere", code=None)
@@ -334,7 +375,9 @@ def test_a_joined_game_with_a_bot_seat_a_missed_deadline_a_moved_deadline_and_a_
             cli.ok("submit", orders, "--as", keys[p], "--game", "g")
         cli.ok("resolve", "g", "--as", "mod")
     r = cli.ok("verify", "g")
-    assert r.out.splitlines()[-1] == "verdict: the game verifies", r.out
+    # carol's contribution to the deal is the moderator's bot's: its word alone (verify.word_alone)
+    assert r.out.splitlines()[-1] == ("verdict: the game verifies (but the contribution of carol to its deal is the "
+                                      "moderator's word: not fair-proof)"), r.out
     replay = tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["replay"]["orders"]
     assert any(o.get("bot") == "heuristic" and o["player"] == "carol" for o in replay)
     assert any("bot" in o and o["player"] == "bob" for o in replay)  # bob's missed decision
@@ -345,3 +388,154 @@ def test_a_joined_game_with_a_bot_seat_a_missed_deadline_a_moved_deadline_and_a_
         doc.replay["orders"] = [o for o in doc.replay["orders"] if o is not item]
     rewrite(cli, cli.cwd / "g", change)
     refused(cli, "g", "that is not published: an order was dropped")
+
+
+def test_a_bot_seat_s_contribution_is_the_moderator_s_word_not_fair_proof(cli):
+    """A joined game with a bot seat: the bot's join contribution is whatever the moderator
+    writes (it could try contributions until the deal suits it), so verify passes the game but
+    does not call it fair-proof, and counts the orders players signed apart from the bot's."""
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "b", "--bot", "carol=random", names=["alice", "bob"])
+    play_template_orders(cli, cli.cwd / "b")
+    r = cli.ok("verify", "b", "--json").json
+    assert r["ok"] and r["fair_proof"] is False
+    assert r["not_fair_proof"] == "the contribution of carol to its deal is the moderator's word"
+    deal = next(c for c in r["checks"] if c["check"] == "deal")["detail"]
+    assert "the moderator's bot made carol's" in deal and "no single party" not in deal
+    published = tomllib.loads((cli.cwd / "b" / "game.toml").read_text())["replay"]["orders"]
+    bots = sum(1 for o in published if "bot" in o)
+    assert bots and bots < len(published)
+    orders = next(c for c in r["checks"] if c["check"] == "orders")["detail"]
+    assert orders == (f"every order a player made is signed by that player ({len(published) - bots} envelopes); "
+                      f"{bots} orders the moderator's bot played (for a bot seat, an abandoned seat or a missed "
+                      "deadline), which no player signed")
+    out = cli.ok("verify", "b").out
+    assert out.splitlines()[-1] == ("verdict: the game verifies (but the contribution of carol to its deal is the "
+                                    "moderator's word: not fair-proof)")
+
+
+# -- missed-deadline claims (issue 17, item 3) ---------------------------------------------------
+
+
+def _at(monkeypatch, when) -> None:
+    monkeypatch.setenv("KORYO_PBM_NOW", when.strftime("%Y-%m-%dT%H:%MZ"))
+
+
+def _to_bob(cli, folder="g") -> dict:
+    """Answer every decision (template orders) until one waits for bob; its status."""
+    for _ in range(100):
+        status = cli.ok("status", folder, "--json").json
+        if "bob" in status["missing"]:
+            return status
+        for p in status["missing"]:
+            orders = cli.cwd / f"{status['decision']}-{p}.toml"
+            cli.ok("orders", folder, "--as", p, "-o", orders)
+            cli.ok("submit", orders, "--as", p, "--game", folder)
+        cli.ok("resolve", folder, "--as", "mod")
+    raise AssertionError("no decision waited for bob")
+
+
+def _receipt(cli, envelope, received: str, signer: str = "mod"):
+    from koryo_pbm.crypto.receipt import make_receipt
+
+    r = make_receipt(load_identity(cli.home / "keys" / f"{signer}.key"), game_id=envelope.game_id,
+                     decision=envelope.decision, player=envelope.player, envelope=envelope.digest,
+                     submitted=envelope.submitted, replaces=None, received=received)
+    path = cli.cwd / f"receipt-{signer}.txt"
+    path.write_text("Your receipt, signed by the moderator: keep this mail.\n\n" + r.armor())
+    return path
+
+
+def test_an_order_dropped_where_the_bot_may_play_is_named_on_its_player_s_machine(cli, monkeypatch):
+    """A game with a deadline and --missed bot. bob submits in time; the moderator drops his
+    envelope and resolves once the deadline and its grace have passed: the log says bob missed
+    the deadline and the bot played, which the policy allows, so verify passes for anyone. On
+    bob's machine, verify --as bob names the decision: his order was replaced by the bot's, and
+    the receipt the moderator signed for it proves it was in on time."""
+    from datetime import datetime, timedelta
+
+    from koryo_pbm.crypto.envelope import parse_one
+
+    now = datetime(2030, 3, 1, 18, 0)
+    _at(monkeypatch, now)
+    lines = make_keys(cli, ["alice", "bob", "eve"])
+    cli.ok("new", "g", "--as", "mod", "--seed", "s", "--player", f"alice={lines['alice']}",
+           "--player", f"bob={lines['bob']}", "--deadline", "1d", "--grace", "2h", "--missed", "bot")
+    status = _to_bob(cli)
+    decision = status["decision"]
+    for p in status["missing"]:
+        orders = cli.cwd / f"{decision}-{p}.toml"
+        cli.ok("orders", "g", "--as", p, "-o", orders)
+        cli.ok("submit", orders, "--as", p, "--game", "g")
+    [dropped] = [f for f in (cli.cwd / "g" / "inbox").iterdir() if "bob" in f.name]
+    envelope = parse_one(dropped.read_text(), "bob's envelope")
+    dropped.unlink()  # the dishonest moderator
+    deadline = cli.ok("status", "g", "--json").json["deadline"]
+    _at(monkeypatch, now + timedelta(days=2))
+    assert "bob missed the deadline" in cli.ok("resolve", "g", "--as", "mod").out
+    play_template_orders(cli, cli.cwd / "g")
+    log = [e for e in tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["log"] if e["decision"] == decision]
+    note = log[-1]["events"][0]
+    resolved = (now + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert note == (f"bob missed the deadline: the heuristic bot played for them (deadline {deadline}, grace 2h, "
+                    f"resolved at {resolved})")
+    # anyone: the claim fits the policy and its times
+    out = cli.ok("verify", "g").out
+    assert "each of the bot's 1 orders was allowed by the game's public policy then (0 for bot seats, 0 for " \
+           "abandoned seats, 1 after a missed deadline and its grace)" in out
+    # bob's machine: this machine's record of what it submitted
+    said = (f"bob's order for {decision} was replaced by the bot's (the log says bob missed the deadline; "
+            f"resolved at {resolved}), but ")
+    r = cli.fails("verify", "g", "--as", "bob", code=1)
+    assert r.err == (f"koryo-pbm: error: game {envelope.game_id} does not verify: {said}this machine submitted it at "
+                     f"{envelope.submitted}; no receipt of it is given here (verify --receipt FILE), so only you know "
+                     "it was sent in time\n")
+    # with the receipt the moderator signed when the envelope came in: the proof
+    good = _receipt(cli, envelope, now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    r = cli.fails("verify", "g", "--as", "bob", "--receipt", good, code=1)
+    assert r.err == (f"koryo-pbm: error: game {envelope.game_id} does not verify: {said}the moderator's receipt for "
+                     f"envelope {envelope.digest[:16]} (received {now.strftime('%Y-%m-%dT%H:%M:%SZ')}) proves it was "
+                     "in on time\n")
+    # a receipt of another key proves nothing: refused, in one line
+    forged = _receipt(cli, envelope, now.strftime("%Y-%m-%dT%H:%M:%SZ"), signer="eve")
+    r = cli.fails("verify", "g", "--as", "bob", "--receipt", forged)
+    assert "is signed by key" in r.err and "not by the moderator of game" in r.err and r.err.count("\n") == 1
+    assert "needs --as" in cli.fails("verify", "g", "--receipt", good, code=2).err
+    # alice's machine record holds nothing of bob's: alice verifies clean
+    assert cli.ok("verify", "g", "--as", "alice").out.splitlines()[-1].startswith("verdict: the game verifies")
+
+
+def test_a_dropped_order_passed_off_as_a_missed_deadline_fails_verify(cli, monkeypatch):
+    """A game with no deadline, whose missed orders wait. The moderator drops bob's signed
+    order and, with a program of its own (koryo-pbm told that the bot plays for bob), logs
+    "bob missed the deadline: the heuristic bot played for them". verify, from the file alone,
+    fails naming the decision (it passed before); on bob's machine verify --as bob fails too."""
+    from koryo_pbm.match import resolution
+
+    lines = make_keys(cli, ["alice", "bob"])
+    new(cli, lines, "g", "--seed", "s", names=["alice", "bob"])
+    status = _to_bob(cli)
+    decision = status["decision"]
+    for p in status["missing"]:
+        orders = cli.cwd / f"{decision}-{p}.toml"
+        cli.ok("orders", "g", "--as", p, "-o", orders)
+        cli.ok("submit", orders, "--as", p, "--game", "g")
+    [dropped] = [f for f in (cli.cwd / "g" / "inbox").iterdir() if "bob" in f.name]
+    dropped.unlink()
+
+    def dishonest(policy, decision, held, deadline, now):
+        if "bob" not in decision.players or "bob" in held:
+            return None if any(p not in held for p in decision.players) else {}
+        return None if any(p not in held for p in decision.players if p != "bob") else {"bob": ("heuristic", "missed")}
+
+    with monkeypatch.context() as m:
+        m.setattr(resolution, "_bot_players", dishonest)
+        assert "bob missed the deadline: the heuristic bot played for them" in cli.ok("resolve", "g", "--as", "mod").out
+    play_template_orders(cli, cli.cwd / "g")
+    i = next(n for n, e in enumerate(tomllib.loads((cli.cwd / "g" / "game.toml").read_text())["log"], 1)
+             if e["decision"] == decision)
+    reason = (f"log entry {i} ({decision}) says bob missed the deadline and the bot played for them, but missed "
+              "orders wait in this game (its policy is not --missed bot): bob's order may have been dropped")
+    out = refused(cli, "g", reason)
+    assert out.splitlines()[-1].startswith("FAIL  bots")
+    refused(cli, "g", reason, "--as", "bob")

@@ -284,3 +284,24 @@ def test_fuzz_key_file_bytes(data):
 def test_fuzz_key_file_after_header(text):
     with contextlib.suppress(KoryoPbmError):
         parse_identity(("# koryo-pbm secret key v1: x\n" + text).encode(), "fuzz.key", b"pw")
+
+
+def test_key_files_read_without_the_pem_reader_hold_the_same_keys(tmp_path, alice):
+    """A key file as keygen writes it is read without the ``cryptography`` package's PEM reader
+    (a fast path, issue 19): the keys it gives are those the PEM reader gives, and a block in any
+    other form still goes to that reader (here: the Ed25519 block in place of the X25519 one)."""
+    from cryptography.hazmat.primitives import serialization as ser
+
+    path = tmp_path / "alice.key"
+    save_identity(alice, tmp_path)
+    data = path.read_bytes()
+    fast = parse_identity(data, path)
+    pem = data.decode().split("\n", 1)[1]
+    blocks = ["-----BEGIN" + b for b in pem.split("-----BEGIN")[1:]]
+    slow = [ser.load_pem_private_key(b.encode(), password=None) for b in blocks]
+    raw = lambda key: key.private_bytes_raw()  # noqa: E731
+    assert (raw(fast.sign_key), raw(fast.open_key)) == (raw(slow[0]), raw(slow[1])) == (
+        raw(alice.sign_key), raw(alice.open_key))
+    swapped = data.decode().split("\n", 1)[0] + "\n" + blocks[0] + blocks[0]
+    with pytest.raises(KeyFileError, match="expected an Ed25519 key then an X25519 key"):
+        parse_identity(swapped.encode(), path)

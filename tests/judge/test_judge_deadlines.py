@@ -4,9 +4,10 @@ through ``koryo-pbm serve --once`` (each run a new judge: a restart) with the ti
 
 from __future__ import annotations
 
+import re
 import shutil
 
-from judge_kit import FROM, PostOffice, body
+from judge_kit import FROM, PostOffice, attachment, body
 
 from koryo_pbm.judge import messages
 
@@ -66,6 +67,8 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     assert "The deadline is 2026-11-26 18:00 UTC (in 22 h)." in text
     assert "If your orders are not in by then, the game waits for you; the moderator may extend the deadline." in text
     assert "koryo-pbm orders friday/game.toml --as bob -o orders.toml" in text
+    # its steps begin with saving the attached game.toml: it is attached (issue 18)
+    assert attachment(reminder) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
     # a restarted judge does not remind again
     serve_at(cli, po, monkeypatch, "2026-11-26T10:00Z")
     assert mails(po) == {p: [] for p in PLAYERS}
@@ -80,6 +83,7 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
         assert "Late: bob." in text
         assert "What happens next: the game waits for them; the moderator may extend the deadline." in text
         assert ("That includes you." in text) == (p == "bob")
+        assert (attachment(late) is not None) == (p == "bob")  # the late player's has the steps, and the file
     serve_at(cli, po, monkeypatch, "2026-11-26T23:00Z")
     assert mails(po) == {p: [] for p in PLAYERS}
     # the game waits: the reminders go on, one a day (the judge's --remind), to bob alone
@@ -196,7 +200,7 @@ def test_the_judge_plays_a_bot_seat_whose_turn_it_is(cli, tmp_path, monkeypatch)
     log = cli.ok("log", "games/friday").out
     assert "the random bot played carol's seat" in log
     got = po.messages(f"{turn}@example.org")  # the game starts (version 1), then the bot's turn (version 2)
-    assert len(got) == 2 and str(got[-1]["Subject"]).endswith("your turn")
+    assert len(got) == 2 and re.search(r": your \w+ turn$", str(got[-1]["Subject"]))
     assert "the random bot played carol's seat" in body(got[-1])
 
 

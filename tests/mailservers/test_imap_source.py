@@ -252,3 +252,28 @@ def test_the_imap_password_comes_from_a_file_or_the_environment_only(tmp_path, m
     assert imap_password(tmp_path / "pw") == "from file"
     with pytest.raises(UsageError, match="no IMAP password file at"):
         imap_password(tmp_path / "nope")
+
+
+def test_a_large_mail_is_fetched_in_pieces_byte_exact(mail_servers, monkeypatch):
+    """A message over PIECE is fetched alone, PIECE bytes at a time (the judge's memory for it is
+    about twice its size, not several times), and comes out exactly as the server holds it,
+    whether its size is a multiple of PIECE or not; the small ones around it in their batch."""
+    from koryo_pbm.transport import imap
+
+    monkeypatch.setattr(imap, "PIECE", 64 * 1024)
+    judge = mail_servers.user("judge")
+    head = f"From: p@{DOMAIN}\r\nSubject: big\r\n\r\n".encode()
+    bodies = [head + os.urandom(300_000).hex().encode()[: 3 * 64 * 1024 - len(head)],  # exactly 3 pieces
+              head + b"x\r\n" * 70_000]
+    with IMAPClient("127.0.0.1", mail_servers.dovecot.imaps_port, ssl_context=ssl.create_default_context(cafile=str(mail_servers.ca))) as c:
+        c.login(judge, PASSWORD)
+        c.append("INBOX", f"From: p@{DOMAIN}\r\nSubject: small\r\n\r\nhi\r\n".encode())
+        for b in bodies:
+            c.append("INBOX", b)
+    src = source(mail_servers, judge)
+    try:
+        got = list(src.fetch())
+    finally:
+        src.close()
+    assert [m.data for m in got[1:]] == bodies and b"Subject: small" in got[0].data
+    assert not any(m.truncated for m in got)

@@ -10,6 +10,7 @@ import email
 import email.policy
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -151,7 +152,7 @@ class Table:
                         continue  # an answer to the player's mail: receipts, checked at the end
                     if subject.endswith("game over"):
                         self.over.add(name)
-                    elif subject.endswith("your turn"):
+                    elif re.search(r": (the game starts, )?your (\w+ )?turn$", subject):
                         self.answer(name, msg)
             if idle:
                 time.sleep(0.1)

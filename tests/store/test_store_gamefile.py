@@ -86,7 +86,7 @@ def test_round_trip(keys, sample):
     assert open_part(back, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
     assert open_part(back, "moderator", keys["mod"])["seed"] == "the seed"
     text = sample.decode()
-    assert text.startswith('format = "koryo-pbm-game/v2"\n')
+    assert text.startswith('format = "koryo-pbm-game/v3"\n')
     assert text.splitlines()[-1].startswith('signature = "')
     assert "[players]" in text and "[[log]]" in text and "[sealed.alice]" in text
     assert "hand" not in text
@@ -173,10 +173,10 @@ def test_first_line_and_format(keys, sample):
     with pytest.raises(FormatError, match="not a koryo-pbm game file"):
         decode(b"hello\n")
     with pytest.raises(FormatError, match="unsupported format"):
-        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v3", 1))
+        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v4", 1))
     with pytest.raises(FormatError, match=r"has format koryo-pbm-game/v1 \(made before the fair deal\); this "
-                                          r"koryo-pbm reads koryo-pbm-game/v2 only"):
-        decode(sample.replace(b"koryo-pbm-game/v2", b"koryo-pbm-game/v1", 1))
+                                          r"koryo-pbm reads koryo-pbm-game/v3 and koryo-pbm-game/v2 only"):
+        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v1", 1))
     with pytest.raises(FormatError, match="larger than"):
         decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
     not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
@@ -184,6 +184,26 @@ def test_first_line_and_format(keys, sample):
         decode(not_utf8 + sample[len(gamefile_body(sample)):])
     with pytest.raises(FormatError, match="not UTF-8"):  # signed so by the moderator's own key
         decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", not_utf8)) + b'"\n')
+
+
+
+def test_a_game_in_progress_of_format_v2_is_read_and_written_on_as_v3(keys, sample):
+    """v2 and v3 differ only in a finished game's published orders: a v2 file in progress is
+    read, and its next version is written as v3; published orders of the other format are refused."""
+    top = sample_top(sample)
+    top["format"] = "koryo-pbm-game/v2"
+    v2 = resign(keys, top)
+    doc = decode(v2, expected_moderator=keys["mod"].public)
+    assert doc.version == 3 and encode(doc, keys["mod"]).startswith(b'format = "koryo-pbm-game/v3"\n')
+    signed = {"decision": "r1-orders", "player": "bob", "answers": "a" * 64, "submitted": "2026-11-25T10:00:00Z",
+              "nonce": "b" * 32, "digest": "c" * 64, "orders": "x", "inner": "AA=="}
+    old = {"decision": "r1-orders", "player": "bob", "envelope": "-----BEGIN", "orders": "x", "inner": "AA=="}
+    for form, item in (("koryo-pbm-game/v2", signed), ("koryo-pbm-game/v3", old)):
+        over = {**sample_top(sample), "format": form, "seed": "the seed", "salt": SALT, "replay": {"orders": [item]}}
+        over.pop("decision")
+        over = {k: over[k] for k in gamefile.TOP_KEYS if k in over}
+        with pytest.raises(FormatError, match=f"the file says format {form} but its published orders are not"):
+            decode(resign(keys, over))
 
 
 def gamefile_body(data: bytes) -> bytes:
@@ -473,3 +493,41 @@ def test_a_file_read_twice_is_parsed_once_and_changed_bytes_are_checked_again(ke
     read_game(path)
     with pytest.raises(TamperedError, match="different moderator"):
         read_game(path, expected_moderator=keys["alice"].public)
+
+
+_TEXT = st.text(alphabet=st.one_of(st.characters(codec=None), st.sampled_from('"\\\x7f\u2028\ud800\t')))
+_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2**62), st.floats(allow_nan=False),
+                                 _TEXT),
+                       lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                                               st.dictionaries(st.one_of(_TEXT, st.integers(0, 3)), inner, max_size=4)),
+                       max_leaves=20)
+
+
+def _room_reference(value):
+    """gamefile._room as it was written first: every text measured by encoding it."""
+    if isinstance(value, str):
+        inner = len(gamefile.compact_json(value).encode("utf-8")) - 2
+        return 2 + max(1, -(-inner // gamefile.TEXT_QUANTUM)) * gamefile.TEXT_QUANTUM
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, (int, float)):
+        return max(gamefile.NUMBER_ROOM, len(gamefile.compact_json(value)))
+    if isinstance(value, dict):
+        return 2 + max(0, len(value) - 1) + sum(_room_reference(k) + 1 + _room_reference(v) for k, v in value.items())
+    return 2 + max(0, len(value) - 1) + sum(_room_reference(v) for v in value)
+
+
+@settings(max_examples=300)
+@given(_VALUES)
+def test_the_fast_paths_of_plain_and_room_give_what_the_general_code_gives(value):
+    """Issue 19: ``_plain`` and ``_room`` take a fast path for plain values; the same copies, the
+    same padded sizes and the same refusals (naming the same place) as the general code."""
+    def outcome(f, *args):
+        try:
+            return "ok", f(*args)
+        except (FormatError, UnicodeEncodeError, ValueError, TypeError) as exc:
+            return type(exc).__name__, str(exc)
+    fast, slow = outcome(gamefile._plain, value, "x"), outcome(gamefile._plain_slow, value, "x")
+    assert fast == slow
+    if fast[0] == "ok":
+        assert outcome(gamefile._room, fast[1]) == outcome(_room_reference, fast[1])

@@ -217,3 +217,31 @@ def test_html_only_message(tmp_path, keys):
     path.write_bytes(msg.as_bytes())
     found = envelopes_from_mail(path)
     assert envelopes(found) == [e] and not errors(found)
+
+
+@pytest.mark.parametrize("cte", ["base64", "quoted-printable", "7bit"])
+def test_a_large_mail_is_read_without_parsing_its_large_parts(tmp_path, keys, cte):
+    """A message over SLIM_LIMIT: its large parts are scanned in a stream; the one holding an
+    envelope (in a part larger than BIG_PART, in any transfer encoding, across chunk borders) is
+    kept and read, the others are not parsed; too many large parts holding one are refused."""
+    e, other = env(keys), env(keys, "bob")
+    msg = message("see the attachments")
+    filler = "".join(f"line {i} of a long text\n" for i in range(8000))  # about 200 KB
+    msg.add_attachment(filler + e.armor() + filler, subtype="plain", filename="orders.txt", cte=cte)
+    msg.add_attachment(bytes(range(256)) * 12000, maintype="application", subtype="octet-stream",
+                       filename="film.bin")  # 3 MB, base64
+    msg.add_attachment(other.armor(), subtype="plain", filename="bob.txt")
+    data = msg.as_bytes()
+    assert len(data) > mail.SLIM_LIMIT
+    slimmed, problem = mail.slim(data)
+    assert problem is None and len(slimmed) < 1024 * 1024
+    path = tmp_path / "m.eml"
+    path.write_bytes(data)
+    assert {x.digest for x in envelopes(envelopes_from_mail(path))} == {e.digest, other.digest}
+    # parts that may hold an envelope, more than SLIM_LIMIT together: one line, nothing read
+    many = message("x")
+    for i in range(12):
+        many.add_attachment(filler + e.armor(), subtype="plain", filename=f"{i}.txt", cte="base64")
+    path.write_bytes(many.as_bytes())
+    [err] = errors(envelopes_from_mail(path))
+    assert "send the envelope alone" in str(err)

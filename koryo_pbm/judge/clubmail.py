@@ -1,0 +1,218 @@
+"""What the judge's club mails say: invitations and sign-up answers, the answers to mail commands
+(help, status, resend, history, list), relayed press, and the light state mails of
+``--state-mail turn``. Pure functions from public facts to an :class:`Outgoing` mail, as
+:mod:`koryo_pbm.judge.messages`; nothing here reads a file, a clock, or a hidden card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from koryo_pbm.judge.incoming import ParsedMail
+from koryo_pbm.judge.messages import SIGNATURE, GameInfo, Outgoing, _commands, _status_lines, _wrap, report, subject_tag, waiting
+
+COMMANDS = ("help", "status", "resend", "history", "list")
+
+
+def _reply(mail: ParsedMail, to: str, tag: str, what: str, body: str, *, key: str,
+           attachments: tuple[tuple[str, bytes], ...] = ()) -> Outgoing:
+    refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} {what}", body=body.rstrip("\n") + "\n\n" + SIGNATURE,
+                    in_reply_to=mail.message_id, references=refs, attachments=attachments)
+
+
+# -- sign-up ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Invitation:
+    tag: str
+    title: str
+    seat: str
+    seats: Sequence[str]
+    code: str
+    answer_by: str  # human
+    deadlines: str = ""  # "time to answer: 3d" when the game has deadlines
+
+
+def invitation(inv: Invitation, to: str, *, key: str) -> Outgoing:
+    others = [s for s in inv.seats if s != inv.seat]
+    lines = [
+        _wrap(f"You are invited to play {inv.title} by mail, in the game {inv.tag}: {len(inv.seats)} players "
+              f"({', '.join(inv.seats)}), your seat is {inv.seat}."
+              + (f" The others: {', '.join(others)}." if others else "")),
+        "",
+        _wrap("The judge at this address runs the game: it mails each player the game file and what to do, and "
+              "takes the orders you mail back (signed and sealed by koryo-pbm on your computer: the moderator "
+              "sees your orders only once you send them, and nobody else sees your cards)."
+              + (f" {inv.deadlines[:1].upper()}{inv.deadlines[1:]}." if inv.deadlines else "")),
+        "",
+        _wrap(f"To take the seat, answer by {inv.answer_by}:"),
+        "",
+        "  1. Install koryo-pbm (Python 3.11 or later): pipx install git+URL, with the",
+        "     address of its repository (your moderator has it).",
+        f"  2. koryo-pbm keygen {inv.seat}",
+        "     It makes your key pair: the private key stays on your computer; it prints",
+        "     your key's fingerprint and your public key line (koryo-pbm-pub-v1:...).",
+        "  3. Reply to this mail with the public key line pasted into the text. Keep",
+        "     the subject: it holds your invitation code.",
+        "",
+        _wrap("The judge answers with your key's fingerprint: compare it with the one keygen printed. When every "
+              "seat is taken the game starts and you get the game file with the next steps. Not interested? "
+              "Ignore this mail: the moderator hears of seats not taken."),
+        "",
+    ]
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(inv.tag)} invitation: seat {inv.seat} in a {inv.title} game "
+                                            f"(code {inv.code})", body="\n".join(lines) + "\n" + SIGNATURE)
+
+
+def seat_answer(mail: ParsedMail, to: str, tag: str, seat: str, *, status: str, reason: str, fingerprint: str,
+                missing: Sequence[str], key: str) -> Outgoing:
+    if status in ("taken", "again"):
+        text = [_wrap(f"Seat {seat} of game {tag} is yours, with the key of fingerprint {fingerprint}."
+                      + (" (This key had taken it already.)" if status == "again" else "")), "",
+                _wrap("Compare the fingerprint with the one `koryo-pbm keygen` printed: if they differ, tell the "
+                      "moderator at once."), "",
+                _wrap(f"The game starts when every seat is taken; still open: {', '.join(missing)}." if missing
+                      else "Every seat is taken: the game starts now; its first mail follows.")]
+        return _reply(mail, to, tag, f"seat {seat} taken, fingerprint {fingerprint}", "\n".join(text), key=key)
+    return _reply(mail, to, tag, f"seat {seat}: key not taken", _wrap(f"Your key was not taken for seat {seat}: "
+                                                                      f"{reason}."), key=key)
+
+
+# -- mail commands ---------------------------------------------------------------------------------
+
+
+def help_text(tag: str) -> str:
+    t = subject_tag(tag)
+    return "\n".join([
+        _wrap(f"Mail the judge with {t} in the subject and one of these words alone on the first line of the "
+              "text:"),
+        "",
+        "  help      this list",
+        "  status    the game's public state: the decision, who answered, who is awaited",
+        "  resend    the current game.toml, attached",
+        "  history   the public log of the game",
+        "  list      the games this judge runs that you play",
+        "",
+        _wrap("Orders: paste the envelope koryo-pbm submit --out makes into a mail (or attach it). Press to other "
+              "players: the same with what koryo-pbm say --out makes; the judge relays it and cannot read it."),
+        "",
+    ])
+
+
+def command_help(mail: ParsedMail, to: str, tag: str, *, key: str) -> Outgoing:
+    return _reply(mail, to, tag, "help", help_text(tag), key=key)
+
+
+def _answered(info: GameInfo) -> list[str]:
+    d = info.decision or {}
+    return [p for p in d.get("waiting_for", []) if p in d.get("received", [])]
+
+
+def status_text(info: GameInfo, player: str) -> str:
+    lines = [_wrap(f"{info.title} game {info.tag} ({info.game_id}), version {info.version}."), "",
+             _status_lines(info, player), ""]
+    if info.decision is not None:
+        answered = _answered(info)
+        lines += [f"Answered: {', '.join(answered) or 'nobody yet'}.",
+                  f"Awaited: {', '.join(waiting(info)) or 'nobody'}.", ""]
+    return "\n".join(lines)
+
+
+def command_status(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str) -> Outgoing:
+    return _reply(mail, to, info.tag, "status", status_text(info, player), key=key)
+
+
+def command_resend(mail: ParsedMail, to: str, info: GameInfo, player: str, game_file: bytes, *, key: str) -> Outgoing:
+    body = "\n".join([_wrap(f"The current game.toml of {info.tag} (version {info.version}) is attached."), "",
+                      _status_lines(info, player), ""])
+    if info.decision is not None and player in waiting(info):
+        body += "\n" + "\n".join(["What to do now:", "", *_commands(info, player, route="mail"), ""])
+    return _reply(mail, to, info.tag, f"resend: game.toml version {info.version}", body, key=key,
+                  attachments=(("game.toml", game_file),))
+
+
+def command_history(mail: ParsedMail, to: str, info: GameInfo, lines: Sequence[str], *, key: str) -> Outgoing:
+    body = "\n".join([_wrap(f"The public log of {info.title} game {info.tag} ({info.game_id}), version "
+                            f"{info.version}:"), "", *(lines or ["(nothing yet: the game has not moved on)"]), ""])
+    return _reply(mail, to, info.tag, "history", body, key=key)
+
+
+def command_list(mail: ParsedMail, to: str, tag: str, games: Sequence[tuple[GameInfo, str]], *, key: str) -> Outgoing:
+    lines = [_wrap(f"The games this judge runs that {to} plays:"), ""]
+    for info, player in games:
+        d = info.decision
+        if d is None:
+            state = "over"
+        else:
+            where = f"round {info.round}, " if info.round is not None else ""
+            who = waiting(info)
+            state = (f"{where}{d['id']}: " + ("waiting for you" if player in who else
+                                              f"waiting for {', '.join(who) or 'nobody'}")
+                     + (f", deadline {info.deadline}" if info.deadline else ""))
+        lines.append(_wrap(f"* {info.tag} ({info.title}) as {player}: {state}", "", "  "))
+    return _reply(mail, to, tag, "list", "\n".join(lines) + "\n", key=key)
+
+
+# -- press -----------------------------------------------------------------------------------------
+
+
+def press_relay(info: GameInfo, to: str, player: str, sender: str, recipients: Sequence[str], armored: str, *,
+                key: str) -> Outgoing:
+    g = f"{info.tag}/game.toml"
+    others = [r for r in recipients if r != player]
+    lines = [
+        _wrap(f"Press from {sender} in game {info.tag}, for you" + (f" and {', '.join(others)}" if others else "")
+              + ". It is sealed to you: the judge relayed it and cannot read it."),
+        "",
+        _wrap(f"To read it, save this mail (or the block below) as press.txt and run: koryo-pbm read press.txt "
+              f"--as {player} --game {g}"),
+        "",
+        armored.rstrip("\n"),
+        "",
+    ]
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} press from {sender}",
+                    body="\n".join(lines) + "\n" + SIGNATURE)
+
+
+def press_answer(mail: ParsedMail, to: str, tag: str, *, relayed: Sequence[str], refused: str, key: str) -> Outgoing:
+    if refused:
+        return _reply(mail, to, tag, "press not relayed", _wrap(f"Your press was not relayed: {refused}. "
+                                                                "Nothing was sent."), key=key)
+    return _reply(mail, to, tag, f"press relayed to {', '.join(relayed)}",
+                  _wrap(f"Your press was relayed to {', '.join(relayed)}."), key=key)
+
+
+# -- light state mails -----------------------------------------------------------------------------
+
+
+def decision_subject(info: GameInfo, player: str) -> str:
+    """The subject of a state mail, naming the decision: ``round 3: your action turn``,
+    ``round 3: discard, waiting for bob``."""
+    d = info.decision
+    if d is None:
+        return f"{subject_tag(info.tag)} game over"
+    kind = d.get("kind", "orders")
+    if kind == "join":
+        return (f"{subject_tag(info.tag)} your turn: join the game" if player in waiting(info)
+                else f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join")
+    where = f"round {info.round}" if info.round is not None else f"decision {d['id']}"
+    start = "the game starts, " if not info.log else ""
+    named = "" if kind == "turn" else kind  # a game whose decisions are all "turn"s (Korsar)
+    if player in waiting(info):
+        return f"{subject_tag(info.tag)} {where}: {start}your {named + ' ' if named else ''}turn"
+    return f"{subject_tag(info.tag)} {where}: {start}{named + ', ' if named else ''}waiting for {', '.join(waiting(info))}"
+
+
+def light_state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str,
+                     full: bool) -> Outgoing:
+    """The mail to ``player`` after the game moves on: with ``game.toml`` when ``full`` (the
+    player must act, or the game is over), else what happened and a pointer to ``resend``."""
+    body = report(info, player, since_version, route="mail")
+    if not full:
+        body += "\n" + _wrap(f"No game file is attached: you have nothing to do now. For the current one, mail the "
+                             f"judge \"resend\" with {subject_tag(info.tag)} in the subject.") + "\n"
+    return Outgoing(key=key, to=to, subject=decision_subject(info, player), body=body + "\n" + SIGNATURE,
+                    attachments=(("game.toml", game_file),) if full else ())

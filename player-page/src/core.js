@@ -1,0 +1,367 @@
+// The player page's protocol code: the same bytes as koryo_pbm/crypto and koryo_pbm/store/gamefile.py,
+// from audited libraries only (@noble/*, @hpke/*, smol-toml). No game rules live here: the menu of
+// legal choices comes sealed in the player's part (koryo_pbm/choices.py).
+import { ed25519, x25519 } from "@noble/curves/ed25519.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { scrypt } from "@noble/hashes/scrypt.js";
+import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
+import { CipherSuite, HkdfSha256 } from "@hpke/core";
+import { DhkemX25519HkdfSha256 } from "@hpke/dhkem-x25519";
+import { Chacha20Poly1305 } from "@hpke/chacha20poly1305";
+import { parse as parseToml } from "smol-toml";
+
+export class PageError extends Error {}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+
+export const PUBLIC_PREFIX = "koryo-pbm-pub-v1:";
+export const SECRET_HEADER = "# koryo-pbm secret key v1: ";
+export const SECRET_HEADER_V2 = "# koryo-pbm secret key v2: ";
+export const SCRYPT = { n: 131072, r: 8, p: 1 };
+const SCRYPT_BOUNDS = { n: [1024, 262144], r: [1, 8], p: [1, 4] };
+const V2_INFO = "koryo-pbm secret key v2\x00";
+export const DOMAIN = "koryo-pbm/v1\x00";
+export const GAME_FORMAT = "koryo-pbm-game/v2";
+export const PART_INFO_PREFIX = "koryo-pbm game part v1\x00";
+export const SEAL_INFO_PREFIX = "koryo-pbm envelope v1\x00";
+export const ENVELOPE_FORMAT = "koryo-pbm-envelope/v2";
+export const FIELDS = ["format", "game_id", "decision", "answers", "player", "submitted", "nonce", "moderator", "sender"];
+export const PAD_QUANTUM = 1024;
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const MAX_GAME_FILE = 16 * 1024 * 1024;
+
+// -- bytes ---------------------------------------------------------------------------------
+
+export function utf8(s) { return enc.encode(s); }
+export function text(b, what) {
+  try { return dec.decode(b); } catch { throw new PageError(`${what} is not UTF-8 text`); }
+}
+export function concat(...parts) {
+  const n = parts.reduce((a, p) => a + p.length, 0);
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+export function hex(b) { return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(""); }
+export function fromHex(h) {
+  const out = new Uint8Array(h.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.substr(2 * i, 2), 16);
+  return out;
+}
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+export function b64(b) {
+  let s = "";
+  for (let i = 0; i < b.length; i += 3) {
+    const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    s += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+    s += i + 1 < b.length ? B64[(n >> 6) & 63] : "=";
+    s += i + 2 < b.length ? B64[n & 63] : "=";
+  }
+  return s;
+}
+export function unb64(s, what) {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4) throw new PageError(`${what} is not valid base64`);
+  const pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
+  const out = new Uint8Array((s.length / 4) * 3 - pad);
+  let j = 0;
+  for (let i = 0; i < s.length; i += 4) {
+    const n = (B64.indexOf(s[i]) << 18) | (B64.indexOf(s[i + 1]) << 12)
+      | ((B64.indexOf(s[i + 2]) & 63) << 6) | (B64.indexOf(s[i + 3]) & 63);
+    if (j < out.length) out[j++] = (n >> 16) & 255;
+    if (j < out.length) out[j++] = (n >> 8) & 255;
+    if (j < out.length) out[j++] = n & 255;
+  }
+  if (b64(out) !== s) throw new PageError(`${what} is not canonical base64`);
+  return out;
+}
+function b64url(b) { return b64(b).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""); }
+function unb64url(s, what) {
+  const std = s.replace(/-/g, "+").replace(/_/g, "/");
+  return unb64(std + "=".repeat((4 - (std.length % 4)) % 4), what);
+}
+export function sha256hex(b) { return hex(sha256(b)); }
+export function random(n) { const b = new Uint8Array(n); globalThis.crypto.getRandomValues(b); return b; }
+
+// -- keys ----------------------------------------------------------------------------------
+
+export function parsePublic(line) {
+  const token = String(line).trim().split(/\s+/)[0] || "";
+  if (!token.startsWith(PUBLIC_PREFIX)) throw new PageError(`not a koryo-pbm public key: expected '${PUBLIC_PREFIX}...'`);
+  const body = token.slice(PUBLIC_PREFIX.length);
+  if (!/^[A-Za-z0-9_-]{86}$/.test(body)) throw new PageError("not a koryo-pbm public key: the key text is damaged");
+  const raw = unb64url(body, "the public key");
+  if (b64url(raw) !== body) throw new PageError("not a koryo-pbm public key: the key text is damaged");
+  return { raw, ed: raw.slice(0, 32), x: raw.slice(32), line: PUBLIC_PREFIX + body, fingerprint: sha256hex(raw).slice(0, 16) };
+}
+
+export function publicLine(identity) {
+  return PUBLIC_PREFIX + b64url(concat(identity.edPublic, identity.xPublic));
+}
+
+function identityOf(name, edSecret, xSecret) {
+  const edPublic = ed25519.getPublicKey(edSecret);
+  const xPublic = x25519.getPublicKey(xSecret);
+  const raw = concat(edPublic, xPublic);
+  return { name, edSecret, xSecret, edPublic, xPublic, fingerprint: sha256hex(raw).slice(0, 16),
+           line: PUBLIC_PREFIX + b64url(raw) };
+}
+
+export function generateIdentity(name) {
+  if (!NAME_RE.test(name)) throw new PageError("a name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
+  return identityOf(name, ed25519.utils.randomSecretKey(), x25519.utils.randomSecretKey());
+}
+
+function scryptKey(passphrase, salt, n, r, p) {
+  return scrypt(utf8(passphrase), salt, { N: n, r, p, dkLen: 32, maxmem: 2 ** 30 });
+}
+
+/** The key file text, format v2 (scrypt + ChaCha20-Poly1305), byte for byte as koryo_pbm/crypto/keys.py writes it. */
+export function encodeKeyFile(identity, passphrase, { salt = random(16), nonce = random(12), params = SCRYPT } = {}) {
+  if (!passphrase) throw new PageError("choose a passphrase: it protects the key file");
+  const head = `${SECRET_HEADER_V2}${identity.name}\nkdf: scrypt\nn: ${params.n}\nr: ${params.r}\np: ${params.p}\n`
+    + `salt: ${b64(salt)}\nnonce: ${b64(nonce)}\n`;
+  const key = scryptKey(passphrase, salt, params.n, params.r, params.p);
+  const sealed = chacha20poly1305(key, nonce, utf8(V2_INFO + head)).encrypt(concat(identity.edSecret, identity.xSecret));
+  return head + "sealed: " + b64(sealed) + "\n";
+}
+
+const ED_PKCS8 = "302e020100300506032b657004220420";
+const X_PKCS8 = "302e020100300506032b656e04220420";
+
+/** A key file's text (v1 unencrypted PEM or v2 scrypt) to an identity; PageError with one sentence otherwise. */
+export function parseKeyFile(textIn, passphrase) {
+  const t = String(textIn).replace(/\r\n/g, "\n");
+  if (t.trimStart().startsWith(PUBLIC_PREFIX)) throw new PageError("this is a public key (.pub): choose your secret key file (.key)");
+  const lines = t.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  if (lines[0].startsWith(SECRET_HEADER_V2)) {
+    const keys = ["kdf", "n", "r", "p", "salt", "nonce", "sealed"];
+    if (lines.length !== 8) throw new PageError("the key file is damaged: a v2 key has 8 lines");
+    const name = lines[0].slice(SECRET_HEADER_V2.length).trim();
+    if (!NAME_RE.test(name)) throw new PageError("the key file is damaged: invalid name on its first line");
+    const v = {};
+    keys.forEach((k, i) => {
+      if (!lines[i + 1].startsWith(`${k}: `)) throw new PageError(`the key file is damaged: expected '${k}: ...'`);
+      v[k] = lines[i + 1].slice(k.length + 2);
+    });
+    if (v.kdf !== "scrypt") throw new PageError("the key file uses an unknown key derivation");
+    const params = {};
+    for (const [k, [lo, hi]] of Object.entries(SCRYPT_BOUNDS)) {
+      const n = /^\d+$/.test(v[k]) ? Number(v[k]) : NaN;
+      if (!(n >= lo && n <= hi) || (k === "n" && (n & (n - 1)))) throw new PageError(`the key file is damaged: scrypt '${k}' is out of bounds`);
+      params[k] = n;
+    }
+    const salt = unb64(v.salt, "the key file"), nonce = unb64(v.nonce, "the key file"), sealed = unb64(v.sealed, "the key file");
+    if (salt.length !== 16 || nonce.length !== 12 || sealed.length !== 80) throw new PageError("the key file is damaged: wrong sizes");
+    if (!passphrase) throw new PageError("this key file is protected by a passphrase: type it in the passphrase field");
+    const head = lines.slice(0, -1).join("\n") + "\n";
+    const key = scryptKey(passphrase, salt, params.n, params.r, params.p);
+    let raw;
+    try { raw = chacha20poly1305(key, nonce, utf8(V2_INFO + head)).decrypt(sealed); } catch { throw new PageError("wrong passphrase for this key file"); }
+    return identityOf(name, raw.slice(0, 32), raw.slice(32));
+  }
+  if (!lines[0].startsWith(SECRET_HEADER)) throw new PageError("this is not a koryo-pbm secret key file (its first line must be '# koryo-pbm secret key ...')");
+  const name = lines[0].slice(SECRET_HEADER.length).trim();
+  if (!NAME_RE.test(name)) throw new PageError("the key file is damaged: invalid name on its first line");
+  const rest = lines.slice(1).join("\n");
+  if (rest.includes("ENCRYPTED PRIVATE KEY")) {
+    throw new PageError("this key file uses the old passphrase format: run koryo-pbm keygen --upgrade NAME once, then open the new file here");
+  }
+  const blocks = [...rest.matchAll(/-----BEGIN PRIVATE KEY-----\n([A-Za-z0-9+/=\n]+?)-----END PRIVATE KEY-----/g)];
+  if (blocks.length !== 2) throw new PageError("the key file is damaged: expected two private key blocks");
+  const der = blocks.map((m) => unb64(m[1].replace(/\n/g, ""), "the key file"));
+  if (der[0].length !== 48 || hex(der[0].slice(0, 16)) !== ED_PKCS8 || der[1].length !== 48 || hex(der[1].slice(0, 16)) !== X_PKCS8) {
+    throw new PageError("the key file is damaged: expected an Ed25519 key then an X25519 key");
+  }
+  return identityOf(name, der[0].slice(16), der[1].slice(16));
+}
+
+// -- signatures and sealing ----------------------------------------------------------------
+
+export function signedMessage(context, data) { return concat(utf8(DOMAIN + context + "\x00"), data); }
+export function sign(identity, context, data) { return ed25519.sign(signedMessage(context, data), identity.edSecret); }
+export function verify(edPublic, context, data, signature) {
+  try { return ed25519.verify(signature, signedMessage(context, data), edPublic); } catch { return false; }
+}
+
+let suiteCache = null;
+function suite() {
+  if (!suiteCache) suiteCache = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
+  return suiteCache;
+}
+function ab(u8) { return u8.buffer.slice(u8.byteOffset, u8.byteOffset + u8.byteLength); }
+
+/** HPKE base mode, X25519 / HKDF-SHA256 / ChaCha20-Poly1305: enc || ciphertext (as koryo_pbm/crypto/seal.py). */
+export async function seal(xPublic, plaintext, info) {
+  const s = suite();
+  const pk = await s.kem.deserializePublicKey(ab(xPublic));
+  const out = await s.seal({ recipientPublicKey: pk, info: ab(info) }, ab(plaintext));
+  return concat(new Uint8Array(out.enc), new Uint8Array(out.ct));
+}
+export async function openSealed(xSecret, blob, info) {
+  const s = suite();
+  const sk = await s.kem.importKey("raw", ab(xSecret), false);
+  try {
+    const pt = await s.open({ recipientKey: sk, enc: ab(blob.slice(0, 32)), info: ab(info) }, ab(blob.slice(32)));
+    return new Uint8Array(pt);
+  } catch {
+    return null;
+  }
+}
+
+// -- the game file -------------------------------------------------------------------------
+
+/** JSON as Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False). */
+export function canonicalJson(v) {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new PageError("a value cannot be hashed");
+    return Number.isInteger(v) ? String(v) : pyFloat(v);
+  }
+  if (typeof v === "string") return JSON.stringify(v);
+  if (Array.isArray(v)) return "[" + v.map(canonicalJson).join(",") + "]";
+  if (v instanceof Date) return JSON.stringify(v.toISOString());
+  const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return "{" + keys.map((k) => JSON.stringify(k) + ":" + canonicalJson(v[k])).join(",") + "}";
+}
+function pyFloat(x) { const s = String(x); return /[.e]/.test(s) ? s.replace("e+", "e+") : s + ".0"; }
+
+function entryHash(entry) {
+  const body = {};
+  for (const [k, val] of Object.entries(entry)) if (k !== "hash") body[k] = val;
+  return "sha256:" + sha256hex(utf8(canonicalJson(body)));
+}
+
+/** Read and check a game file's bytes: the moderator's signature (before parsing), the TOML, the log's hash chain. */
+export function readGame(bytesIn) {
+  let bytes = bytesIn;
+  if (!bytes || bytes.length === 0) throw new PageError("the game file is empty: choose the game.toml attached to the moderator's mail");
+  if (bytes.length > MAX_GAME_FILE) throw new PageError("the game file is larger than 16 MB: not a koryo-pbm game file");
+  if (bytes.includes(13)) {
+    const t = text(bytes, "the game file").replace(/\r\n/g, "\n");
+    if (t.includes("\r")) throw new PageError("the game file holds a stray carriage return: it is not the file the moderator signed");
+    bytes = utf8(t);
+  }
+  const first = utf8(`format = "${GAME_FORMAT}"\n`);
+  const head = bytes.slice(0, first.length);
+  if (hex(head) !== hex(first)) {
+    if (text(bytes.slice(0, 40), "the game file").startsWith('format = "koryo-pbm-game/')) {
+      throw new PageError("this game file has another format than this page reads (koryo-pbm-game/v2): get the player page of the koryo-pbm your moderator uses");
+    }
+    throw new PageError("this is not a koryo-pbm game file (choose the game.toml attached to the moderator's mail)");
+  }
+  if (bytes[bytes.length - 1] !== 10) throw new PageError("the game file is cut short: it does not end with its signature line");
+  let cut = bytes.length - 2;
+  while (cut >= 0 && bytes[cut] !== 10) cut--;
+  const body = bytes.slice(0, cut + 1);
+  const last = text(bytes.slice(cut + 1, bytes.length - 1), "the game file");
+  const m = /^signature = "([A-Za-z0-9+/]{86}==)"$/.exec(last);
+  if (!m) throw new PageError("the game file has no valid signature line at its end");
+  const signature = unb64(m[1], "the signature");
+  const bodyText = text(body, "the game file");
+  const headerEnd = bodyText.indexOf("\n[");
+  if (headerEnd < 0) throw new PageError("the game file has no header");
+  let top;
+  try { top = parseToml(bodyText.slice(0, headerEnd + 1)); } catch { throw new PageError("the game file has a malformed header"); }
+  const moderator = parsePublic(top.moderator ?? "");
+  if (!verify(moderator.ed, "game-file", body, signature)) {
+    throw new PageError("the moderator's signature of this game file does not verify: it was changed after the moderator signed it (or it is a forgery)");
+  }
+  try { top = parseToml(bodyText); } catch (e) { throw new PageError("the game file is not valid TOML"); }
+  let prev = "sha256:" + "0".repeat(64);
+  (top.log ?? []).forEach((entry, i) => {
+    if (entry.seq !== i + 1 || entry.prev !== prev || entry.hash !== entryHash(entry)) {
+      throw new PageError(`log entry ${i + 1} does not match the hash chain: the history was changed`);
+    }
+    prev = entry.hash;
+  });
+  const players = {};
+  for (const [name, line] of Object.entries(top.players ?? {})) players[name] = parsePublic(line);
+  return { top, moderator, players, digest: sha256hex(bytes) };
+}
+
+/** The head of the game's history (gamefile.head): the hash of the last log entry, or of what the game started as. */
+export function historyHead(game) {
+  const top = game.top;
+  if (top.log && top.log.length) return top.log[top.log.length - 1].hash;
+  const start = {
+    game_id: top.game_id, game: top.game, moderator: game.moderator.line, seed_commitment: top.seed_commitment,
+    players: Object.fromEntries(Object.entries(game.players).map(([n, k]) => [n, k.line])),
+    public: top.public, decision: top.decision ? top.decision.id : null,
+  };
+  return "sha256:" + sha256hex(utf8(canonicalJson(start)));
+}
+
+export function partInfo(gameId, version, name, recipient) {
+  return utf8(PART_INFO_PREFIX + [gameId, String(version), name, recipient].join("\x00"));
+}
+
+/** The player's seat (by key) and their opened part (a table), as match.open_private finds them. */
+export async function openPart(game, identity) {
+  const seat = Object.keys(game.players).find((n) => game.players[n].fingerprint === identity.fingerprint
+    && game.players[n].fingerprint !== game.moderator.fingerprint);
+  if (!seat) {
+    throw new PageError(`your key (${identity.fingerprint}) is not the key of any player of this game (the players are ${Object.keys(game.players).join(", ")})`);
+  }
+  const part = (game.top.sealed ?? {})[seat];
+  if (!part || part.recipient !== identity.fingerprint) throw new PageError(`this game file holds no part sealed to your key for ${seat}`);
+  const blob = unb64(part.data, "your sealed part");
+  const plain = await openSealed(identity.xSecret, blob, partInfo(game.top.game_id, game.top.version, seat, identity.fingerprint));
+  if (!plain) throw new PageError("your sealed part does not open with this key: it was changed or moved");
+  let end = plain.length;
+  while (end > 0 && plain[end - 1] === 32) end--;
+  if (plain[end - 1] !== 125) throw new PageError("your sealed part is padded wrongly");
+  let data;
+  try { data = JSON.parse(text(plain.slice(0, end), "your sealed part")); } catch { throw new PageError("your sealed part does not hold valid data"); }
+  return { seat, data };
+}
+
+// -- envelopes -----------------------------------------------------------------------------
+
+export function headerBytes(header) { return utf8(FIELDS.map((k) => `${k}: ${header[k]}\n`).join("")); }
+
+export function pad(orders) {
+  const size = Math.ceil((4 + orders.length) / PAD_QUANTUM) * PAD_QUANTUM;
+  const out = new Uint8Array(size);
+  new DataView(out.buffer).setUint32(0, orders.length, false);
+  out.set(orders, 4);
+  return out;
+}
+
+export function armor(header, ciphertext, signature) {
+  const body = b64(concat(ciphertext, signature));
+  const lines = ["-----BEGIN KORYO-PBM ENVELOPE-----", ...FIELDS.map((k) => `${k}: ${header[k]}`), ""];
+  for (let i = 0; i < body.length; i += 64) lines.push(body.slice(i, i + 64));
+  lines.push("-----END KORYO-PBM ENVELOPE-----");
+  return lines.join("\n") + "\n";
+}
+
+/** Sign the canonical orders text as the player and seal it, padded, to the moderator: the armoured envelope. */
+export async function makeEnvelope(identity, moderator, { gameId, decision, answers, player, ordersText, submitted, nonce }) {
+  const header = {
+    format: ENVELOPE_FORMAT, game_id: gameId, decision, answers: answers.replace(/^sha256:/, ""), player,
+    submitted: submitted ?? new Date().toISOString(), nonce: nonce ?? hex(random(16)),
+    moderator: moderator.fingerprint, sender: identity.fingerprint,
+  };
+  const hb = headerBytes(header);
+  const orders = utf8(ordersText);
+  const inner = sign(identity, "envelope-orders", concat(hb, orders));
+  const ciphertext = await seal(moderator.x, concat(inner, pad(orders)), concat(utf8(SEAL_INFO_PREFIX), hb));
+  const outer = sign(identity, "envelope", concat(hb, ciphertext));
+  return { header, armored: armor(header, ciphertext, outer) };
+}
+
+/** The orders a leaf of the menu signs; the join's fresh contribution filled with random bytes. */
+export function leafOrders(menu, index, fresh = () => hex(random(32))) {
+  let t = menu.orders[index];
+  if (menu.fresh) {
+    const placeholder = `${menu.fresh} = "${"0".repeat(64)}"`;
+    if (t.split(placeholder).length !== 2) throw new PageError("the menu's join order is malformed");
+    t = t.replace(placeholder, `${menu.fresh} = "${fresh()}"`);
+  }
+  return t;
+}

@@ -1,0 +1,307 @@
+// The player page: open the game file with your key, see the table, pick one of the legal choices
+// the moderator's resolve sealed to you, and get the signed, sealed envelope to paste into a reply.
+// Automation hooks (kept stable): input#game-file, input#key-file, input#passphrase, button#open,
+// #hand, [data-choice] ([data-suggested]), button#seal, textarea#envelope, input#new-name,
+// button#keygen, textarea#public-key, a#key-download.
+import * as core from "./core.js";
+
+const $ = (id) => document.getElementById(id);
+const STORE = "koryo-pbm/";
+const unlocked = new Map();
+const page = { game: null, identity: null, seat: null, part: null, menu: null, node: 0, path: [], leaf: null };
+
+function say(message, kind = "error") {
+  const m = $("message");
+  m.textContent = message;
+  m.className = kind;
+}
+
+function store(key, value) {
+  try { localStorage.setItem(STORE + key, JSON.stringify(value)); } catch { /* storage off: nothing kept */ }
+}
+function stored(key) {
+  try { return JSON.parse(localStorage.getItem(STORE + key) ?? "null"); } catch { return null; }
+}
+
+async function readFile(input) {
+  const file = input.files && input.files[0];
+  if (!file) return null;
+  if (file.size > 16 * 1024 * 1024) throw new core.PageError(`${file.name} is larger than 16 MB`);
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
+function add(parent, tag, textContent, attrs = {}) {
+  const el = document.createElement(tag);
+  if (textContent !== undefined && textContent !== null) el.textContent = textContent;
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  parent.appendChild(el);
+  return el;
+}
+
+// -- the key ---------------------------------------------------------------------------------
+
+async function loadIdentity() {
+  const passphrase = $("passphrase").value;
+  const bytes = await readFile($("key-file"));
+  let keyText;
+  if (bytes) keyText = core.text(bytes, "the key file");
+  else if (stored("key")) keyText = stored("key");
+  else throw new core.PageError("choose your key file (NAME.key), or make a key below");
+  // A key unlocked once stays unlocked while the page is open (in memory only, never stored):
+  // scrypt costs seconds on purpose, and a player answers many decisions from one page.
+  const unlockedAs = core.sha256hex(core.utf8(keyText + "\u0000" + passphrase));
+  const identity = unlocked.get(unlockedAs) ?? core.parseKeyFile(keyText, passphrase);
+  unlocked.set(unlockedAs, identity);
+  if ($("remember").checked) {
+    // kept only encrypted under the passphrase: the v2 key file itself
+    const kept = keyText.startsWith(core.SECRET_HEADER_V2) ? keyText
+      : (passphrase ? core.encodeKeyFile(identity, passphrase) : null);
+    if (!kept) throw new core.PageError("to remember your key in this browser, type a passphrase: the key is kept encrypted under it");
+    store("key", kept);
+    showRemembered();
+  }
+  return identity;
+}
+
+function showRemembered() {
+  const kept = stored("key");
+  $("remembered").hidden = !kept;
+  if (kept) $("remembered-name").textContent = kept.split("\n")[0].split(": ").pop();
+}
+
+async function makeKey() {
+  const name = $("new-name").value.trim();
+  const passphrase = $("passphrase").value;
+  if (!passphrase) throw new core.PageError("type a passphrase (in the passphrase field) first: it protects your new key file");
+  say("making your key (the passphrase is stretched on purpose: a few seconds)…", "info");
+  await new Promise((r) => setTimeout(r, 30));
+  const identity = core.generateIdentity(name);
+  const keyText = core.encodeKeyFile(identity, passphrase);
+  $("public-key").value = identity.line + " " + identity.name;
+  const link = $("key-download");
+  link.href = "data:application/octet-stream;base64," + core.b64(core.utf8(keyText));
+  link.download = `${identity.name}.key`;
+  link.textContent = `Save ${identity.name}.key (your secret key: keep it, never send it)`;
+  link.hidden = false;
+  $("fingerprint").textContent = `fingerprint ${identity.fingerprint}: compare it with your moderator out of band`;
+  if ($("remember").checked) { store("key", keyText); showRemembered(); }
+  say(`your key ${identity.name} is made: save the key file, and send the public line to your moderator`, "ok");
+}
+
+// -- the game --------------------------------------------------------------------------------
+
+function checkPin(game) {
+  const top = game.top;
+  const pin = stored("pin/" + top.game_id);
+  const log = top.log ?? [];
+  if (!pin) return { pin: null, older: false };
+  if (pin.moderator !== game.moderator.fingerprint) {
+    throw new core.PageError(`this game file is signed by moderator key ${game.moderator.fingerprint}, but game ${top.game_id} was signed by ${pin.moderator} when you opened it before: it is not from your moderator`);
+  }
+  if (top.version < pin.version) return { pin, older: true };
+  if (top.version === pin.version && game.digest !== pin.digest) {
+    throw new core.PageError(`this is another file of version ${top.version} of game ${top.game_id} than the one you opened before: the moderator signed two different histories (keep both files)`);
+  }
+  if (pin.logLength > 0 && (log.length < pin.logLength || log[pin.logLength - 1].hash !== pin.head)) {
+    throw new core.PageError(`the history in this file does not continue the one you saw at version ${pin.version}: the moderator rewrote the history of game ${top.game_id} (keep both files)`);
+  }
+  return { pin, older: false };
+}
+
+async function openGame() {
+  const bytes = await readFile($("game-file"));
+  if (!bytes) throw new core.PageError("choose the game file first (game.toml, attached to the moderator's mail)");
+  const game = core.readGame(bytes);
+  const identity = await loadIdentity();
+  const { pin, older } = checkPin(game);
+  const { seat, data } = await core.openPart(game, identity);
+  Object.assign(page, { game, identity, seat, part: data, menu: null, node: 0, path: [], leaf: null });
+  const top = game.top;
+  const log = top.log ?? [];
+  if (!older) {
+    store("pin/" + top.game_id, { moderator: game.moderator.fingerprint, version: top.version, digest: game.digest,
+      head: log.length ? log[log.length - 1].hash : null, logLength: log.length });
+  }
+  render(pin, older);
+}
+
+function render(pin, older) {
+  const { game, seat, part } = page;
+  const top = game.top;
+  const d = top.decision;
+  $("game").hidden = false;
+  $("result").hidden = true;
+  const summary = $("summary");
+  clear(summary);
+  add(summary, "li", `game ${top.game_id} (${top.game}), version ${top.version}, you are ${seat}`);
+  add(summary, "li", `signed by moderator key ${game.moderator.fingerprint}`);
+  if (d) {
+    add(summary, "li", `pending decision ${d.id}: waiting for ${d.waiting_for.join(", ")}`
+      + (d.received.length ? ` (received: ${d.received.join(", ")})` : ""));
+    add(summary, "li", d.deadline ? `deadline: ${d.deadline} (UTC)` : "no deadline");
+  } else {
+    add(summary, "li", "the game is over");
+  }
+  const hand = $("hand");
+  clear(hand);
+  for (const card of part.hand ?? []) add(hand, "li", String(card));
+  if (!(part.hand ?? []).length) add(hand, "li", "(no cards)");
+  const more = $("more");
+  clear(more);
+  for (const [key, value] of Object.entries(part)) {
+    if (["hand", "menu", "player"].includes(key) || !Array.isArray(value)) continue;
+    add(more, "p", `${key.replace(/_/g, " ")}: ${value.length ? value.join(", ") : "(none)"}`);
+  }
+  $("table").textContent = part.menu?.view || "(the table is shown while a decision waits for you; the command line's `koryo-pbm show` shows it always)";
+  const log = top.log ?? [];
+  const since = pin && !older ? pin.logLength : 0;
+  const news = $("news");
+  clear(news);
+  if (older) add(news, "p", `this file (version ${top.version}) is older than one you opened before (version ${pin.version}): open the newest game file`, { class: "warn" });
+  const fresh = log.slice(since).flatMap((e) => e.events);
+  if (pin && !older) add(news, "p", fresh.length ? "Since you last looked:" : "Nothing happened since you last looked.");
+  const list = add(news, "ul", null, { "aria-label": "Events since you last looked" });
+  for (const e of fresh.slice(-60)) add(list, "li", e);
+  const history = $("history");
+  clear(history);
+  for (const e of log) for (const ev of e.events) add(history, "li", ev);
+  page.menu = part.menu && d && part.menu.decision === d.id ? part.menu : null;
+  $("decide").hidden = false;
+  if (!d) { showNoMenu("The game is over: there is nothing to decide."); return; }
+  if (!d.waiting_for.includes(seat)) { showNoMenu(`Decision ${d.id} does not wait for you: nothing to do now.`); return; }
+  if (!page.menu) { showNoMenu("Your part holds no menu for this decision (a moderator on an older koryo-pbm): answer with the command line (koryo-pbm play)."); return; }
+  say(`opened: game ${top.game_id}, version ${top.version}, you are ${seat}`, "ok");
+  showNode();
+}
+
+function showNoMenu(text) {
+  $("question").textContent = text;
+  clear($("choices"));
+  clear($("picked"));
+  $("back").hidden = true;
+  $("seal").disabled = true;
+  say(text, "info");
+}
+
+function showNode() {
+  const menu = page.menu;
+  const picked = $("picked");
+  clear(picked);
+  for (const step of page.path) add(picked, "li", step.label);
+  $("back").hidden = page.path.length === 0;
+  const choices = $("choices");
+  clear(choices);
+  if (page.leaf !== null) {
+    $("question").textContent = "Your choice is complete: sign and seal it, or go back.";
+    $("seal").disabled = false;
+    $("seal").focus();
+    return;
+  }
+  $("seal").disabled = true;
+  const node = menu.nodes[page.node];
+  $("question").textContent = node.q;
+  node.o.forEach((option, i) => {
+    const b = add(choices, "button", option.l, { type: "button", "data-choice": String(i) });
+    if (node.d === i) {
+      b.setAttribute("data-suggested", "");
+      b.setAttribute("aria-describedby", "suggested-note");
+    }
+    b.addEventListener("click", () => pick(i));
+  });
+  if (!menu.complete) add(choices, "p", "Some rare long turns are not listed here; the command line (koryo-pbm play) offers every one.", { class: "note" });
+  const first = choices.querySelector("[data-suggested]") || choices.querySelector("button");
+  if (first && page.path.length) first.focus();
+}
+
+function pick(i) {
+  const node = page.menu.nodes[page.node];
+  const option = node.o[i];
+  page.path.push({ node: page.node, label: option.l });
+  if ("t" in option) page.leaf = option.t;
+  else page.node = option.n;
+  showNode();
+}
+
+function back() {
+  const step = page.path.pop();
+  if (!step) return;
+  page.node = step.node;
+  page.leaf = null;
+  showNode();
+}
+
+async function sealChoice() {
+  if (page.leaf === null) throw new core.PageError("pick a choice first");
+  const { game, identity, seat, menu } = page;
+  const top = game.top;
+  const ordersText = core.leafOrders(menu, page.leaf);
+  const { header, armored } = await core.makeEnvelope(identity, game.moderator, {
+    gameId: top.game_id, decision: top.decision.id, answers: core.historyHead(game), player: seat, ordersText });
+  $("envelope").value = armored;
+  $("result").hidden = false;
+  const subject = `koryo-pbm orders: game ${header.game_id}, ${header.decision}, ${seat}`;
+  $("mailto").href = `mailto:?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(armored)}`;
+  const name = `${header.decision.replace(/[^A-Za-z0-9_.-]/g, "_")}--${seat.replace(/[^A-Za-z0-9_.-]/g, "_")}.envelope`;
+  const dl = $("envelope-download");
+  dl.href = "data:text/plain;base64," + core.b64(core.utf8(armored));
+  dl.download = name;
+  dl.textContent = `Save as ${name} (for a shared folder: put it into the game's inbox/)`;
+  $("envelope").focus();
+  $("envelope").select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(armored); copied = true; } catch { /* no clipboard: the Copy button */ }
+  say(copied ? "your envelope is ready and copied: paste it into your reply to the moderator's mail"
+    : "your envelope is ready: copy it and paste it into your reply to the moderator's mail", "ok");
+}
+
+async function copy() {
+  const t = $("envelope");
+  t.select();
+  try { await navigator.clipboard.writeText(t.value); } catch { document.execCommand("copy"); }
+  say("copied: paste it into your reply", "ok");
+}
+
+function guard(fn) {
+  return async (event) => {
+    if (event) event.preventDefault();
+    try { await fn(); } catch (e) {
+      if (e instanceof core.PageError) say(e.message);
+      else say("something went wrong in the page: " + (e && e.message ? e.message : String(e)));
+    }
+  };
+}
+
+async function showOwnHash() {
+  const script = document.querySelector("script");
+  const h = core.sha256hex(core.utf8(script.textContent));
+  $("page-hash").textContent = `This page's code: SHA-256 ${h}. Check the whole page with: koryo-pbm player-page --check FILE`;
+}
+
+function dropFiles(event) {
+  event.preventDefault();
+  for (const file of event.dataTransfer.files) {
+    const input = /\.key$/i.test(file.name) ? $("key-file") : $("game-file");
+    const dt = new DataTransfer();
+    dt.items.add(file);
+    input.files = dt.files;
+  }
+  guard(openGame)();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("open-form").addEventListener("submit", guard(openGame));
+  // choosing (or dropping) the game file opens it at once when a key is at hand: one action
+  $("game-file").addEventListener("change", () => {
+    if (($("key-file").files && $("key-file").files.length) || stored("key")) guard(openGame)();
+  });
+  $("keygen").addEventListener("click", guard(makeKey));
+  $("seal").addEventListener("click", guard(sealChoice));
+  $("back").addEventListener("click", back);
+  $("copy").addEventListener("click", guard(copy));
+  $("forget").addEventListener("click", () => { try { localStorage.removeItem(STORE + "key"); } catch { /* */ } showRemembered(); });
+  document.body.addEventListener("dragover", (e) => e.preventDefault());
+  document.body.addEventListener("drop", dropFiles);
+  showRemembered();
+  showOwnHash();
+});

@@ -1,0 +1,108 @@
+"""Complete games in which every player uses only the player page, in headless Chromium with
+the network off; the moderator's ``resolve`` moves the game (envelopes dropped into the inbox,
+as the judge does with the replies it receives)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+from page_kit import Page
+
+from koryo_pbm.crypto.envelope import parse_one
+from koryo_pbm.crypto.keys import load_identity
+
+FIGURES = Path(__file__).resolve().parent / "figures.json"
+
+
+def _play(cli, page: Page, folder: Path, keys: dict[str, Path], passphrases: dict[str, str], seed: str,
+          figures: dict) -> int:
+    """Every waiting player answers from the page (a choice picked at random, the suggestion
+    half of the time); the moderator resolves; until the game is over. Returns the decisions."""
+    rng = random.Random(seed)
+    decisions = 0
+    per_decision: list[int] = []
+    opens: list[float] = []
+    while True:
+        status = cli.ok("status", folder, "--json").json
+        if status.get("decision") is None:
+            break
+        for player in status["missing"]:
+            before = page.actions
+            t = time.perf_counter()
+            said = page.open_game(folder / "game.toml", keys[player], passphrases[player])
+            opens.append(time.perf_counter() - t)
+            assert said.startswith("opened:"), said
+            page.actions += 1  # choosing the game file: the page opens it (the key stays unlocked in the open page)
+            page.choose(lambda labels, suggested: suggested if suggested is not None and rng.random() < 0.5
+                        else rng.randrange(len(labels)))
+            armored = page.seal()
+            page.actions += 1  # pasting the envelope (sealing copied it) into the reply
+            per_decision.append(page.actions - before)
+            env = parse_one(armored)
+            assert env.player == player and env.decision == status["decision"]
+            (folder / "inbox" / f"{env.decision}--{player}.envelope").write_text(armored)
+        applied = cli.ok("resolve", folder, "--as", "mod", "--json").json
+        assert applied["applied"], applied  # every envelope the page made was counted
+        decisions += 1
+    figures["decisions"] = decisions
+    figures["actions_per_decision_max"] = max(per_decision)
+    figures["actions_per_decision_mean"] = round(sum(per_decision) / len(per_decision), 2)
+    figures["open_seconds_max"] = round(max(opens), 3)
+    figures["open_seconds_median"] = round(sorted(opens)[len(opens) // 2], 3)
+    return decisions
+
+
+def _record(name: str, figures: dict) -> None:
+    try:
+        data = json.loads(FIGURES.read_text())
+    except (FileNotFoundError, ValueError):
+        data = {}
+    data[name] = figures
+    print(name, figures)
+
+
+def test_keys_made_on_the_page_join_and_play_a_3_player_koryo_game(cli, page, tmp_path, monkeypatch):
+    keys, lines, passphrases = {}, {}, {}
+    for name in ("alice", "bob", "carol"):
+        passphrases[name] = f"{name} likes long passphrases"
+        lines[name], data = page.make_key(name, passphrases[name])
+        keys[name] = tmp_path / f"{name}.key"
+        keys[name].write_bytes(data)
+        keys[name].chmod(0o600)
+        # the command line reads the page's key file: the same key
+        assert load_identity(keys[name], passphrases[name]).public.line() == lines[name]
+    cli.ok("keygen", "mod")
+    folder = cli.cwd / "g"
+    cli.ok("new", folder, "--as", "mod", *[f"--player={n}={lines[n]}" for n in lines])
+    assert cli.ok("status", folder, "--json").json["decision"] == "join"
+    figures: dict = {}
+    _play(cli, page, folder, keys, passphrases, "koryo", figures)
+    over = cli.ok("status", folder, "--json").json
+    assert over.get("decision") is None
+    cli.ok("verify", folder / "game.toml")  # the finished game replays: every order the page signed
+    _record("koryo-3", figures)
+
+
+def test_a_4_player_korsar_team_game_played_on_the_page(cli, page, tmp_path):
+    names = ("alice", "bob", "carol", "dave")
+    for n in names:
+        cli.ok("keygen", n)
+    cli.ok("keygen", "mod")
+    keyring = cli.home / "keys"
+    folder = cli.cwd / "k"
+    cli.ok("new", folder, "--game", "korsar", "--as", "mod", *[f"--player={n}={keyring / (n + '.pub')}" for n in names],
+           "--team", "alice,bob", "--team", "carol,dave")
+    figures: dict = {}
+    page.load()
+    t = time.perf_counter()
+    said = page.open_game(folder / "game.toml", keyring / "alice.key", "")
+    figures["first_open_seconds_4_player_file"] = round(time.perf_counter() - t, 3)
+    figures["game_file_bytes_at_join"] = (folder / "game.toml").stat().st_size
+    assert said.startswith("opened:"), said
+    _play(cli, page, folder, {n: keyring / f"{n}.key" for n in names}, dict.fromkeys(names, ""), "korsar", figures)
+    assert cli.ok("status", folder, "--json").json.get("decision") is None
+    cli.ok("verify", folder / "game.toml")
+    _record("korsar-4-teams", figures)

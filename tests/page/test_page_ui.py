@@ -1,0 +1,147 @@
+"""The player page as a person meets it: bad input gets one sentence and changes nothing; the
+keyboard alone plays a decision; a screen reader finds a name for every control; it fits a
+phone and a laptop (screenshots: ``KORYO_PBM_PICTURES=docs/pictures`` writes them there)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from page_kit import Page
+
+from koryo_pbm.crypto.envelope import parse_one
+
+NAMES = ("alice", "bob", "carol", "dave")
+
+
+@pytest.fixture
+def korsar(cli):
+    """A 4-player Korsar team game dealt from a seed, its keys, and who it waits for (a first
+    hand without a galleon draws by itself, and the deal depends on the random game id)."""
+    for n in (*NAMES, "mod", "stranger"):
+        cli.ok("keygen", n)
+    keys = cli.home / "keys"
+    folder = cli.cwd / "k"
+    cli.ok("new", folder, "--game", "korsar", "--as", "mod", "--seed", "page ui", "--first", "alice",
+           *[f"--player={n}={keys / (n + '.pub')}" for n in NAMES], "--team", "alice,bob", "--team", "carol,dave")
+    first = cli.ok("status", folder, "--json").json["missing"][0]
+    return folder, keys, first
+
+
+def _nothing_made(page: Page) -> None:
+    assert page.by("#result").get_attribute("hidden") is not None
+    assert page.by("#envelope").get_attribute("value") == ""
+
+
+def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar, tmp_path, cli, monkeypatch):
+    folder, keys, first = korsar
+    game = folder / "game.toml"
+    page.by("#open").click()
+    assert page.wait(page.message).startswith("choose the game file first")
+    junk = tmp_path / "holiday.toml"
+    junk.write_text("title = 'not a game'\n")
+    assert "not a koryo-pbm game file" in page.open_game(junk, keys / f"{first}.key", "")
+    forged = tmp_path / "forged.toml"
+    forged.write_bytes(game.read_bytes().replace(b'"alice"', b'"alicf"', 1))
+    assert "does not verify" in page.open_game(forged, keys / f"{first}.key", "")
+    assert "not the key of any player" in page.open_game(game, keys / "stranger.key", "")
+    assert "public key" in page.open_game(game, keys / "alice.pub", "")
+    _nothing_made(page)
+    assert page.d.execute_script("return Object.keys(localStorage).length") == 0  # nothing stored
+    # a passphrase-protected key, the wrong passphrase
+    monkeypatch.setenv("KORYO_PBM_PASSPHRASE", "the right one")
+    cli.ok("keygen", "erin", "--passphrase")
+    monkeypatch.delenv("KORYO_PBM_PASSPHRASE")
+    assert "wrong passphrase" in page.open_game(game, keys / "erin.key", "not it")
+    _nothing_made(page)
+    # an older file than one seen before: said, and the newer one stays the one remembered
+    old = tmp_path / "old.toml"
+    old.write_bytes(game.read_bytes())
+    said = page.open_game(game, keys / f"{first}.key", "")
+    assert said.startswith("opened:"), said
+    page.choose(lambda labels, suggested: 0)
+    armored = page.seal()
+    env = parse_one(armored)
+    (folder / "inbox" / f"{env.decision}--{first}.envelope").write_text(armored)
+    cli.ok("resolve", folder, "--as", "mod")
+    assert "does not wait for you" in page.open_game(game, keys / f"{first}.key", "")
+    pin = "koryo-pbm/pin/" + game.read_text().split('game_id = "', 1)[1].split('"', 1)[0]
+    pinned = page.d.execute_script("return localStorage.getItem(arguments[0])", pin)
+    assert pinned and '"version":2' in pinned
+    page.open_game(old, keys / f"{first}.key", "")
+    assert "older than one you opened before" in page.by("#news").text
+    assert page.d.execute_script("return localStorage.getItem(arguments[0])", pin) == pinned
+
+
+def test_the_keyboard_alone_plays_a_decision(page, korsar):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    folder, keys, first = korsar
+    # files are chosen in the browser's own file dialog (not the page's); the rest is keys only
+    page.set_file("#game-file", folder / "game.toml")
+    page.set_file("#key-file", keys / f"{first}.key")
+    page.by("#passphrase").click()
+    keys_only = ActionChains(page.d)
+    keys_only.send_keys(Keys.ENTER).perform()  # Enter in the form opens the game
+    assert page.wait(page.message).startswith("opened:")
+    seen = []
+    for _ in range(60):  # Tab through the page until a choice has the focus
+        ActionChains(page.d).send_keys(Keys.TAB).perform()
+        focused = page.d.execute_script(
+            "const a = document.activeElement; return [a.id, a.hasAttribute('data-choice'), a.textContent]")
+        seen.append(focused[0] or focused[2][:20])
+        if focused[1]:
+            break
+    else:
+        raise AssertionError(f"no choice reachable with Tab: {seen}")
+    for _ in range(6):  # Enter picks; the next question's choice (or the seal button) takes the focus
+        ActionChains(page.d).send_keys(Keys.ENTER).perform()
+        if page.by("#seal").is_enabled():
+            break
+        if page.d.execute_script("return !document.activeElement.hasAttribute('data-choice')"):
+            ActionChains(page.d).send_keys(Keys.TAB).perform()
+    assert page.d.execute_script("return document.activeElement.id") == "seal"
+    ActionChains(page.d).send_keys(Keys.ENTER).perform()
+    assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
+    assert page.d.execute_script("return document.activeElement.id") == "envelope"  # ready to copy
+
+
+def test_a_screen_reader_finds_a_name_for_every_control(page, korsar):
+    folder, keys, first = korsar
+    assert page.open_game(folder / "game.toml", keys / f"{first}.key", "").startswith("opened:")
+    tree = page.d.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    unnamed, roles = [], {}
+    for node in tree:
+        if node.get("ignored"):
+            continue
+        role = node.get("role", {}).get("value")
+        name = node.get("name", {}).get("value", "")
+        roles.setdefault(role, []).append(name)
+        if role in ("button", "textbox", "checkbox", "link", "group", "list") and not name.strip():
+            unnamed.append(role)
+    assert unnamed == [], f"controls without an accessible name: {unnamed}"
+    assert any("Passphrase" in n for n in roles["textbox"])
+    assert any(n.startswith("Turn ") for n in roles["group"])  # the choices, named by their question
+    assert "status" in roles and "heading" in roles
+    assert len(roles["button"]) >= 4
+
+
+@pytest.mark.parametrize(("width", "height", "name"), [(390, 844, "phone"), (1280, 900, "laptop")])
+def test_it_fits_a_phone_and_a_laptop(page, korsar, width, height, name, tmp_path):
+    folder, keys, first = korsar
+    page.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
+    try:
+        said = page.open_game(folder / "game.toml", keys / f"{first}.key", "")
+        assert said.startswith("opened:"), said
+        overflow = page.d.execute_script("return document.documentElement.scrollWidth")
+        assert overflow <= width, f"the page is {overflow} px wide on a {width} px screen"
+        page.d.execute_script("document.getElementById(arguments[0]).scrollIntoView()", "decide" if width < 500 else "game")
+        target = Path(os.environ.get("KORYO_PBM_PICTURES", tmp_path))
+        shot = target / f"player-page-{name}.png"
+        page.d.save_screenshot(str(shot))
+        assert shot.stat().st_size > 5000, f"an empty screenshot ({shot.stat().st_size} bytes)"
+    finally:
+        page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -1,0 +1,71 @@
+"""The menus resolve seals into the waiting players' parts (``koryo_pbm.choices``): what the
+player page renders. Every order in a menu is legal for that player (the rules say so, from the
+player's own view), every path ends in one, the suggestion leads somewhere, and the part's size
+depends on the decision's public kind alone, never on the menu inside."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from koryo_pbm import choices, match
+from koryo_pbm.crypto.keys import Identity
+from koryo_pbm.engine.registry import find_game
+from koryo_pbm.store import gamefile
+
+
+def _walk(menu: dict) -> list[int]:
+    """Every order reached from the root; checks every option leads to a node or an order."""
+    seen, todo, reached = set(), [menu["root"]], []
+    while todo:
+        option = todo.pop()
+        if "t" in option:
+            assert 0 <= option["t"] < len(menu["orders"])
+            reached.append(option["t"])
+            continue
+        if option["n"] in seen:
+            continue
+        seen.add(option["n"])
+        node = menu["nodes"][option["n"]]
+        assert node["o"], "a question without options"
+        if "d" in node:
+            assert 0 <= node["d"] < len(node["o"])
+        todo.extend(node["o"])
+    return reached
+
+
+@pytest.mark.parametrize(("name", "n", "seed"), [("koryo", 3, "menus-1"), ("koryo", 4, "menus-2"),
+                                                  ("korsar", 4, "menus-3")])
+def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, seed):
+    game = find_game(name)
+    players = [f"p{i}" for i in range(1, n + 1)]
+    ids = {p: Identity.generate(p) for p in players}
+    mod = Identity.generate("mod")
+    options = {"teams": [["p1", "p2"], ["p3", "p4"]]} if name == "korsar" else None
+    doc, _ = match.create(game, mod, {p: i.public for p, i in ids.items()}, seed=seed, options=options)
+    rng = random.Random(seed)
+    state = game.setup(players, seed, options=options)
+    checked = 0
+    for _step in range(40):
+        decision = game.pending(state)
+        if decision is None:
+            break
+        doc.version += 1
+        match._fill(doc, game, state, {"orders": {}})
+        for p in decision.players:
+            menu = match.open_menu(doc, ids[p])
+            assert menu is not None and menu["decision"] == decision.id
+            reached = _walk(menu)
+            assert set(reached) == set(range(len(menu["orders"])))  # no order is unreachable
+            private = gamefile.open_part(doc, p, ids[p])
+            private.pop(choices.MENU_KEY)
+            for text in menu["orders"]:
+                match.check_own_order(doc, game, p, private, text)  # the rules accept it
+                checked += 1
+            blob = len(doc.sealed[p]["data"])
+            assert blob == len(gamefile.seal_part(doc, p, ids[p].public, private,
+                                                  size=gamefile.padded_size(private) + choices.room(game, decision.kind))["data"])
+        orders = {p: game.random_order(state, p, rng) for p in decision.players}
+        state, _ = game.apply(state, orders, log=False)
+    assert checked > 20
