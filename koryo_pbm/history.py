@@ -109,13 +109,30 @@ def text_lines(parts: Sequence[Section], *, limit: int | None = None) -> tuple[l
     return lines, skip
 
 
+def breakdown_sides(rows: Sequence[Mapping[str, Any]], players: Sequence[str],
+                    scores: Mapping[str, int]) -> list[tuple[str, int, list[Mapping[str, Any]]]]:
+    """A score breakdown (:meth:`Game.score_breakdown` rows) by side: ``(who, score, rows)`` for
+    each player in seat order, a side of teammates once (``alice + bob``) when its rows name the
+    ``side``."""
+    out: list[tuple[str, int, list[Mapping[str, Any]]]] = []
+    told: set[str] = set()
+    for q in players:
+        if q in told:  # a teammate: the side's score was told once
+            continue
+        mine = [r for r in rows if r.get("player") == q]
+        side = [str(m) for m in (mine[0].get("side") or [q])] if mine else [q]
+        told.update(side)
+        out.append((" + ".join(side), scores.get(q, sum(r["points"] for r in mine)), mine))
+    return out
+
+
 def breakdown_lines(rows: Sequence[Mapping[str, Any]], players: Sequence[str],
                     scores: Mapping[str, int]) -> list[str]:
-    """A score breakdown (:meth:`Game.score_breakdown` rows) as lines, player by player."""
+    """A score breakdown (:meth:`Game.score_breakdown` rows) as lines, player by player (a side
+    of teammates once, when its rows name the ``side``)."""
     lines = ["score breakdown:"]
-    for q in players:
-        mine = [r for r in rows if r.get("player") == q]
-        lines.append(f"  {q}: {scores.get(q, sum(r['points'] for r in mine))}")
+    for who, score, mine in breakdown_sides(rows, players, scores):
+        lines.append(f"  {who}: {score}")
         for r in mine:
             lines.append(f"    {_signed(r['points'])}  {r['what']}")
         if not mine:

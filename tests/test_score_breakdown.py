@@ -99,9 +99,9 @@ def test_korsar_teams_count_both_teammates_loot_and_hands():
     rows = KORSAR.score_breakdown(view)
     mine = [r for r in rows if r["player"] == "alice"]
     assert mine == [
-        {"player": "alice", "what": "loot: galleon-5", "points": 5},
-        {"player": "alice", "what": "bob's loot: galleon-3", "points": 3},
-        {"player": "alice", "what": "galleons left in bob's hand: galleon-2", "points": -2},
+        {"player": "alice", "what": "loot: galleon-5", "points": 5, "side": ["alice", "bob"]},
+        {"player": "alice", "what": "bob's loot: galleon-3", "points": 3, "side": ["alice", "bob"]},
+        {"player": "alice", "what": "galleons left in bob's hand: galleon-2", "points": -2, "side": ["alice", "bob"]},
     ]
     assert [r["what"] for r in rows if r["player"] == "carol"] == ["dave's loot: galleon-6"]
 

@@ -262,6 +262,18 @@ def _n(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _scores_line(v: Mapping[str, Any]) -> str:
+    """``alice 5, bob 3``; in teams one score a side: ``alice + bob 8, carol + dave 6``."""
+    parts, told = [], set()
+    for q, n in v["scores"].items():
+        if q in told:
+            continue
+        side = next((list(pair) for pair in v.get("teams") or [] if q in pair), [q])
+        told.update(side)
+        parts.append(f"{' + '.join(side)} {n}")
+    return ", ".join(parts)
+
+
 def render(v: Mapping[str, Any]) -> str:
     lines = []
     if v.get("over"):
@@ -296,16 +308,17 @@ def render(v: Mapping[str, Any]) -> str:
     if v.get("over"):
         for q in v["players"]:
             lines.append(f"  {q}: loot {' '.join(v.get('loot', {}).get(q, [])) or '-'}; hand {' '.join(v.get('hands', {}).get(q, [])) or '-'}")
-        lines.append("Scores: " + ", ".join(f"{q} {n}" for q, n in v["scores"].items()))
+        lines.append("Scores: " + _scores_line(v))
         lines.append("Winners: " + " and ".join(v["winners"]))
     elif v.get("scores"):
-        lines.append("Score so far (loot minus galleons in hand): " + ", ".join(f"{q} {n}" for q, n in v["scores"].items()))
+        lines.append("Score so far (loot minus galleons in hand): " + _scores_line(v))
     return "\n".join(lines)
 
 
 def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     """The final scores, part by part: the galleons in each side's loot, minus the galleons
-    left in its hands (in teams, a side's parts count for both teammates)."""
+    left in its hands (in teams, a side's parts count for both teammates, and each row names
+    the ``side``, whose score is told once)."""
     if not v.get("over"):
         return None
     sides: dict[str, list[str]] = {q: [q] for q in v["players"]}
@@ -314,14 +327,15 @@ def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             sides[q] = list(pair)
     rows: list[dict[str, Any]] = []
     for q in v["players"]:
+        team = {"side": list(sides[q])} if len(sides[q]) > 1 else {}  # one score for the side
         for m in sides[q]:
             whose = "" if m == q else f"{m}'s "
             loot = v.get("loot", {}).get(m, [])
             if loot:
                 rows.append({"player": q, "what": f"{whose}loot: {' '.join(loot)}",
-                             "points": sum(C.value(c) for c in loot)})
+                             "points": sum(C.value(c) for c in loot), **team})
             held = [c for c in v.get("hands", {}).get(m, []) if C.is_galleon(c)]
             if held:
                 rows.append({"player": q, "what": f"galleons left in {whose}hand: {' '.join(held)}",
-                             "points": -sum(C.value(c) for c in held)})
+                             "points": -sum(C.value(c) for c in held), **team})
     return rows

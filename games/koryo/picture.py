@@ -67,7 +67,7 @@ def picture(v: Mapping[str, Any]) -> Scene:
             if c in CHARS:
                 if rules.has_scoring(tables, i, c):
                     marks.append("majority")
-                if rules.has_power(tables, i, c):
+                if POWERS[c] and rules.has_power(tables, i, c):  # (the Merchant has no power)
                     marks.append("power" if "majority" in marks else "omniscient")
             cards.append(tile(CARD_IDS[c], k, tuple(marks)))
         rows = [Row("in front of them", tuple(cards), "table", name, "no cards")]
@@ -108,7 +108,7 @@ def picture(v: Mapping[str, Any]) -> Scene:
     holders = []
     for c in CHARS:
         who = (v.get("powers") or {}).get(CARD_IDS[c])
-        if who:
+        if who and POWERS[c]:
             holders.append(f"{NAMES[c]}: {who}")
     extra = (Panel(title="Powers", key="powers",
                    facts=tuple(holders) or ("nobody holds a power majority",)),)

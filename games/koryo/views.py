@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from koryo_pbm.errors import FormatError
 
 from . import rules
-from .cards import CARD_IDS, CHARS, INDEX, NCARDS, ROUNDS, TOKENS, VALUES, base_limit, counts_to_ids, deal_size
+from .cards import (
+    CARD_IDS,
+    CHARS,
+    INDEX,
+    MERCHANT,
+    NCARDS,
+    ROUNDS,
+    TOKENS,
+    VALUES,
+    base_limit,
+    counts_to_ids,
+    deal_size,
+)
 from .positions import check_players
 from .state import ACTIONS, END, OVER, PHASES, Hidden, KoryoState
 
@@ -124,8 +137,18 @@ def view(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[s
     return out
 
 
-def _counts_line(counts: Mapping[str, int]) -> str:
-    parts = [f"{cid} ×{k}" if k > 1 else cid for cid, k in counts.items() if k]
+def _card(cid: str) -> str:
+    """A card with its value: ``merchant (9)``; an event: ``barbarian (event, -1)``."""
+    c = INDEX.get(cid)
+    if c is None:
+        return cid
+    return f"{cid} ({VALUES[c]})" if c in CHARS else f"{cid} (event, -1)"
+
+
+def _counts_line(counts: Mapping[str, int], *, values: bool = True) -> str:
+    """``merchant (9) ×2, spy (2)`` (``values=False``: ``merchant ×2, spy``)."""
+    name = _card if values else str
+    parts = [f"{name(cid)} ×{k}" if k > 1 else name(cid) for cid, k in counts.items() if k]
     return ", ".join(parts) if parts else "(nothing)"
 
 
@@ -143,11 +166,12 @@ def render(v: Mapping[str, Any]) -> str:
         lines.append(f"{mark}{name}: score {v['scores'][name]}, tokens {v['tokens'][name]}, "
                      f"hand {v['hand_sizes'][name]}, face down {v['facedown_sizes'][name]}")
         lines.append(f"    table: {_counts_line(v['tables'][name])}")
-    pw = [f"{cid} {who}" for cid, who in v.get("powers", {}).items() if who]
+    pw = [f"{cid} {who}" for cid, who in v.get("powers", {}).items()
+          if who and cid != CARD_IDS[MERCHANT]]  # the Merchant has no power
     lines.append("powers: " + (", ".join(pw) if pw else "nobody holds a power majority"))
     if "hand" in v:
-        lines.append(f"your hand ({v.get('player')}): " + (", ".join(v["hand"]) or "(empty)"))
-        lines.append("your face-down cards: " + (", ".join(v["facedown"]) or "(none)"))
+        lines.append(f"your hand ({v.get('player')}): " + (_counts_line(Counter(v["hand"])) if v["hand"] else "(empty)"))
+        lines.append("your face-down cards: " + (_counts_line(Counter(v["facedown"])) if v["facedown"] else "(none)"))
     if v.get("winners"):
         w = v["winners"]
         lines.append(("winner: " if len(w) == 1 else "winners (shared): ") + ", ".join(w))
@@ -241,7 +265,7 @@ def score_breakdown(v: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     for q in players:
         events = {cid: tables[q].get(cid, 0) for cid in ("barbarian", "lobbying") if tables[q].get(cid, 0)}
         if events:
-            rows.append({"player": q, "what": f"events on the table: {_counts_line(events)}",
+            rows.append({"player": q, "what": f"events on the table: {_counts_line(events, values=False)}",
                          "points": -sum(events.values())})
         tokens = v["tokens"][q]
         if tokens:

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from koryo_pbm.errors import NoSuchKey, StaleError, StorageError, UsageError
+from koryo_pbm.errors import KoryoPbmError, NoSuchKey, StaleError, StorageError, UsageError
 from koryo_pbm.printable import json_safe, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -243,3 +243,44 @@ def deadline_json(doc: Any, now: Any) -> dict[str, Any]:
         "deadline_passed": bool(deadline) and deadlines.parse_stamp(deadline) <= now,
         "service": policy.to_table(),
     }
+
+
+def in_inbox(folder: Path, doc: Any) -> set[str]:
+    """The players with a signed envelope for the pending decision in the inbox of ``folder``
+    (verified against their key; a bad envelope is resolve's to report, skipped here)."""
+    from koryo_pbm.store import inbox
+
+    decision = doc.decision
+    found: set[str] = set()
+    if not decision or not inbox.inbox_dir(folder).is_dir():
+        return found
+    for item in inbox.list_inbox(folder):
+        env = item.envelope
+        if isinstance(env, KoryoPbmError) or env.decision != decision["id"] or env.player not in doc.players:
+            continue
+        try:
+            env.verify(doc.players[env.player])
+        except KoryoPbmError:
+            continue
+        found.add(env.player)
+    return found
+
+
+def waiting_line(folder: Path, doc: Any) -> str:
+    """``waiting for carol (alice, bob answered)``: the orders received by the moderator or in the
+    inbox count as answered (one wording for show, log and status)."""
+    from koryo_pbm.waiting import waiting_words
+
+    decision = doc.decision or {}
+    return waiting_words(decision.get("waiting_for", []), answered(folder, doc))
+
+
+def answered(folder: Path, doc: Any) -> list[str]:
+    """The players the pending decision waits for whose orders are in (received, or in the inbox)."""
+    decision = doc.decision or {}
+    try:
+        inbox_players = in_inbox(folder, doc)
+    except KoryoPbmError:  # an unreadable inbox: what the file says
+        inbox_players = set()
+    done = set(decision.get("received", [])) | inbox_players
+    return [p for p in decision.get("waiting_for", []) if p in done]

@@ -15,7 +15,16 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import deadline_json, deadline_lines, echo_json, now_utc, remember, warn, warn_conflict_copies
+from koryo_pbm.cli.common import (
+    deadline_json,
+    deadline_lines,
+    echo_json,
+    now_utc,
+    remember,
+    waiting_line,
+    warn,
+    warn_conflict_copies,
+)
 from koryo_pbm.printable import printable
 from koryo_pbm.store.folder import game_paths
 
@@ -139,7 +148,7 @@ def command(target: str | None, since: int | None, as_json: bool) -> None:
     if not body:
         click.echo("  nothing yet" if not since else f"  nothing after version {since}")
     if doc.decision is not None:
-        click.echo(f"now: decision {doc.decision['id']}, waiting for {', '.join(doc.decision['waiting_for'])}")
+        click.echo(f"now: decision {doc.decision['id']}, {waiting_line(folder, doc)}")
         for line in deadline_lines(doc, now_utc())[:1]:  # the deadline (the policy: `status`)
             click.echo(line)
     for line in lines:

@@ -122,7 +122,9 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit code. The one place where errors become messages."""
     try:
-        cli.main(args=argv, prog_name="koryo-pbm", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="koryo-pbm", standalone_mode=False)
+        if isinstance(code, int) and not isinstance(code, bool):  # a command's explicit exit status
+            return code                                           # (click.exceptions.Exit)
     except KoryoPbmError as exc:
         click.echo(f"koryo-pbm: error: {_one_line(str(exc))}", err=True)
         return exc.exit_code

@@ -29,7 +29,8 @@ def _check_target(path: Path) -> None:
         raise StorageError(f"{path} is not a regular file (nothing was written)")
 
 
-def write_pictures(doc: Any, game: Any, view: Mapping[str, Any], html: Path | None, svg: Path | None) -> None:
+def write_pictures(doc: Any, game: Any, view: Mapping[str, Any], html: Path | None, svg: Path | None,
+                   answered: list[str] | None = None) -> None:
     """Write the picture(s) of ``view`` atomically, replacing an older picture at the same
     place. A picture with a player's hidden cards is written readable by its owner only."""
     from koryo_pbm.picture import picture
@@ -42,7 +43,7 @@ def write_pictures(doc: Any, game: Any, view: Mapping[str, Any], html: Path | No
         _check_target(path)
     me = str(view.get("player", "") or "")
     for path, fmt in targets:
-        text = picture(doc, game, view, fmt=fmt)
+        text = picture(doc, game, view, fmt=fmt, answered=answered)
         write_atomic(path, text.encode("utf-8"), mode=0o600 if me else 0o644)
         if me:
             click.echo(f"wrote {path}: the table as {me} sees it, with {me}'s hidden cards; keep it to yourself")

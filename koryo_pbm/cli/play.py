@@ -21,9 +21,10 @@ from koryo_pbm.store.folder import game_paths
 
 
 class Quit(KoryoPbmError):
-    """The player left the menus: nothing was submitted."""
+    """The player left the menus (q or end of input): nothing was submitted. Exit status 130,
+    as for Ctrl-C, so that a loop around ``play`` can stop on it."""
 
-    exit_code = 1
+    exit_code = 130
 
 
 def _ask(say, prompt: str) -> str:
@@ -89,19 +90,22 @@ def choose(game: Any, state: Any, name: str, hint: dict[str, Any] | None,
 @click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, out: Path | None) -> None:
-    """Answer the decision the game in DIR or FILE (default: here) waits for from numbered
-    menus of your legal choices, then confirm: the signed, sealed envelope goes into the
+    """Tell what happened since you last looked, then answer the decision the game in DIR or
+    FILE (default: here) waits for from numbered menus of your legal choices (orders already in
+    are replaced), then confirm: the signed, sealed envelope goes into the
     game's inbox/ (shared folder) or, with --out FILE, into FILE to mail (- for standard
     output; the menus then go to standard error).
 
     In a menu: a number picks, Enter takes the suggestion (the heuristic bot's choice from
-    your view), b goes back, q quits without submitting anything.
+    your view), b goes back, q quits without submitting anything. q, Ctrl-C and the end of
+    input stop play with exit status 130.
     """
     import tomli_w
 
     from koryo_pbm import match
+    from koryo_pbm.cli import log
     from koryo_pbm.cli.orders import suggestion
-    from koryo_pbm.cli.submit import record_submission, seal_orders
+    from koryo_pbm.cli.submit import earlier_orders, record_submission, seal_orders
     from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
     from koryo_pbm.store.atomic import write_atomic
@@ -121,11 +125,22 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     if out is None and not inbox.inbox_dir(folder).is_dir():
         raise UsageError(f"{folder} has no inbox/ folder: use --out FILE to write the envelope for email")
     say = _Say(err=out is not None and str(out) == "-")
+    # what happened since this player last looked (as `show --as` tells it), then marked seen
+    at = f" {shlex.quote(target)}" if target else ""
+    news, _ = log.happened(doc, game, name, log.last_shown(doc.game_id, name), f"koryo-pbm log{at}")
+    for line in news:
+        say(line)
+    if news:
+        say("")
+    log.record_shown(doc.game_id, name, doc.version)
     view = match.full_view(doc, game, private)
     view["me"] = name
     say(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
         f"{doc.moderator.fingerprint()}")
     say(game.render(view))
+    earlier = earlier_orders(folder, doc, name)
+    if earlier:
+        say(f"your orders for {decision['id']} are already in ({earlier}): orders you confirm now replace them")
     state = match.player_state(doc, game, name, private)
     example, _comments = game.describe_choices(state, name)
     hint, _said = suggestion(doc, game, name, private, example)
@@ -148,6 +163,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         if answer in ("y", "yes"):
             break
     envelope = seal_orders(doc, game, identity, text, source="play")
+    again = f" (they replace your earlier orders: {earlier})" if earlier else ""
     record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
@@ -158,10 +174,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
             write_atomic(out, armored.encode("ascii"))
         except OSError as exc:
             raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
-        say(f"wrote {out}: attach it to (or paste it into) an email to your moderator")
+        say(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}")
         return
     dropped = inbox.drop(folder, envelope)
-    say(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}")
+    say(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}{again}")
     say(f"replace them before the moderator resolves by playing again: koryo-pbm play"
         f"{' ' + shlex.quote(target) if target else ''} "
         + (f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"))

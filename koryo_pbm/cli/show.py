@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import (
+    answered,
     deadline_json,
     deadline_lines,
     echo_json,
@@ -14,6 +15,7 @@ from koryo_pbm.cli.common import (
     load_identity,
     now_utc,
     remember,
+    waiting_line,
     warn_conflict_copies,
 )
 from koryo_pbm.store.folder import game_paths
@@ -55,7 +57,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     if html is not None or svg is not None:
         from koryo_pbm.cli.pictures import write_pictures
 
-        write_pictures(doc, game, view, html, svg)
+        write_pictures(doc, game, view, html, svg, answered(folder, doc))
         if not as_json:
             return
     view["moderator"] = {"fingerprint": doc.moderator.fingerprint(), "first_seen": first_seen}
@@ -87,8 +89,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     for line in ends:
         click.echo(line)
     if doc.decision:
-        waiting = ", ".join(doc.decision["waiting_for"])
-        click.echo(f"decision {doc.decision['id']}: waiting for {waiting}")
+        click.echo(f"decision {doc.decision['id']}: {waiting_line(folder, doc)}")
         for line in deadline_lines(doc, now):
             click.echo(line)
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from koryo_pbm.cli import common
 from koryo_pbm.cli.common import (
     deadline_json,
     deadline_lines,
@@ -63,7 +64,6 @@ def _role(doc: Any, identity: Any) -> str:
 
 
 def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
-    from koryo_pbm.store import inbox
     from koryo_pbm.store.folder import game_paths
     from koryo_pbm.store.gamefile import describe_deal, head, read_game
 
@@ -76,18 +76,7 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
     decision = doc.decision or {}
     waiting = list(decision.get("waiting_for", []))
     received = set(decision.get("received", []))
-    in_inbox: set[str] = set()
-    if decision and inbox.inbox_dir(folder).is_dir():
-        for item in inbox.list_inbox(folder):
-            env = item.envelope
-            if isinstance(env, KoryoPbmError):
-                continue
-            if env.decision == decision["id"] and env.player in doc.players:
-                try:
-                    env.verify(doc.players[env.player])
-                except KoryoPbmError:  # a bad envelope is resolve's to report; status just skips it
-                    continue
-                in_inbox.add(env.player)
+    in_inbox = common.in_inbox(folder, doc)
     from koryo_pbm.deadlines import policy_of
 
     policy = policy_of(doc.service, list(doc.players))
@@ -129,7 +118,10 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
         click.echo("the game is over: `koryo-pbm show` gives the final scores")
         return
     where = f"round {data['round']}, " if data["round"] is not None else ""
-    click.echo(f"{where}decision {data['decision']} ({data['kind']}), waiting for {', '.join(waiting)}")
+    from koryo_pbm.waiting import waiting_words
+
+    answered = [p for p in waiting if p in received or p in in_inbox]
+    click.echo(f"{where}decision {data['decision']} ({data['kind']}), {waiting_words(waiting, answered)}")
     if received_list:
         click.echo(f"  received by the moderator: {', '.join(received_list)}")
     if inbox_list:

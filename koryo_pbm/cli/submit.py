@@ -48,6 +48,29 @@ def record_submission(envelope) -> None:
         warn(f"cannot record the envelope in the record of what this machine submitted ({exc})")
 
 
+def earlier_orders(folder: Path, doc, me: str) -> str | None:
+    """Where ``me``'s orders for the pending decision already are (received by the moderator,
+    in the inbox, or sent from this machine), or ``None``: orders submitted now replace them."""
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import inbox, submissions
+
+    decision = doc.decision
+    if decision is None:
+        return None
+    if me in decision.get("received", []):
+        return "the moderator has received them"
+    try:
+        if inbox.inbox_dir(folder).is_dir() and any(
+                not isinstance(item.envelope, Exception) and item.envelope.player == me
+                and item.envelope.decision == decision["id"] for item in inbox.list_inbox(folder)):
+            return "they are in the inbox"
+        if any(r.player == me and r.decision == decision["id"] for r in submissions.load(doc.game_id)):
+            return "you submitted them from this machine"
+    except KoryoPbmError:  # an unreadable inbox or record: resolve and show say why
+        return None
+    return None
+
+
 def _read_stdin(limit: int) -> str:
     """Orders from standard input, never more than ``limit`` bytes."""
     stream = getattr(sys.stdin, "buffer", None)
@@ -82,12 +105,18 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     from koryo_pbm.store.atomic import write_atomic
 
     folder, path = game_paths(target)
+    if target is None and not path.exists():
+        raise UsageError(f"no game file here ({path}): name the game with --game DIR|FILE, or run submit "
+                         "in the game's folder")
     doc = match.load_doc(path)
     remember(doc, answering=True)
     identity = load_identity(as_name, key_file, doc=doc)
     game = match.game_of(doc)
     text = _read_stdin(match.ORDERS_LIMIT) if str(orders_file) == "-" else match.read_orders_file(orders_file)
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors (Notepad) write first
     envelope = seal_orders(doc, game, identity, text, source=str(orders_file))
+    replaced = earlier_orders(folder, doc, envelope.player)
+    again = f" (they replace your earlier orders for {envelope.decision}: {replaced})" if replaced else ""
     record_submission(envelope)
     if out is not None:
         armored = envelope.armor()
@@ -98,9 +127,9 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
             write_atomic(out, armored.encode("ascii"))
         except OSError as exc:
             raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
-        click.echo(f"wrote {out}: attach it to (or paste it into) an email to your moderator", err=True)
+        click.echo(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}", err=True)
         return
     if not inbox.inbox_dir(folder).is_dir():
         raise UsageError(f"{folder} has no inbox/ folder: use --out FILE to write the envelope for email")
     dropped = inbox.drop(folder, envelope)
-    click.echo(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}", err=True)
+    click.echo(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}{again}", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -39,6 +40,24 @@ def waits_for(folder: Path, doc, me: str) -> bool:
     )
 
 
+def _game_over(doc, as_json: bool) -> NoReturn:
+    """The end of the wait when the game is over: the final scores (as ``show`` ends with them),
+    exit status 3."""
+    from koryo_pbm import match
+    from koryo_pbm.cli import log
+
+    game = match.game_of(doc)
+    view = match.full_view(doc, game, None)
+    lines, rows = log.breakdown(game, view)
+    if as_json:
+        echo_json({"id": doc.game_id, "over": True, "scores": view.get("scores"), "breakdown": rows})
+    else:
+        click.echo(f"game {doc.game_id} is over: nothing to wait for")
+        for line in lines:
+            click.echo(line)
+    raise click.exceptions.Exit(GameOver.exit_code)
+
+
 @click.command("wait")
 @click.argument("target", metavar="GAME")
 @identity_options(role="player")
@@ -50,7 +69,8 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
     """Return as soon as the game GAME (folder or game file) waits for your orders: the pending
     decision waits for you and none of yours is received or in the inbox.
 
-    Exit status 0: your turn; 3: the game is over; 4: --timeout passed.
+    Exit status 0: your turn; 3: the game is over (the final scores are printed); 4: --timeout
+    passed.
 
     \b
     Example (a notification when it is your turn):
@@ -72,7 +92,7 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
             me = match.player_name(doc, identity)
             d = doc.decision
             if d is None:
-                raise GameOver(f"game {doc.game_id} is over: nothing to wait for")
+                _game_over(doc, as_json)
             if waits_for(folder, doc, me):
                 if as_json:
                     echo_json({"id": doc.game_id, "player": me, "decision": d["id"], "kind": d["kind"],

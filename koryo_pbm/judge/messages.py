@@ -344,13 +344,16 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
                    "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
                    "  ", "  ").split("\n"),
         ]
-    g = info.tag
+    # a report lies next to the game file: its commands run from that folder (no path needed)
     return [
-        f"  1. koryo-pbm show {g} --as {player}",
-        f"  2. koryo-pbm orders {g} --as {player} -o orders.toml",
-        "     (then edit orders.toml: your legal choices are listed in it)",
-        f"  3. koryo-pbm submit orders.toml --as {player} --game {g}",
-        "     (it goes into the shared folder's inbox; the judge resolves when all are in)",
+        "  In this folder (where game.toml is), either answer from menus of your legal choices:",
+        f"     koryo-pbm play --as {player}",
+        "  or step by step:",
+        f"  1. koryo-pbm show --as {player}",
+        f"  2. koryo-pbm orders --as {player} -o orders.toml",
+        edit,
+        f"  3. koryo-pbm submit orders.toml --as {player}",
+        "  (either way your orders go into the shared folder's inbox; the judge resolves when all are in)",
     ]
 
 
@@ -409,10 +412,10 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
     if info.decision is not None and player in waiting(info):
         lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
     elif info.decision is None:
-        lines += [_wrap(f"Final state: koryo-pbm show {info.tag}" + ("/game.toml" if route == "mail" else "")
-                        + f" --as {player}. The seed and every order are published in the game file, so "
-                          f"anyone can check the whole game: koryo-pbm verify {info.tag}"
-                        + ("/game.toml" if route == "mail" else "") + f" --as {player}"), ""]
+        at = f" {info.tag}/game.toml" if route == "mail" else ""  # a report: in its own folder
+        lines += [_wrap(f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
+                        f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as {player}"),
+                  ""]
     return "\n".join(lines)
 
 

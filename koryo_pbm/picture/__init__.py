@@ -14,7 +14,7 @@ written to a local file by ``show --as NAME --html FILE``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .html import esc, page
@@ -40,8 +40,9 @@ def _deadline_text(stamp: object) -> str:
         return ""
 
 
-def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
-    """The engine's part of a picture, from the game file alone."""
+def frame_of(doc: GameDoc, title: str, for_player: str = "", answered: Sequence[str] | None = None) -> Frame:
+    """The engine's part of a picture, from the game file alone (``answered``: the players whose
+    orders are in, when the caller knows more than the file's received list, e.g. the inbox)."""
     decision = doc.decision or {}
     last: tuple[str, ...] = ()
     label = ""
@@ -56,7 +57,7 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
         version=doc.version,
         decision=str(decision.get("id", "")),
         waiting_for=tuple(decision.get("waiting_for", ())),
-        received=tuple(decision.get("received", ())),
+        received=tuple(decision.get("received", ()) if answered is None else answered),
         deadline=deadline,
         last_label=label,
         last=last,
@@ -64,11 +65,12 @@ def frame_of(doc: GameDoc, title: str, for_player: str = "") -> Frame:
     )
 
 
-def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "html") -> str:
+def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "html",
+            answered: Sequence[str] | None = None) -> str:
     """The picture of ``view`` (a :func:`koryo_pbm.match.full_view`) as HTML or SVG text.
     It is for the player named in the view (``view["player"]``) if it has a private part."""
-    scene = game.picture(view)
-    frame = frame_of(doc, game.title, str(view.get("player", "") or ""))
+    scene = _with_breakdown(game.picture(view), game, view)
+    frame = frame_of(doc, game.title, str(view.get("player", "") or ""), answered)
     if fmt == "svg":
         from .svg import svg
 
@@ -76,6 +78,27 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
     if fmt != "html":
         raise ValueError(f"unknown picture format {fmt!r}")
     return page(scene, frame)
+
+
+def _with_breakdown(scene: Scene, game: Game, view: Mapping[str, Any]) -> Scene:
+    """At the end of a game, the score breakdown (``Game.score_breakdown``) as a group of
+    panels under the table: one panel a player (a side of teammates once), a row a part."""
+    import dataclasses
+
+    from koryo_pbm.history import breakdown_sides
+
+    rows = game.score_breakdown(view)
+    if not rows:
+        return scene
+    panels = [Panel(title=f"{who}: {score}", key=f"breakdown-{who.replace(' + ', '-')}",
+                    facts=tuple(f"{r['points']:+d}  {r['what']}" for r in mine) or ("nothing scored",))
+              for who, score, mine in breakdown_sides(rows, list(view.get("players", [])),
+                                                      view.get("scores") or {})]
+    notes = tuple(str(r["what"]) for r in rows if not r.get("player"))
+    if notes:
+        panels.append(Panel(title="notes", key="breakdown-notes", facts=notes))
+    group = Group("Score breakdown", tuple(panels), "breakdown")
+    return dataclasses.replace(scene, groups=(*scene.groups, group))
 
 
 def public_picture(doc: GameDoc, *, fmt: str = "html") -> str:

@@ -128,14 +128,13 @@ def _grid(panels: tuple[Panel, ...], key: str, title: str = "") -> str:
 
 
 def waiting_text(frame: Frame) -> str:
-    """"waiting for alice, bob (carol has answered)" or "the game is over"."""
+    """"waiting for alice, bob (carol answered)" (:func:`koryo_pbm.waiting.waiting_words`), or
+    nothing when the game is over."""
+    from koryo_pbm.waiting import waiting_words
+
     if not frame.decision:
         return ""
-    missing = [p for p in frame.waiting_for if p not in frame.received]
-    text = "waiting for " + (", ".join(missing) if missing else "the moderator to resolve")
-    if frame.received:
-        text += f" ({', '.join(frame.received)} answered)"
-    return text
+    return waiting_words(frame.waiting_for, frame.received)
 
 
 def page(scene: Scene, frame: Frame) -> str:

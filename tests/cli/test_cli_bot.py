@@ -189,7 +189,9 @@ def test_play_alone_against_bots_as_the_players_guide_says(tmp_path):
         os.killpg(proc.pid, signal.SIGTERM)  # the judge, started in the background
         answers.kill()
         answers.wait()
-    assert proc.returncode == 0 and err.strip().splitlines()[-1].endswith("is over: nothing to wait for"), err
+    assert proc.returncode == 0 and "error" not in err, err
+    over = out.split("is over: nothing to wait for\n")[-1]  # the loop ends with the final scores
+    assert over.startswith("score breakdown:\n  me: ") and "\n  dave: " in over, out
     assert out.count("your turn, me: decision ") > 8
     judge = (tmp_path / "solo" / "judge.log").read_text()
     assert "Traceback" not in judge and "error" not in judge, judge
@@ -202,6 +204,28 @@ def test_play_alone_against_bots_as_the_players_guide_says(tmp_path):
     story = subprocess.run(["koryo-pbm", "log", "solo/game"], cwd=tmp_path, env=env, capture_output=True,
                            text=True).stdout
     assert "the heuristic bot played carol's seat" in story
+
+
+def test_q_stops_the_players_guides_loop(tmp_path):
+    """The same blocks answered with q: play stops (exit status 130) and so does the loop, with
+    nothing submitted and the game not over."""
+    import os
+    import signal
+    from pathlib import Path
+
+    setup, playing = doc_section("docs/players.md", "Play alone against bots")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
+    proc = subprocess.Popen(["bash", "-c", setup + playing], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate("q\n", timeout=60)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the judge, started in the background
+    assert proc.returncode == 0 and out.count("your turn, me: decision ") == 1, out + err
+    assert err.strip().splitlines()[-1] == "koryo-pbm: error: stopped: nothing was submitted", err
+    assert not any((tmp_path / "solo" / "game" / "inbox").glob("*--me.envelope"))
 
 
 def test_a_watching_bot_stops_when_its_seat_is_given_to_another_key(cli):

@@ -262,3 +262,79 @@ def test_version(cli):
 
     r = cli.ok("--version")
     assert r.out == f"koryo-pbm, version {__version__}\n"
+
+
+# -- submitting again says it replaced the earlier orders ----------------------------------------
+
+
+def test_submit_again_says_it_replaces_the_earlier_orders(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "bob", "-o", "bob.toml")
+    first = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g")
+    assert first.err == "submitted bob's orders for r1-orders: g/inbox/r1-orders--bob.envelope\n"
+    again = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g")
+    assert again.err == ("submitted bob's orders for r1-orders: g/inbox/r1-orders--bob.envelope "
+                         "(they replace your earlier orders for r1-orders: they are in the inbox)\n")
+    mailed = cli.ok("submit", "bob.toml", "--as", "bob", "--game", "g", "--out", "bob.txt")
+    assert mailed.err.endswith("(they replace your earlier orders for r1-orders: they are in the inbox)\n")
+
+
+# -- one wording of who is awaited, everywhere ---------------------------------------------------
+
+
+def test_show_log_status_and_the_picture_say_who_answered_and_who_is_awaited(cli):
+    setup_game(cli)
+    for name in ("alice", "bob"):
+        cli.ok("orders", "g", "--as", name, "-o", f"{name}.toml")
+        cli.ok("submit", f"{name}.toml", "--as", name, "--game", "g")
+    words = "waiting for carol (alice, bob answered)"
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g", "--as", "carol").out
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g").out
+    assert f"now: decision r1-orders, {words}\n" in cli.ok("log", "g").out
+    assert f"decision r1-orders (orders), {words}\n" in cli.ok("status", "g").out
+    cli.ok("show", "g", "--html", "table.html", "--svg", "table.svg")
+    assert words in (cli.cwd / "table.html").read_text() and words in (cli.cwd / "table.svg").read_text()
+    cli.ok("orders", "g", "--as", "carol", "-o", "carol.toml")
+    cli.ok("submit", "carol.toml", "--as", "carol", "--game", "g")
+    everybody = "waiting for the moderator to resolve (alice, bob, carol answered)"
+    assert everybody in cli.ok("show", "g").out and everybody in cli.ok("status", "g").out
+
+
+# -- card values in the text view; no Merchant power ---------------------------------------------
+
+
+def test_the_text_view_gives_card_values_and_no_merchant_power(cli):
+    from pathlib import Path
+
+    position = Path(__file__).resolve().parents[2] / "examples" / "positions" / "koryo-barbarian-guardian.toml"
+    lines = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob", "carol"]}
+    cli.ok("new", "g", "--as", "mod", "--position", str(position),
+           *[a for n in ("alice", "bob", "carol") for a in ("--player", f"{n}={lines[n]}")])
+    out = cli.ok("show", "g", "--as", "alice").out
+    assert "    table: merchant (9) ×2, priest (4)\n" in out  # (alice's table in the position)
+    assert "your face-down cards: barbarian (event, -1) ×2\n" in out
+    powers = next(line for line in out.splitlines() if line.startswith("powers: "))
+    assert "guardian carol" in powers and "merchant" not in powers  # the Merchant has no power
+
+
+# -- an orders file with a byte-order mark; submit without --game ------------------------------
+
+
+def test_an_orders_file_with_a_byte_order_mark_is_read(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "alice", "-o", "alice.toml")
+    text = (cli.cwd / "alice.toml").read_text(encoding="utf-8")
+    (cli.cwd / "notepad.toml").write_bytes(text.encode("utf-8-sig"))  # as Notepad saves it
+    r = cli.ok("submit", "notepad.toml", "--as", "alice", "--game", "g")
+    assert r.err.startswith("submitted alice's orders for r1-orders: ")
+    r = cli.ok("submit", "-", "--as", "alice", "--game", "g", stdin="\ufeff" + text)
+    assert r.err.startswith("submitted alice's orders for r1-orders: ")
+
+
+def test_submit_without_a_game_here_names_the_game_option(cli):
+    setup_game(cli)
+    cli.ok("orders", "g", "--as", "alice", "-o", "alice.toml")
+    r = cli.fails("submit", "alice.toml", "--as", "alice", code=2)
+    assert r.err == ("koryo-pbm: error: no game file here (game.toml): name the game with --game DIR|FILE, "
+                     "or run submit in the game's folder\n")
+    assert not (cli.cwd / "g" / "inbox").exists() or not list((cli.cwd / "g" / "inbox").iterdir())

@@ -66,6 +66,15 @@ def test_a_team_game_played_to_the_end_through_envelopes(cli):
     # Teammates share the win and the score.
     assert final["scores"]["alice"] == final["scores"]["bob"]
     assert final["scores"]["carol"] == final["scores"]["dave"]
+    # ... and the text tells each side's score once, not once per player
+    text = cli.ok("show", "k").out
+    ab, cd = final["scores"]["alice"], final["scores"]["carol"]
+    assert f"Scores: alice + bob {ab}, carol + dave {cd}\n" in text
+    breakdown = text.split("score breakdown:\n")[1]
+    assert f"  alice + bob: {ab}\n" in breakdown and f"  carol + dave: {cd}\n" in breakdown
+    assert "\n  bob: " not in breakdown and "\n  dave: " not in breakdown
+    heads = [line for line in breakdown.splitlines() if not line.startswith("    ")]
+    assert heads == [f"  alice + bob: {ab}", f"  carol + dave: {cd}"]
 
 
 @pytest.mark.parametrize("n,teams", [(2, False), (3, False), (4, False), (4, True), (5, False), (6, True), (8, True)])

@@ -175,8 +175,13 @@ def test_q_and_ctrl_c_leave_nothing_written(cli):
     term.expect("Your choice (")
     term.type("q\r")
     rest = term.expect("stopped: nothing was submitted")
-    assert term.finish() == 1
+    assert term.finish() == 130  # as Ctrl-C: a loop around play stops on it
     assert "Traceback" not in rest
+    term = play(cli, "g", "--as", "bob")
+    term.expect("Your choice (")
+    term.type("\x04")  # Ctrl-D: the end of input
+    term.expect("no answer (end of input): nothing was submitted")
+    assert term.finish() == 130
     term = play(cli, "g", "--as", "bob")
     term.expect("Your choice (")
     term.type("2\r")
@@ -241,3 +246,36 @@ def test_a_terminal_closed_mid_menu_writes_nothing(cli):
     os.killpg(term.proc.pid, signal.SIGHUP)
     term.finish()
     assert envelopes(folder) == []
+
+
+def test_play_opens_with_what_happened_and_says_orders_in_are_replaced(cli):
+    setup_game(cli, seed="play-news")
+    term = play(cli, "g", "--as", "alice")
+    term.expect("Your choice (")
+    term.type("\r")
+    term.expect("(y: yes, n: choose again, q: quit)")
+    term.type("y\r")
+    done = term.expect("replace them before")
+    assert "they replace" not in done
+    assert term.finish() == 0
+    term = play(cli, "g", "--as", "alice")  # again: nothing new, and the orders are in
+    before = term.expect("Your choice (")
+    assert "nothing new since you last looked (version 1)" in before
+    assert ("your orders for r1-orders are already in (they are in the inbox): "
+            "orders you confirm now replace them") in before
+    term.type("\r")
+    term.expect("(y: yes, n: choose again, q: quit)")
+    term.type("y\r")
+    term.expect("submitted alice's orders for r1-orders: g/inbox/r1-orders--alice.envelope "
+                "(they replace your earlier orders: they are in the inbox)")
+    assert term.finish() == 0
+    for name in ("bob", "carol"):
+        cli.ok("bot", "g", "--as", name)
+    cli.ok("resolve", "g", "--as", "mod")
+    assert "alice" in cli.ok("status", "g", "--json").json["waiting_for"]  # (with this seed)
+    term = play(cli, "g", "--as", "alice")
+    before = term.expect("Your choice (")
+    assert "what happened since version 1, which you last saw:" in before
+    assert "already in" not in before
+    term.type("q\r")
+    term.finish()

@@ -172,6 +172,14 @@ def test_end_of_the_game_shows_the_score_breakdown(cli):
         "     +1  1 token",
         "  (guardian: alice and bob tie with 2 each, nobody scores its 7)",
     ]
+    # the end picture has it too (one panel a player, a line a part)
+    cli.ok("show", "g", "--html", "end.html", "--svg", "end.svg")
+    page = (cli.cwd / "end.html").read_text()
+    part = page.split('data-part="breakdown"')[1]
+    assert "<h2>alice: 28</h2>" in part and "<li>+9  merchant majority with 2 (nobody else)</li>" in part
+    assert "<h2>bob: 2</h2>" in part and "<li>-1  events on the table: lobbying</li>" in part
+    assert "guardian: alice and bob tie with 2 each, nobody scores its 7" in part
+    assert "alice: 28" in (cli.cwd / "end.svg").read_text()
     log = cli.ok("log", "g").out.splitlines()
     assert log[-13] == "score breakdown:" and log[-14] == "  game over: alice wins (alice 28, bob 2)"
     data = cli.ok("log", "g", "--json").json

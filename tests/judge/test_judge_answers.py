@@ -4,6 +4,8 @@ envelopes it cannot read, help, and silence for automatic mail and strangers."""
 from __future__ import annotations
 
 import hashlib
+import re
+import shlex
 
 from judge_kit import PostOffice, attachment, body
 from test_judge_mail_game import PLAYERS, serve_once, setup_game
@@ -225,4 +227,12 @@ def test_state_mails_attach_the_game_file_byte_exact_and_never_a_hidden_card(cli
     # carol has no address: served through the shared folder, with a report next to the game file
     assert not (po.root / "carol@example.org").exists()
     report = (cli.cwd / "games" / "friday" / "report-carol.txt").read_text()
-    assert "koryo-pbm submit orders.toml --as carol --game friday" in report
+    # its commands run as printed from its own folder, and it mentions play
+    assert "     koryo-pbm play --as carol\n" in report
+    steps = re.findall(r"^  \d\. (koryo-pbm .*)$", report, re.M)
+    assert steps == ["koryo-pbm show --as carol", "koryo-pbm orders --as carol -o orders.toml",
+                     "koryo-pbm submit orders.toml --as carol"]
+    cli.cwd = cli.cwd / "games" / "friday"
+    for step in steps:
+        cli.ok(*shlex.split(step)[1:])
+    assert cli.ok("status", "--json").json["in_inbox"] == ["carol"]

@@ -84,7 +84,7 @@ def test_marks_majorities_powers_and_the_omniscient_tie(cli, browser):
     shown = browser.load(out, 1280)
     marks = {(c["owner"], c["card"]): c["marks"] for c in shown.cards if c["zone"] == "table"}
     assert marks == {
-        ("alice", "merchant"): "majority power", ("alice", "priest"): "majority power",
+        ("alice", "merchant"): "majority", ("alice", "priest"): "majority power",  # no Merchant power
         ("bob", "guardian"): "", ("bob", "banker"): "majority power", ("bob", "senator"): "majority power",
         ("carol", "guardian"): "omniscient", ("carol", "omniscient"): "majority power",
         ("carol", "merchant"): "", ("carol", "spy"): "majority power",
@@ -92,6 +92,7 @@ def test_marks_majorities_powers_and_the_omniscient_tie(cli, browser):
     view = cli.ok("show", "g", "--json").json
     assert_shows_the_view(shown, view)
     assert "Guardian: carol" in shown.text and "alice's action turn" in shown.text
+    assert "Merchant: alice" not in shown.text  # the Merchant has no power to hold
     assert "bank: 6 tokens" in shown.text and "2 tokens" in shown.text  # bob's
     assert "power Ω" in shown.text
     # The picture a program (a judge) attaches to a mail is this same public picture.
