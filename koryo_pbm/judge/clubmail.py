@@ -10,7 +10,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koryo_pbm.judge.incoming import ParsedMail
-from koryo_pbm.judge.messages import SIGNATURE, GameInfo, Outgoing, _commands, _status_lines, _wrap, report, subject_tag, waiting
+from koryo_pbm.judge.messages import (
+    SIGNATURE,
+    GameInfo,
+    Outgoing,
+    _commands,
+    _status_lines,
+    _wrap,
+    player_page_attachment,
+    report,
+    subject_tag,
+    waiting,
+)
 
 COMMANDS = ("help", "status", "resend", "history", "list")
 
@@ -58,13 +69,19 @@ def invitation(inv: Invitation, to: str, *, key: str) -> Outgoing:
         "  3. Reply to this mail with the public key line pasted into the text. Keep",
         "     the subject: it holds your invitation code.",
         "",
+        _wrap("Or, with nothing to install: open the attached player page (koryo-pbm-player-page.html) in your "
+              "browser, make your key there (\"No key yet? Make one\": a passphrase, your name " + inv.seat + "), save "
+              "the key file it offers, and reply with the public key line it shows. `koryo-pbm player-page --check` tells "
+              "whether a page is the genuine one."),
+        "",
         _wrap("The judge answers with your key's fingerprint: compare it with the one keygen printed. When every "
               "seat is taken the game starts and you get the game file with the next steps. Not interested? "
               "Ignore this mail: the moderator hears of seats not taken."),
         "",
     ]
     return Outgoing(key=key, to=to, subject=f"{subject_tag(inv.tag)} invitation: seat {inv.seat} in a {inv.title} game "
-                                            f"(code {inv.code})", body="\n".join(lines) + "\n" + SIGNATURE)
+                                            f"(code {inv.code})", body="\n".join(lines) + "\n" + SIGNATURE,
+                    attachments=player_page_attachment())
 
 
 def seat_answer(mail: ParsedMail, to: str, tag: str, seat: str, *, status: str, reason: str, fingerprint: str,

@@ -271,7 +271,7 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
                     in_reply_to=mail.message_id, references=refs,
-                    attachments=(("game.toml", game_file), *_player_page()) if game_file else ())
+                    attachments=(("game.toml", game_file), *player_page_attachment()) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -422,7 +422,7 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
 PLAYER_PAGE_NAME = "koryo-pbm-player-page.html"
 
 
-def _player_page() -> tuple[tuple[str, bytes], ...]:
+def player_page_attachment() -> tuple[tuple[str, bytes], ...]:
     """The player page of this release, as an attachment (the same bytes for every game)."""
     from koryo_pbm.assets import player_page
 

@@ -64,6 +64,11 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
         text = body(msg)
         assert f"koryo-pbm keygen {p}" in text and "alice, bob, carol" in text and "Time to answer: 3d." in text
         assert re.search(r"answer by \d{4}-\d\d-\d\d \d\d:\d\d UTC", text), text
+        # with nothing to install: the player page of this release rides along, and the text says how to use it
+        from koryo_pbm.assets import player_page
+
+        assert attachment(msg, "koryo-pbm-player-page.html") == player_page()
+        assert "open the attached player page" in " ".join(text.split())
         invites[p] = msg
     serve(cli, po)  # an invitation is sent once
     assert po.messages("bob@example.org") == []
