@@ -9,7 +9,7 @@ from pathlib import Path
 from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 
 PLAYERS = ["alice", "bob", "carol"]
-VOLUME_LIMIT = 1_300_000
+VOLUME_LIMIT = 1_700_000
 
 
 def setup_game(cli, tmp_path, *, emails=PLAYERS, seed: str | None = "mail-game", folder="friday"):
@@ -134,8 +134,9 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     assert text.count(" sent ") == sum(receipts.values()) + sum(state_mails.values())
     assert "game friday is over (version " in text
     assert JUDGE not in po.log.read_text()
-    # the mail a whole game costs each player (issue 18's goal: under 1 MB; measured 0.83 to 1.18 MB
-    # depending on the deal, 2.33 MB before --state-mail turn; see docs/moderators.md, "Light mail")
+    # the mail a whole game costs each player (issue 18's goal: under 1 MB, not met for every deal:
+    # 0.98 to 1.48 MB measured since the sealed menus of the player page, 0.83 to 1.18 MB before them,
+    # 2.33 MB before --state-mail turn; see docs/moderators.md, "Light mail"). A guard, not the goal.
     print(f"\nmail per player, a whole 3-player game: {volume}")
     assert all(v < VOLUME_LIMIT for v in volume.values()), volume
 
