@@ -22,7 +22,9 @@ export const SCRYPT = { n: 131072, r: 8, p: 1 };
 const SCRYPT_BOUNDS = { n: [1024, 262144], r: [1, 8], p: [1, 4] };
 const V2_INFO = "koryo-pbm secret key v2\x00";
 export const DOMAIN = "koryo-pbm/v1\x00";
-export const GAME_FORMAT = "koryo-pbm-game/v2";
+export const GAME_FORMAT = "koryo-pbm-game/v3";
+/** The game file formats this page reads: v3, and v2 (a finished v2 game, or one a moderator has not resolved since). */
+export const GAME_FORMATS = ["koryo-pbm-game/v3", "koryo-pbm-game/v2"];
 export const PART_INFO_PREFIX = "koryo-pbm game part v1\x00";
 export const SEAL_INFO_PREFIX = "koryo-pbm envelope v1\x00";
 export const ENVELOPE_FORMAT = "koryo-pbm-envelope/v2";
@@ -246,11 +248,13 @@ export function readGame(bytesIn) {
     if (t.includes("\r")) throw new PageError("the game file holds a stray carriage return: it is not the file the moderator signed");
     bytes = utf8(t);
   }
-  const first = utf8(`format = "${GAME_FORMAT}"\n`);
-  const head = bytes.slice(0, first.length);
-  if (hex(head) !== hex(first)) {
+  const known = GAME_FORMATS.some((f) => {
+    const first = utf8(`format = "${f}"\n`);
+    return hex(bytes.slice(0, first.length)) === hex(first);
+  });
+  if (!known) {
     if (text(bytes.slice(0, 40), "the game file").startsWith('format = "koryo-pbm-game/')) {
-      throw new PageError("this game file has another format than this page reads (koryo-pbm-game/v2): get the player page of the koryo-pbm your moderator uses");
+      throw new PageError("this game file has another format than this page reads (koryo-pbm-game/v3 and v2): get the player page of the koryo-pbm your moderator uses");
     }
     throw new PageError("this is not a koryo-pbm game file (choose the game.toml attached to the moderator's mail)");
   }
