@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, PositionError, SetupError
 
@@ -194,6 +194,11 @@ class KoryoGame(Game):
         if d.kind == "action":
             return O.random_action(state, p, rng)
         return O.random_discard(state, p, rng)
+
+    def blind_rules(self) -> BlindRules:
+        from .blind import BlindKoryo
+
+        return BlindKoryo()
 
     def bot_levels(self) -> tuple[str, ...]:
         return ("heuristic", "search")

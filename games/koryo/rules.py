@@ -213,7 +213,11 @@ def end_round(s: KoryoState, events: list[Event] | None) -> None:
     s.discard = [0] * NCARDS
     assert s.rng is not None
     s.rng = s.rng.copy()  # the generator may be shared with the state this one was copied from
-    shuffle(s.rng, deck)
+    arranged = getattr(s.rng, "arranged", None)
+    if arranged is None:
+        shuffle(s.rng, deck)
+    else:  # the replay of a blind game (.blind.replay_open): the order the dealers' audit found
+        deck[:] = arranged(s.round + 1, deck)
     s.first = (s.first + 1) % len(s.players)
     s.round += 1
     start_round(s, events)

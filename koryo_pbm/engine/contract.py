@@ -304,9 +304,77 @@ class Game(abc.ABC):
     def dump_position(self, state: State) -> dict[str, Any]:
         """A position document for ``state`` (round-trips through :meth:`load_position`)."""
 
+    # -- the blind table -----------------------------------------------------------------
+
+    def blind_rules(self) -> BlindRules | None:
+        """The game's rules at a blind table (``new --blind``, see ``docs/blind-table.md``), or
+        ``None`` (the default): the game cannot be played blind, and ``new --blind`` refuses it."""
+        return None
+
     # -- invariants (for the generic property tests) -------------------------------------
 
     def check_invariants(self, state: State) -> None:
         """Raise ``AssertionError`` if ``state`` breaks an invariant of the game (cards
         conserved, counters in range...). The generic random-play test calls it after every
         decision. The default checks nothing."""
+
+
+class BlindRules(abc.ABC):
+    """A game's rules at a blind table: pure, with no cryptography and no hidden card.
+
+    A hidden card is a *slot*, ``"deck:position"`` (``"round-3:12"``): where it lies in a
+    shuffled deck. The state holds slots and the ids of cards revealed, never a hidden id, so
+    the whole state is public. Besides the players' decisions (as in :class:`Game`), the rules
+    ask the dealers two kinds of decision, whose ``players`` are ``()`` for a deal and the
+    revealing player for a reveal:
+
+    * ``deal``: a new deck ``deck_input(state)`` is shuffled by the dealers; the answer is
+      ``{}``; the rules then deal its positions (``dealt(state)`` says to whom).
+    * ``reveal``: the cards at ``revealing(state)``'s slots are shown; the answer is
+      ``{player: {"cards": [card id per slot]}}`` (the ids the dealers' shares proved).
+    """
+
+    @abc.abstractmethod
+    def setup(self, players: Sequence[str], first: str,
+              options: Mapping[str, Any] | None = None) -> State:
+        """A new match; its first decision is the dealers' first ``deal``."""
+
+    @abc.abstractmethod
+    def pending(self, state: State) -> Decision | None: ...
+
+    @abc.abstractmethod
+    def check(self, state: State, player: str, order: Order) -> None:
+        """As :meth:`Game.check`, for what public information can check."""
+
+    @abc.abstractmethod
+    def apply(self, state: State, orders: Mapping[str, Order]) -> tuple[State, list[Event]]: ...
+
+    @abc.abstractmethod
+    def outcome(self, state: State) -> Outcome | None: ...
+
+    @abc.abstractmethod
+    def deck_input(self, state: State) -> tuple[str, list[str]]:
+        """For a pending ``deal``: the new deck's id and what goes into it, in order: slots of
+        earlier decks (their cards stay hidden) and card ids (cards known to all)."""
+
+    @abc.abstractmethod
+    def dealt(self, state: State) -> Mapping[str, Sequence[str]]:
+        """Deck id -> the recipient of each position (``""``: not dealt)."""
+
+    @abc.abstractmethod
+    def revealing(self, state: State) -> list[str]:
+        """For a pending ``reveal``: the slots to show, in order."""
+
+    @abc.abstractmethod
+    def dump_state(self, state: State) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def load_state(self, data: Mapping[str, Any]) -> State: ...
+
+    @abc.abstractmethod
+    def replay_open(self, players: Sequence[str], first: str, decks: Mapping[str, Sequence[str]],
+                    answers: Sequence[tuple[Decision, Mapping[str, Order]]]) -> tuple[list[Event], Outcome | None]:
+        """The ordinary full-information rules (:class:`Game`) on the real cards: ``decks``
+        gives every deck's cards by position (from the audit), ``answers`` every decision of
+        the blind game with its answer. Returns the events and outcome; a blind resolution is
+        right when it gave the same."""
