@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("koryo_pbm_games",),
     ("koryo_pbm.crypto",),
     ("koryo_pbm.store",),
-    ("koryo_pbm.match", "koryo_pbm.fair", "koryo_pbm.history", "koryo_pbm.verify", "koryo_pbm.pinning",
+    ("koryo_pbm.match", "koryo_pbm.fair", "koryo_pbm.blind", "koryo_pbm.history", "koryo_pbm.verify", "koryo_pbm.pinning",
      "koryo_pbm.press", "koryo_pbm.signup", "koryo_pbm.choices"),
     ("koryo_pbm.picture",),
     ("koryo_pbm.transport",),

@@ -421,6 +421,52 @@ class BlindKoryo(BlindRules):
         k.round += 1
         b.need = f"round-{k.round}"
 
+    # -- views (for Dealing) ------------------------------------------------------------
+
+    def describe_choices(self, state: BlindKoryoState, player: str,
+                          cards: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+        """For an orders file: an example legal order and the choices explained (the player's own
+        cards, ``cards``, opened from the dealers' shares)."""
+        from .cards import describe_counts
+
+        p, d = self._asked(state, player)
+        k = state.k
+        if d.kind == "action":
+            return O.describe_action(k, p)
+        if d.kind == "discard":
+            return O.describe_discard(k, p)
+        hand = state.hands[p]
+        by_id: dict[str, list[str]] = {}
+        for x in hand:
+            by_id.setdefault(cards.get(x, "?"), []).append(x)
+        best = max(by_id.values(), key=len) if cards else hand[:1]
+        comments = ["Place face down the slots of one card id (or two different ids with the Ship Owner",
+                    "power): facedown = [slots]. Your hand:"]
+        comments += [f"  {x} = {cards.get(x, '(not opened)')}" for x in hand]
+        if state.shipowner and rules.has_power(k.tables, p, SHIPOWNER):
+            comments.append("You hold the Ship Owner power: two cards of different ids are allowed.")
+        comments.append(f"In front of you: {describe_counts(k.tables[p])}.")
+        return {"facedown": best}, comments
+
+
+    def render(self, data: Mapping[str, Any], cards: Mapping[str, str], me: str | None) -> str:
+        """The table as text from the public state (and a player's own cards)."""
+        from .cards import describe_counts
+
+        players = data["players"]
+        lines = [f"round {data['round']} of {ROUNDS}, {data['phase']}; first player {players[data['first']]}; "
+                 f"bank {data['bank']} tokens; deck {len(data['deck'])} cards, discard pile "
+                 f"{len(data['discard']) + sum(data['known_discard'])} cards"]
+        for i, name in enumerate(players):
+            lines.append(f"{name}: {data['tokens'][i]} tokens; in front: {describe_counts(data['tables'][i])}; "
+                         f"hand {len(data['hands'][i])}, face down {len(data['facedown'][i])}")
+        if me in players:
+            i = players.index(me)
+            mine = [*data["hands"][i], *data["facedown"][i]]
+            if mine:
+                lines.append(f"your cards ({me}): " + ", ".join(f"{x} {cards.get(x, '?')}" for x in mine))
+        return "\n".join(lines)
+
     # -- storage -------------------------------------------------------------------------
 
     def dump_state(self, state: BlindKoryoState) -> dict[str, Any]:
@@ -529,3 +575,4 @@ class _Arranged:
         if sorted(order) != sorted(cards):
             raise GameError(f"deck round-{rnd} does not hold the cards the rules put back")
         return order
+

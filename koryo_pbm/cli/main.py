@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "log": "log",
     "orders": "orders",
     "submit": "submit",
+    "co-deal": "co_deal",
     "play": "play",
     "player-page": "player_page",
     "resolve": "resolve",
@@ -56,6 +57,7 @@ _HELP_LINES = {
     "log": "The public history of a game, round by round.",
     "orders": "Write an orders file for the pending decision.",
     "submit": "Sign and seal orders to the moderator.",
+    "co-deal": "Answer what a blind game asks of its co-dealer.",
     "play": "Answer the pending decision from numbered menus, then submit.",
     "player-page": "Write (or check) the player page: play with only a browser and mail.",
     "resolve": "Verify envelopes and advance the game (moderator).",
@@ -114,6 +116,7 @@ def cli() -> None:
     Players:    keygen, show, log, status, orders, submit, play, player-page, wait, bot, receipt,
                 say, read
     Moderator:  new, address, deadline, replace, resolve, serve, status
+    Co-dealer:  co-deal (a blind game)
     Anyone:     verify (a finished game)
     Try it:     demo, simulate
     """

@@ -149,13 +149,19 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
                    "public key line takes the seat. The game is made when every seat is taken.")
 @click.option("--signup-deadline", "signup_deadline", default="7d", show_default=True, metavar="DURATION",
               help="How long the invited players have to take their seats (--invite).")
+@click.option("--blind", is_flag=True,
+              help="A blind table: you and a co-dealer (--co-dealer) shuffle and deal the cards so that neither "
+                   "of you alone sees any hidden card; you may then hold a seat with a player key of your own.")
+@click.option("--co-dealer", "co_dealer", metavar="NAME=PUB",
+              help="The co-dealer of a --blind game: a key run by someone else (koryo-pbm co-deal answers for it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
             remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str,
-            invite_specs: tuple[str, ...], signup_deadline: str, as_json: bool) -> None:
+            invite_specs: tuple[str, ...], signup_deadline: str, blind: bool, co_dealer: str | None,
+            as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
     archive/. Without --seed or --position the game begins with the join: every player
     contributes randomness to the deal, mixed with your secret (committed to in game.toml).
@@ -177,6 +183,20 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
 
     moderator = load_identity(as_name, key_file)
     game = find_game(game_name)
+    blind_spec = None
+    if blind or co_dealer:
+        if not (blind and co_dealer):
+            raise UsageError("a blind table needs both --blind and --co-dealer NAME=PUBLIC_KEY")
+        if invite_specs:
+            raise UsageError("a blind game cannot take its seats by mail yet (--invite)")
+        if game.blind_rules() is None:
+            raise SetupError(f"{game.title} has no blind rules: it cannot be played at a blind table (--blind)")
+        if position_file is not None:
+            raise SetupError("a blind game cannot start from --position (a position shows the hands)")
+        if seed is not None:
+            raise SetupError("a blind game takes no --seed (the deck's order is the two dealers', not a seed's)")
+        co_name, co_key = _parse_player(co_dealer, "--co-dealer")
+        blind_spec = (moderator.name, co_name, co_key)
     seats = dict(_parse_player(spec) for spec in player_specs)
     if len(seats) != len(player_specs):
         raise UsageError("a player is named twice in --player")
@@ -218,7 +238,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     if path.exists():
         raise StorageError(f"{path} exists already: choose a new folder (nothing was changed)")
     doc, _ = match.create(game, moderator, players, seed=seed, first=first, options=options, position=position,
-                          emails=emails, policy=policy, now=now)
+                          emails=emails, policy=policy, now=now, blind=blind_spec)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         inbox.inbox_dir(directory).mkdir(exist_ok=True)
@@ -241,6 +261,10 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         click.echo(f"not dealt yet: every player joins first (koryo-pbm play {shlex.quote(str(directory))} --as NAME, "
                    "or orders and "
                    "submit); resolve then deals from your committed secret and their contributions")
+    elif doc.deal == "blind":
+        click.echo(gamefile.describe_deal(doc))
+        click.echo(f"waiting for the co-dealer: koryo-pbm co-deal {shlex.quote(str(directory))} --as {blind_spec[1]}"
+                   if blind_spec else "")
     elif doc.deal != "joined":
         click.echo(f"deal: chosen by you ({'--position' if doc.deal == 'position' else '--seed'}): not fair-proof")
     click.echo(f"share {path} with the players (mail it, or share the folder)")

@@ -216,11 +216,47 @@ class DealerKey:
         return cls(name, parse_point(public, f"{name}'s public key share"), proof)
 
 
-def publish_key(game_id: str, dealer: str, share: KeyShare) -> DealerKey:
+_TAG_NONCE = _VERSION + b"nonce\x00"
+_TAG_DERIVE = _VERSION + b"derived secret\x00"
+
+
+def _nonce(nonce_key: bytes | None, counter: int, *parts: bytes) -> bytes:
+    """A proof's nonce: fresh from the OS, or, given a dealer's ``nonce_key``, derived from it and
+    what the proof is about as Ed25519 derives its nonces (RFC 8032: a hash of a secret prefix
+    and the message), so that a dealer whose secrets derive from a committed seed can be replayed
+    exactly."""
+    if nonce_key is None:
+        return _random_scalar()
+    s = _hash_to_scalar(_TAG_NONCE, nonce_key, counter.to_bytes(4, "big"), *parts)
+    return s if not _is_zero(s) else _random_scalar()
+
+
+def derive_secret(secret: bytes, purpose: str, *parts: str) -> bytes:
+    """64 bytes derived from a dealer's long-term ``secret`` with HKDF-SHA512 (``cryptography``),
+    bound to ``purpose`` and ``parts`` (game id, deck id, dealer): a dealer that keeps no state
+    derives its key share and shuffle seeds again on any machine holding its secret."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    info = _TAG_DERIVE + b"".join(_framed(_text(x)) for x in (purpose, *parts))
+    return HKDF(algorithm=hashes.SHA512(), length=64, salt=None, info=info).derive(secret)
+
+
+def derived_key_share(secret: bytes, game_id: str, dealer: str) -> KeyShare:
+    return KeyShare(_na.crypto_core_ed25519_scalar_reduce(derive_secret(secret, "key share", game_id, dealer)))
+
+
+def derived_seed(secret: bytes, game_id: str, deck_id: str, dealer: str) -> bytes:
+    return derive_secret(secret, "shuffle seed", game_id, deck_id, dealer)[:SEED_SIZE]
+
+
+def publish_key(game_id: str, dealer: str, share: KeyShare, *, nonce_key: bytes | None = None) -> DealerKey:
     """The public half of ``share`` with its proof of knowledge for ``game_id``."""
     public = share.public
+    counter = 0
     while True:
-        nonce = _random_scalar()
+        counter += 1
+        nonce = _nonce(nonce_key, counter, share.secret, game_id.encode(), dealer.encode())
         commitment = _base(nonce)
         c = _key_challenge(game_id, dealer, public, commitment)
         z = _na.crypto_core_ed25519_scalar_add(nonce, _na.crypto_core_ed25519_scalar_mul(c, share.secret))
@@ -415,13 +451,16 @@ def _share_challenge(slot: Slot, dealer: str, public: bytes, card: Ciphertext, s
                            card.c1, card.c2, share, a1, a2)
 
 
-def decryption_share(slot: Slot, card: Ciphertext, dealer: str, key: KeyShare) -> Share:
-    """Dealer ``dealer``'s share of ``card`` (at ``slot``) with its proof."""
+def decryption_share(slot: Slot, card: Ciphertext, dealer: str, key: KeyShare, *,
+                     nonce_key: bytes | None = None) -> Share:
+    """Dealer ``dealer``'s share of ``card`` (at ``slot``) with its proof (nonces: see :func:`_nonce`)."""
     with _group_errors(f"{slot} is not a ciphertext of the group"):
         point = _mul(key.secret, card.c1)
     public = key.public
+    counter = 0
     while True:
-        nonce = _random_scalar()
+        counter += 1
+        nonce = _nonce(nonce_key, counter, key.secret, *slot.transcript(), card.c1, card.c2)
         c = _share_challenge(slot, dealer, public, card, point, _base(nonce), _mul(nonce, card.c1))
         z = _na.crypto_core_ed25519_scalar_add(nonce, _na.crypto_core_ed25519_scalar_mul(c, key.secret))
         if not _is_zero(c) and not _is_zero(z):  # else a 2^-252 accident: draw again

@@ -49,6 +49,7 @@ def create(
     policy: deadlines.Policy | None = None,
     now: datetime | None = None,
     join: bool | None = None,
+    blind: tuple[str, str, PublicIdentity] | None = None,
 ) -> tuple[GameDoc, State]:
     """A new match's first game document (version 1) and its state. ``emails``: players' mail
     addresses, kept in the moderator's sealed part. ``policy``: the public deadline and bot
@@ -57,7 +58,10 @@ def create(
 
     Without ``seed`` and ``position`` the game begins with the join (deal ``joined``); with
     ``seed`` the deal is the moderator's (deal ``seed``), unless ``join`` (the demo: its
-    moderator's secret comes from the demo's seed, and its bots join)."""
+    moderator's secret comes from the demo's seed, and its bots join).
+
+    ``blind``: (the moderator's dealer name, the co-dealer's name, its key): a blind table
+    (:mod:`koryo_pbm.blind`, deal ``blind``); the co-dealer takes the seat after the players'."""
     from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
 
     names = list(players)
@@ -86,12 +90,16 @@ def create(
     if moderator.public in owners:
         raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
                          "sees everything, so a player needs a key of their own")
+    if blind is not None:
+        _check_blind(game, moderator, players, blind, policy, seed, position)
     emails = check_emails(emails or {}, names)
     game_id = game_id or new_game_id(game)
     if join is None:
         join = seed is None and position is None
     if join and position is not None:
         raise SetupError("a game from a position has no join: its deal is the position")
+    if blind is not None:
+        join = False
     deal = "position" if position is not None else "joined" if join else "seed"
     seed = seed if seed is not None else commit.new_secret()
     salt = commit.new_salt()
@@ -106,6 +114,17 @@ def create(
             raise SetupError("--first cannot be used with --position (the position names the first player)")
         setup["position"] = dict(position)
         state = game.load_position(position, commit.deal_seed(seed, game_id))
+    elif blind is not None:
+        from koryo_pbm import blind as blind_table
+
+        deal = "blind"
+        if first is not None:
+            setup["first"] = first
+        game = blind_table.Dealing(game)
+        state = game.start(game_id, names, (blind[0], blind[1]), blind[2].line(), commit.deal_seed(seed, game_id),
+                           first, options)
+        names.append(blind[1])
+        players = {**players, blind[1]: blind[2]}
     else:
         if first is not None:
             setup["first"] = first
@@ -132,6 +151,30 @@ def create(
     )
     _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails), now=now)
     return doc, state
+
+
+def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicIdentity],
+                 blind: tuple[str, str, PublicIdentity], policy: deadlines.Policy, seed: str | None,
+                 position: Mapping[str, Any] | None) -> None:
+    """The refusals of ``new --blind``, each in one line."""
+    mod_name, carl, key = blind
+    if game.blind_rules() is None:
+        raise SetupError(f"{game.title} has no blind rules: it cannot be played at a blind table")
+    if position is not None:
+        raise SetupError("a blind game cannot start from --position (a position shows the hands)")
+    if seed is not None:
+        raise SetupError("a blind game takes no --seed (the deck's order is the two dealers', not a seed's)")
+    if carl in players or carl in RESERVED_NAMES or carl == mod_name:
+        raise SetupError(f"the co-dealer's name {carl!r} is a player's or the moderator's: give it a name of its own")
+    if key == moderator.public:
+        raise SetupError("the co-dealer's key is the moderator's own key: the two dealers must be different "
+                         "people, or one of them sees every card")
+    for name, k in players.items():
+        if k == key:
+            raise SetupError(f"the co-dealer's key is {name}'s key: a player who deals sees the cards with the "
+                             "moderator's help; give the co-dealer a key of its own")
+    if policy.bots or policy.missed == "bot" or policy.abandon_after:
+        raise SetupError("a blind game has no bots yet (--bot, --missed bot)")
 
 
 def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:

@@ -208,7 +208,7 @@ def _checked_entry(run: _Run, decision: Decision, c: Candidate, text: str) -> di
     except KoryoPbmError as exc:
         c.status, c.reason = "rejected", str(exc)
         return None
-    if size > HELD_ROOM:
+    if size > HELD_ROOM and len(decision.players) > 1:  # one party's answer is applied at once, never held
         c.status, c.reason = "rejected", (
             f"the orders take {size} bytes to hold, more than the {HELD_ROOM} kept for each player")
         return None

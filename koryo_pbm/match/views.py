@@ -45,6 +45,10 @@ def load_doc(path: Path, *, expected_moderator: PublicIdentity | None = None) ->
 def game_of(doc: GameDoc) -> Game:
     """The game of ``doc``; for a joined game, seen through its join step (:mod:`koryo_pbm.fair`)."""
     game = find_game(doc.game)
+    if doc.deal == "blind":
+        from koryo_pbm import blind
+
+        return blind.Dealing(game)
     return fair.Joining(game) if doc.deal == "joined" else game
 
 
@@ -111,6 +115,10 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
     name = player_name(doc, identity)
     private = gamefile.open_part(doc, name, identity)
     private.pop(choices.MENU_KEY, None)
+    if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
+        from koryo_pbm import blind
+
+        private["cards"] = blind.open_hand(doc.public, private, doc.game_id, name, identity)
     return name, private
 
 

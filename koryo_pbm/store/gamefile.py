@@ -100,7 +100,7 @@ ZERO_HASH = "sha256:" + "0" * 64
 TOP_KEYS = ("format", "game_id", "game", "version", "moderator", "deal", "seed_commitment", "seed", "salt",
             "players", "contributions", "decision", "service", "public", "log", "replay", "sealed")
 OPTIONAL_KEYS = ("decision", "seed", "salt", "contributions", "service", "replay")
-DEALS = ("joined", "seed", "position")
+DEALS = ("joined", "seed", "position", "blind")
 REPLAY_KEYS = ("first", "options", "position", "orders")
 # a signed order: what the player signed (the envelope's header fields that the game does not
 # already say, the orders text, the inner signature) and the envelope's digest, as the log counts
@@ -138,7 +138,7 @@ class GameDoc:
     sealed: dict[str, dict[str, str]] = field(default_factory=dict)
     seed: str | None = None  # published once the game is over (decision is None)
     service: dict[str, Any] | None = None  # the deadline and absent-player policy (koryo_pbm.deadlines)
-    deal: str = "seed"  # "joined", "seed" or "position"
+    deal: str = "seed"  # "joined", "seed", "position" or "blind"
     salt: str | None = None  # published with the seed
     contributions: dict[str, str] | None = None  # deal "joined", once dealt
     replay: dict[str, Any] | None = None  # published once the game is over
@@ -164,6 +164,12 @@ def describe_deal(doc: GameDoc) -> str:
         return "deal: fair, from the moderator's committed secret and every player's contribution"
     if deal == "position":
         return "deal: a position the moderator chose (--position): not fair-proof"
+    if deal == "blind":
+        record = doc.public.get("blind") if isinstance(doc.public, dict) else None
+        dealers = record.get("dealers") if isinstance(record, dict) else None
+        names = " and ".join(map(str, dealers)) if isinstance(dealers, list) else "?"
+        return (f"blind table: dealers {names} (the cards are shuffled and dealt by both; neither alone "
+                "sees any hidden card)")
     return "deal: chosen by the moderator (a seed given at `new`): not fair-proof"
 
 

@@ -1,0 +1,711 @@
+"""The blind table in a game (``new --blind``, see ``docs/blind-table.md``). It knows no game.
+
+:class:`Dealing` is a game seen through its blind rules (:meth:`Game.blind_rules`) with the two
+dealers' steps put in as decisions of kind ``deal`` that wait for the co-dealer, as
+:class:`koryo_pbm.fair.Joining` puts the join in front of a game: resolve, status, deadlines and
+the judge treat the co-dealer like an awaited player (it holds a seat of the game file, after
+the players', with no cards). The co-dealer's answers are envelopes like any player's.
+
+* The moderator's secrets (its ElGamal key share, the seed of each of its shuffles, the nonces
+  of its proofs) are derived from the game's committed deal seed, so its steps are computed in
+  :meth:`Dealing.apply` itself and ``verify`` replays them exactly once the seed is published.
+* The co-dealer's secrets are derived from its own private key and the game id
+  (:func:`co_dealer_secret`): it keeps no state, and ``co-deal`` works on any machine holding
+  its key. It publishes them when the game is over (the decision ``end``).
+* Decisions: ``keys`` (the co-dealer's public key share and proof); ``rN-deal`` (the moderator
+  has shuffled the deck the rules put together; the co-dealer shuffles it again, and seals its
+  decryption shares of the positions dealt to each player to that player); ``rN-reveal-P``
+  (the co-dealer's shares of P's face-down cards at P's action turn, public: everyone opens
+  them with the moderator's); ``end`` (the co-dealer's key share and seeds).
+
+What each party holds: a player's sealed part has the moderator's shares of the player's own
+hidden cards and the co-dealer's, sealed by the co-dealer to the player (the moderator cannot
+open them); :func:`open_hand` checks every share and opens the cards. The moderator's part
+holds the blind rules' state (slots, never a hidden card id) and its derived secrets.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from koryo_pbm.crypto import blind as cb
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, State
+from koryo_pbm.errors import FormatError, GameError, IllegalOrder, KoryoPbmError, OrderError, PositionError
+
+DEAL = "deal"  # the kind of every decision that waits for the co-dealer
+KEYS, END = "keys", "end"
+PUBLIC_KEY = "blind"  # the public part's table of the blind table's record
+_SHARES_INFO = b"koryo-pbm blind shares v1\x00"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any, what: str) -> bytes:
+    if not isinstance(text, str):
+        raise OrderError(f"{what} must be base64 text")
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise OrderError(f"{what} is not base64") from None
+
+
+@lru_cache(maxsize=64)
+def _deck(text: str) -> cb.Deck:
+    return cb.deck_from_bytes(base64.b64decode(text))
+
+
+def shares_info(game_id: str, deck_id: str, recipient: str) -> bytes:
+    """HPKE info of the co-dealer's shares sealed to a player: bound to game, deck and recipient."""
+    return _SHARES_INFO + b"\x00".join(x.encode() for x in (game_id, deck_id, recipient))
+
+
+@dataclass
+class DealState:
+    """A blind game: the blind rules' state and the blind table's record.
+
+    ``secret``: the moderator's deal seed (``""`` in a state built from a view). ``keys``:
+    dealer -> {point, proof}. ``decks``: {id, input (slots and card ids), outputs (one deck per
+    dealer that has shuffled, base64)}. ``mod``: the moderator's shares of the hidden cards in
+    hands (slot -> base64); ``carl``: deck -> recipient -> the co-dealer's shares sealed to them.
+    ``reveals``: {slot, player, card, shares {dealer: base64}}. ``published``: the dealers'
+    secrets once the game is over. ``cards``: a player's own cards, opened (views only)."""
+
+    game_id: str
+    seats: tuple[str, ...]
+    dealers: tuple[str, str]
+    signer: str = ""  # the co-dealer's public key line: it signs whom each deck is dealt to
+    secret: str = ""
+    first: str = ""
+    keys: dict[str, dict[str, str]] = field(default_factory=dict)
+    rules: Any = None
+    decks: list[dict[str, Any]] = field(default_factory=list)
+    mod: dict[str, str] = field(default_factory=dict)
+    carl: dict[str, dict[str, str]] = field(default_factory=dict)
+    reveals: list[dict[str, Any]] = field(default_factory=list)
+    published: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cards: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def co_dealer(self) -> str:
+        return self.dealers[1]
+
+
+# -- the dealers' secrets --------------------------------------------------------------------
+
+
+def _mod_key(st: DealState) -> tuple[cb.KeyShare, bytes]:
+    raw = st.secret.encode()
+    if not raw:
+        raise GameError("only the moderator's state holds the moderator's secrets")
+    return (cb.derived_key_share(raw, st.game_id, st.dealers[0]),
+            cb.derive_secret(raw, "proof nonces", st.game_id, st.dealers[0])[:32])
+
+
+def co_dealer_secret(identity: Any) -> bytes:
+    """The co-dealer's long-term secret its key share and seeds derive from: its signing key."""
+    return bytes(identity.sign_key.private_bytes_raw())
+
+
+def _dealer_keys(st: DealState) -> list[cb.DealerKey]:
+    return [cb.DealerKey.from_bytes(d, base64.b64decode(st.keys[d]["point"]), base64.b64decode(st.keys[d]["proof"]))
+            for d in st.dealers]
+
+
+@lru_cache(maxsize=16)
+def _joint_cached(game_id: str, keys: tuple[cb.DealerKey, ...]) -> bytes:
+    return cb.joint_key(game_id, keys)
+
+
+def _joint(st: DealState) -> bytes:
+    return _joint_cached(st.game_id, tuple(_dealer_keys(st)))
+
+
+def _record(st: DealState, deck_id: str) -> dict[str, Any] | None:
+    return next((d for d in st.decks if d["id"] == deck_id), None)
+
+
+def _final(st: DealState, deck_id: str) -> cb.Deck:
+    rec = _record(st, deck_id)
+    if rec is None or len(rec["outputs"]) != 2:
+        raise GameError(f"deck {deck_id} is not shuffled by both dealers")
+    return _deck(rec["outputs"][-1])
+
+
+def _input_deck(st: DealState, items: Sequence[str]) -> cb.Deck:
+    """The ciphertexts the rules put into a new deck: a slot's from its dealt deck, a known card's
+    in the open form ``(B, M + H)`` anyone recomputes."""
+    joint = _joint(st)
+    out = []
+    for item in items:
+        if ":" in item:
+            deck_id, _, pos = item.rpartition(":")
+            out.append(_final(st, deck_id)[int(pos)])
+        else:
+            out.append(cb.encrypt_deck([item], joint)[0])
+    return tuple(out)
+
+
+def _slot(st: DealState, slot: str, recipient: str) -> cb.Slot:
+    deck_id, _, pos = slot.rpartition(":")
+    return cb.Slot(st.game_id, deck_id, int(pos), recipient)
+
+
+def _card_at(st: DealState, slot: str) -> cb.Ciphertext:
+    deck_id, _, pos = slot.rpartition(":")
+    return _final(st, deck_id)[int(pos)]
+
+
+class Dealing(Game):
+    """``game`` at a blind table (see the module docstring)."""
+
+    def __init__(self, game: Game, rules: BlindRules | None = None) -> None:
+        self.inner = game
+        found = rules or game.blind_rules()
+        if found is None:
+            raise GameError(f"{game.title} cannot be played at a blind table (it has no blind rules)")
+        self.rules: BlindRules = found
+
+    def __getattr__(self, name: str) -> Any:  # name, title, player_counts, options, ...
+        return getattr(self.inner, name)
+
+    @property
+    def decision_kinds(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (*self.inner.decision_kinds, DEAL)
+
+    # -- a new blind game ------------------------------------------------------------------
+
+    def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
+              first: str | None = None, options: Mapping[str, Any] | None = None) -> DealState:
+        """The first state: the moderator's public key share published, the co-dealer's awaited."""
+        from koryo_pbm.errors import SetupError
+
+        if options:
+            raise SetupError("a blind game takes no options yet")
+        self.rules.setup(list(seats), first or seats[0])  # checks the seats and the first player
+        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "")
+        key, nonces = _mod_key(st)
+        pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
+        st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
+        return st
+
+    def setup(self, players: Sequence[str], seed: str, *, first: str | None = None,
+              options: Mapping[str, Any] | None = None) -> State:
+        raise GameError("a blind game is started by koryo_pbm.blind.Dealing.start")
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def pending(self, state: DealState) -> Decision | None:
+        st = state
+        carl = st.co_dealer
+        if carl not in st.keys:
+            return Decision(KEYS, DEAL, (carl,))
+        d = self.rules.pending(st.rules)
+        if d is None:
+            return None if carl in st.published else Decision(END, DEAL, (carl,))
+        if d.kind in ("deal", "reveal"):
+            return Decision(d.id, DEAL, (carl,))
+        return d
+
+    def check(self, state: DealState, player: str, order: Order) -> None:
+        d = self.pending(state)
+        if d is not None and d.kind == DEAL:
+            if player != state.co_dealer:
+                raise IllegalOrder(f"illegal order: {d.id} waits for the co-dealer {state.co_dealer}, not {player}")
+            self._dealer_answer(state, d, order)
+            return
+        if player == state.co_dealer:
+            raise IllegalOrder(f"illegal order: the co-dealer {player} is not asked now")
+        self.rules.check(state.rules, player, order)
+
+    def _dealer_answer(self, st: DealState, d: Decision, order: Order) -> dict[str, Any]:
+        """The co-dealer's answer to ``d``, checked as far as public information allows; parsed."""
+        if not isinstance(order, Mapping):
+            raise OrderError("a co-dealer's answer must be a table")
+        carl = st.co_dealer
+
+        def keys_only(*names: str) -> None:
+            if set(order) != set(names):
+                raise OrderError(f"the co-dealer's answer to {d.id} holds exactly {', '.join(names)}")
+
+        if d.id == KEYS:
+            keys_only("point", "proof")
+            try:
+                key = cb.DealerKey.from_bytes(carl, _unb64(order["point"], "point"), _unb64(order["proof"], "proof"))
+                cb.joint_key(st.game_id, [*_dealer_keys_partial(st), key])
+            except (FormatError, cb.BlindCheckError) as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            return {"key": key}
+        rd = self.rules.pending(st.rules) if st.rules is not None else None
+        if d.id == END:
+            keys_only("key", "seeds")
+            raw = _unb64(order["key"], "key")
+            if not isinstance(order["seeds"], Mapping) or set(order["seeds"]) != {r["id"] for r in st.decks}:
+                raise OrderError("the co-dealer's 'seeds' name every deck of the game, once")
+            try:
+                secret_key = cb.KeyShare.from_bytes(raw, "the co-dealer's key share")
+            except FormatError:
+                secret_key = None
+            if secret_key is None or _b64(secret_key.public) != st.keys[carl]["point"]:
+                raise IllegalOrder(f"illegal order: {carl}'s published key share does not match its public key")
+            return {"key": raw, "seeds": {k: _unb64(v, f"seed of {k}") for k, v in order["seeds"].items()}}
+        assert rd is not None
+        if rd.kind == "deal":
+            keys_only("deck", "output", "recipients", "shares", "signature")
+            deck_id, feed = self.rules.deck_input(st.rules)
+            if order["deck"] != deck_id:
+                raise IllegalOrder(f"illegal order: the dealers shuffle deck {deck_id} now, not {str(order['deck'])[:40]!r}")
+            try:
+                output = cb.deck_from_bytes(_unb64(order["output"], "output"), f"{carl}'s shuffle of deck {deck_id}")
+            except FormatError as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            if len(output) != len(feed):
+                raise IllegalOrder(f"illegal order: {carl}'s shuffle of deck {deck_id} has {len(output)} cards, "
+                                   f"not {len(feed)}")
+            dealt = self._dealt_now(st)
+            if order["recipients"] != dealt:
+                raise IllegalOrder(f"illegal order: {carl}'s list of whom deck {deck_id} is dealt to is not the rules'")
+            try:
+                _check_dealt_signature(st, deck_id, output, dealt, _unb64(order["signature"], "signature"))
+            except KoryoPbmError as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            recipients = {r for r in dealt if r}
+            shares = order["shares"]
+            if not isinstance(shares, Mapping) or set(shares) != recipients:
+                raise IllegalOrder(f"illegal order: {carl}'s shares of deck {deck_id} must be sealed to each of "
+                                   f"{', '.join(sorted(recipients))}, once")
+            for r in recipients:
+                _unb64(shares[r], f"{carl}'s shares for {r}")
+            return {"output": output}
+        # a reveal: the co-dealer's shares of the face-down slots, public, checked here
+        keys_only("shares")
+        slots = self.rules.revealing(st.rules)
+        shares = order["shares"]
+        if not isinstance(shares, Mapping) or set(shares) != set(slots):
+            raise IllegalOrder(f"illegal order: {carl}'s reveal gives a share for each of {', '.join(slots)}")
+        player = self._revealer(st)
+        keys = _dealer_keys(st)
+        parsed = {}
+        for s in slots:
+            try:
+                theirs = cb.Share.from_bytes(carl, _unb64(shares[s], f"share of {s}"))
+                cb.check_share(_slot(st, s, player), _card_at(st, s), keys[1], theirs)
+            except (FormatError, cb.BlindCheckError) as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            parsed[s] = theirs
+        return {"shares": parsed}
+
+    def _revealer(self, st: DealState) -> str:
+        d = self.rules.pending(st.rules)
+        if d is None or d.kind != "reveal":
+            raise GameError("no card is to be revealed now")
+        return d.players[0]
+
+    def _dealt_now(self, st: DealState) -> list[str]:
+        """For a pending deal: the recipient of each position of the new deck, by the public rules."""
+        deck_id, _ = self.rules.deck_input(st.rules)
+        after, _ = self.rules.apply(st.rules, {})
+        return list(self.rules.dealt(after)[deck_id])
+
+    def apply(self, state: DealState, orders: Mapping[str, Order], *, log: bool = True
+              ) -> tuple[DealState, list[Event]]:
+        st = state
+        d = self.pending(st)
+        if d is None:
+            raise IllegalOrder("illegal order: the game is over")
+        if d.kind != DEAL:
+            for name in d.players:
+                if name not in orders:
+                    raise OrderError(f"{d.id} waits for orders from: {name}")
+            new = dataclasses.replace(st)
+            new.rules, moved = self.rules.apply(st.rules, orders)
+            self._after(new, moved)
+            return new, moved
+        carl = st.co_dealer
+        if carl not in orders:
+            raise OrderError(f"{d.id} waits for the co-dealer {carl}")
+        order = orders[carl]
+        answer = self._dealer_answer(st, d, order)
+        new = dataclasses.replace(st, keys=dict(st.keys), decks=list(st.decks), mod=dict(st.mod),
+                                  carl=dict(st.carl), reveals=list(st.reveals), published=dict(st.published))
+        mod = st.dealers[0]
+        events: list[Event] = []
+        if d.id == KEYS:
+            key = answer["key"]
+            new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof)}
+            first = st.first or _first_player(st.seats, [base64.b64decode(new.keys[x]["point"]) for x in st.dealers])
+            new.rules = self.rules.setup(list(st.seats), first)
+            events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
+                                         f"share with its proof); {first} is first player (from both key shares)",
+                                {"dealers": [mod, carl], "first": first}))
+            self._after(new, events)
+        elif d.id == END:
+            new.published[carl] = {"key": _b64(answer["key"]),
+                                   "seeds": {k: _b64(v) for k, v in answer["seeds"].items()}}
+            if new.secret:
+                key, _ = _mod_key(new)
+                new.published[mod] = {"key": _b64(key.secret), "seeds": {
+                    r["id"]: _b64(cb.derived_seed(new.secret.encode(), new.game_id, r["id"], mod)) for r in new.decks}}
+            events.append(Event("blind", f"{mod} and {carl} published their key shares and shuffle seeds: every "
+                                         f"card of the game can be audited (koryo-pbm verify)", {}))
+        elif "output" in answer:
+            deck_id, _ = self.rules.deck_input(st.rules)
+            old = _record(new, deck_id)
+            assert old is not None  # checked by _dealer_answer
+            new.decks[new.decks.index(old)] = {**old, "outputs": [*old["outputs"], _b64(cb.deck_to_bytes(
+                answer["output"]))], "recipients": list(order["recipients"]), "signature": order["signature"]}
+            new.carl[deck_id] = dict(order["shares"])
+            dealt = self._dealt_now(st)
+            new.rules, ev = self.rules.apply(st.rules, {})
+            events.append(Event("blind", f"{mod} and {carl} shuffled deck {deck_id} in turn ({len(dealt)} cards)",
+                                {"deck": deck_id}))
+            events += ev
+            if new.secret:  # the moderator's shares of the cards dealt (the moderator's state only)
+                key, nonces = _mod_key(new)
+                final = answer["output"]
+                for pos, recipient in enumerate(dealt):
+                    if recipient:
+                        slot = f"{deck_id}:{pos}"
+                        share = cb.decryption_share(cb.Slot(new.game_id, deck_id, pos, recipient), final[pos], mod,
+                                                    key, nonce_key=nonces)
+                        new.mod[slot] = _b64(share.to_bytes())
+            self._after(new, events)
+        else:  # a reveal
+            player = d.players[0] if d.players[0] != carl else self._revealer(st)
+            slots = self.rules.revealing(st.rules)
+            keys = _dealer_keys(st)
+            table = cb.CardTable(self._catalogue(st))
+            cards = []
+            key, nonces = _mod_key(new) if new.secret else (None, b"")
+            for s in slots:
+                at = _slot(st, s, player)
+                card = _card_at(st, s)
+                if key is None:
+                    raise GameError("a reveal needs the moderator's secret")
+                mine = cb.decryption_share(at, card, mod, key, nonce_key=nonces)
+                theirs = answer["shares"][s]
+                cid = cb.open_card(at, card, keys, [mine, theirs], table)
+                cards.append(cid)
+                new.reveals.append({"slot": s, "player": player, "card": cid,
+                                    "shares": {mod: _b64(mine.to_bytes()), carl: _b64(theirs.to_bytes())}})
+            new.rules, events = self.rules.apply(st.rules, {player: {"cards": cards}})
+            self._after(new, events)
+        return new, events
+
+    def _catalogue(self, st: DealState) -> list[str]:
+        first = _record(st, st.decks[0]["id"]) if st.decks else None
+        return list(first["input"]) if first else []
+
+    def _after(self, st: DealState, events: list[Event]) -> None:
+        """The moderator's own steps once the rules moved on: its shuffle of a deck the rules
+        put together (the co-dealer's comes next), and its shares kept only for hidden cards."""
+        d = self.rules.pending(st.rules)
+        if d is not None and d.kind == "deal":
+            deck_id, feed = self.rules.deck_input(st.rules)
+            if _record(st, deck_id) is None and st.secret:
+                mod = st.dealers[0]
+                seed = cb.derived_seed(st.secret.encode(), st.game_id, deck_id, mod)
+                out = cb.shuffle(_input_deck(st, feed), _joint(st), seed, game_id=st.game_id, deck_id=deck_id,
+                                 dealer=mod)
+                st.decks = [*st.decks, {"id": deck_id, "input": list(feed), "outputs": [_b64(cb.deck_to_bytes(out))]}]
+        hidden = set(self._hidden_slots(st))
+        st.mod = {s: v for s, v in st.mod.items() if s in hidden}
+        decks = {s.rpartition(":")[0] for s in hidden}
+        st.carl = {k: v for k, v in st.carl.items() if k in decks}
+
+    def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
+        data = self.rules.dump_state(st.rules) if st.rules is not None else {}
+        seats = list(st.seats)
+        out: list[str] = []
+        for i, (hand, fd) in enumerate(zip(data.get("hands", []), data.get("facedown", []), strict=False)):
+            if player is None or seats[i] == player:
+                out += [*hand, *fd]
+        return out
+
+    def outcome(self, state: DealState) -> Outcome | None:
+        if self.pending(state) is not None or state.rules is None:
+            return None
+        return self.rules.outcome(state.rules)
+
+    # -- players ---------------------------------------------------------------------------
+
+    def random_order(self, state: DealState, player: str, rng: BotRandom) -> dict[str, Any]:
+        raise GameError("a blind game has no bots yet")
+
+    def describe_choices(self, state: DealState, player: str) -> tuple[dict[str, Any], list[str]]:
+        d = self.pending(state)
+        if d is None or player not in d.players or d.kind == DEAL:
+            raise GameError(f"{player} is not asked now")
+        describe = getattr(self.rules, "describe_choices", None)
+        if describe is None:
+            raise GameError(f"{self.inner.title} has no orders files at a blind table")
+        example, comments = describe(state.rules, player, state.cards)
+        return example, comments
+
+    # -- storage and views ---------------------------------------------------------------
+
+    def dump_state(self, state: DealState) -> dict[str, Any]:
+        st = state
+        out = {PUBLIC_KEY: self._record_public(st), "secret": st.secret, "first": st.first,
+               "mod": dict(st.mod), "carl": {k: dict(v) for k, v in st.carl.items()}}
+        if st.rules is not None:
+            out["rules"] = self.rules.dump_state(st.rules)
+        return out
+
+    def _record_public(self, st: DealState) -> dict[str, Any]:
+        return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
+                "keys": {k: dict(v) for k, v in st.keys.items()}, "decks": [dict(d) for d in st.decks],
+                "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()}}
+
+    def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
+        try:
+            dealers = tuple(rec["dealers"])
+            if len(dealers) != 2 or not all(isinstance(x, str) for x in dealers):
+                raise TypeError
+            st = DealState(str(rec["game_id"]), tuple(str(x) for x in rec["seats"]), (dealers[0], dealers[1]),
+                           signer=str(rec["signer"]), keys={str(k): dict(v) for k, v in rec["keys"].items()},
+                           decks=[dict(d) for d in rec["decks"]], reveals=[dict(r) for r in rec["reveals"]],
+                           published={str(k): dict(v) for k, v in rec["published"].items()})
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise FormatError("the blind table's record is malformed") from None
+        st.rules = self.rules.load_state(rules) if rules else None
+        return st
+
+    def load_state(self, data: Mapping[str, Any]) -> DealState:
+        rec = data.get(PUBLIC_KEY)
+        if not isinstance(rec, Mapping):
+            raise FormatError("the state of a blind game has no blind table")
+        st = self._from_record(rec, data.get("rules"))
+        try:
+            st.secret, st.first = str(data["secret"]), str(data["first"])
+            st.mod = {str(k): str(v) for k, v in data["mod"].items()}
+            st.carl = {str(k): {str(r): str(b) for r, b in v.items()} for k, v in data["carl"].items()}
+        except (KeyError, TypeError, AttributeError):
+            raise FormatError("the state of a blind game is malformed") from None
+        return st
+
+    def public(self, state: DealState) -> dict[str, Any]:
+        out: dict[str, Any] = {PUBLIC_KEY: self._record_public(state)}
+        if state.rules is not None:
+            out["rules"] = self.rules.dump_state(state.rules)
+        return out
+
+    def private(self, state: DealState, player: str) -> dict[str, Any]:
+        if player not in state.seats:
+            return {}
+        slots = self._hidden_slots(state, player)
+        decks = sorted({s.rpartition(":")[0] for s in slots})
+        return {PUBLIC_KEY: {"mod": {s: state.mod[s] for s in slots if s in state.mod},
+                             "carl": {k: state.carl[k][player] for k in decks
+                                      if k in state.carl and player in state.carl[k]}}}
+
+    def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> DealState:
+        rec = public.get(PUBLIC_KEY)
+        if not isinstance(rec, Mapping):
+            raise FormatError("the public part of a blind game has no blind table")
+        st = self._from_record(rec, public.get("rules"))
+        cards = private.get("cards") if isinstance(private, Mapping) else None
+        st.cards = dict(cards) if isinstance(cards, Mapping) else {}
+        return st
+
+    def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+        rec = public.get(PUBLIC_KEY, {})
+        cards = (private or {}).get("cards", {})
+        return {"blind": True, "dealers": list(rec.get("dealers", [])), "rules": dict(public.get("rules", {})),
+                "cards": dict(cards) if isinstance(cards, Mapping) else {},
+                "revealed": {r["slot"]: r["card"] for r in rec.get("reveals", [])}}
+
+    def render(self, view: Mapping[str, Any]) -> str:
+        dealers = " and ".join(view.get("dealers", []))
+        head = f"{self.inner.title} at a blind table: dealers {dealers}"
+        rules = view.get("rules") or {}
+        if not rules:
+            return f"{head}\nnot dealt yet: the co-dealer's key share is awaited"
+        render = getattr(self.rules, "render", None)
+        body = render(rules, view.get("cards", {}), view.get("me")) if render else ""
+        return f"{head}\n{body}" if body else head
+
+    def load_position(self, doc: Mapping[str, Any], seed: str) -> State:
+        raise PositionError("a blind game has no position (a position shows the hands)")
+
+    def dump_position(self, state: State) -> dict[str, Any]:
+        raise PositionError("a blind game has no position (a position shows the hands)")
+
+    def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
+        if decision == KEYS:
+            return "the blind table" if event is None else None
+        return self.inner.log_section(decision, event, players)
+
+    def menu(self, state: State, player: str, picked: Sequence[Any],
+             hint: Mapping[str, Any] | None = None) -> Any:
+        raise GameError(f"{self.inner.title} has no menus at a blind table yet: write an orders file")
+
+    def bot_levels(self) -> tuple[str, ...]:
+        return ()
+
+    def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
+                  limit: float, clock: Callable[[], float]) -> dict[str, Any]:
+        raise GameError("a blind game has no bots yet")
+
+
+def _dealer_keys_partial(st: DealState) -> list[cb.DealerKey]:
+    return [cb.DealerKey.from_bytes(d, base64.b64decode(st.keys[d]["point"]), base64.b64decode(st.keys[d]["proof"]))
+            for d in st.dealers if d in st.keys]
+
+
+_DEALT_CONTEXT = "koryo-pbm blind dealt v1"
+
+
+def _dealt_bytes(game_id: str, deck_id: str, output: cb.Deck, recipients: Sequence[str]) -> bytes:
+    import hashlib
+
+    return json.dumps([game_id, deck_id, hashlib.sha256(cb.deck_to_bytes(output)).hexdigest(), list(recipients)],
+                      separators=(",", ":")).encode()
+
+
+def _check_dealt_signature(st: DealState, deck_id: str, output: cb.Deck, recipients: Sequence[str],
+                           signature: bytes) -> None:
+    """The co-dealer's signature over whom each position of its deck is dealt to: what it checks
+    again before it gives a share of a card at a reveal, whatever the moderator's state says."""
+    from koryo_pbm.crypto.keys import PublicIdentity
+    from koryo_pbm.crypto.sign import verify
+
+    verify(PublicIdentity.parse(st.signer), _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, recipients),
+           signature, what=f"{st.co_dealer}'s signature of whom deck {deck_id} is dealt to")
+
+
+def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
+    """The first player, from both dealers' public key shares: the co-dealer's comes after the
+    moderator's (derived from its committed seed), so neither chooses it alone."""
+    import hashlib
+
+    digest = hashlib.sha256(b"koryo-pbm blind first player\x00" + b"".join(points)).digest()
+    return seats[int.from_bytes(digest, "big") % len(seats)]
+
+
+# -- the co-dealer ---------------------------------------------------------------------------
+
+
+def co_deal(game: Dealing, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
+            decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        """The co-dealer's answer to the pending decision, computed from the public game file alone
+        (never from anything the moderator claims beyond it): the slots it gives shares of are
+        those the public rules deal now (a deck never shuffled before) or reveal now (face-down
+        at their player's action turn); its secrets only once the public rules say the game is
+        over. ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
+        from koryo_pbm.crypto.seal import seal
+
+        st = game.from_view(doc_public, {}, identity.name)
+        carl = st.co_dealer
+        d = game.pending(st)
+        if d is None or d.kind != DEAL or d.players != (carl,):
+            waits = "nobody (the game is over)" if d is None else ", ".join(d.players)
+            raise GameError(f"game {st.game_id} does not wait for the co-dealer {carl} (it waits for {waits})")
+        if d.id != decision_id:
+            raise GameError(f"the game file's decision is {decision_id}, but its public state is at {d.id}")
+        secret = co_dealer_secret(identity)
+        key = cb.derived_key_share(secret, st.game_id, carl)
+        if d.id == KEYS:
+            pub = cb.publish_key(st.game_id, carl, key)
+            return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
+        if _b64(key.public) != st.keys[carl]["point"]:
+            raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+        if d.id == END:
+            if game.rules.pending(st.rules) is not None:
+                raise GameError("the game is not over: the co-dealer's secrets stay secret")
+            return {"key": _b64(key.secret),
+                    "seeds": {r["id"]: _b64(cb.derived_seed(secret, st.game_id, r["id"], carl)) for r in st.decks}}
+        rd = game.rules.pending(st.rules)
+        if rd is not None and rd.kind == "deal":
+            deck_id, feed = game.rules.deck_input(st.rules)
+            rec = _record(st, deck_id)
+            if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
+                raise GameError(f"deck {deck_id} is not as the rules put it together, shuffled once by {st.dealers[0]}")
+            if deck_id in game.rules.dealt(st.rules) or any(
+                    f"shuffled deck {deck_id} " in str(e) for entry in log for e in entry.get("events", ())):
+                raise GameError(f"deck {deck_id} was dealt before: no share is given twice")
+            # the moderator's shuffle is redone on the input the co-dealer computes itself
+            mine = _input_deck(st, feed)
+            if len(_deck(rec["outputs"][0])) != len(mine):
+                raise GameError(f"{st.dealers[0]}'s shuffle of deck {deck_id} has the wrong size")
+            output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
+                                game_id=st.game_id, deck_id=deck_id, dealer=carl)
+            dealt = game._dealt_now(st)
+            shares: dict[str, dict[str, str]] = {}
+            for pos, recipient in enumerate(dealt):
+                if recipient:
+                    share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
+                    shares.setdefault(recipient, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
+            sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
+                      for r, v in shares.items()}
+            from koryo_pbm.crypto.sign import sign
+
+            signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
+            return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
+                    "shares": sealed, "signature": _b64(signature)}
+        # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
+        # the co-dealer's own signed record (not the moderator's word), never revealed before
+        player = game._revealer(st)
+        shown = {r["slot"] for r in st.reveals}
+        out = {}
+        for s in game.rules.revealing(st.rules):
+            deck_id, _, at = s.rpartition(":")
+            rec = _record(st, deck_id)
+            if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+                raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
+            _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
+                                   base64.b64decode(rec["signature"]))
+            if rec["recipients"][int(at)] != player:
+                raise GameError(f"{s} was not dealt to {player}: no share of it")
+            if s in shown:
+                raise GameError(f"{s} was revealed before: no share of it is given twice")
+            share = cb.decryption_share(_slot(st, s, player), _card_at(st, s), carl, key)
+            out[s] = _b64(share.to_bytes())
+        return {"shares": out}
+
+
+def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
+              identity: Any) -> dict[str, str]:
+    """A player's hidden cards, opened: every share checked (the moderator's in the player's
+    part, the co-dealer's sealed to the player by the co-dealer). ``BlindCheckError`` names the
+    dealer and the slot of the first share that does not check."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    part = private.get(PUBLIC_KEY)
+    rec = public.get(PUBLIC_KEY)
+    if not isinstance(part, Mapping) or not isinstance(rec, Mapping):
+        return {}
+    st = DealState(game_id, tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]), keys=dict(rec["keys"]),
+                   decks=list(rec["decks"]))
+    keys = _dealer_keys(st)
+    mod, carl = st.dealers
+    theirs: dict[str, str] = {}
+    for deck_id, blob in part.get("carl", {}).items():
+        raw = open_sealed(identity, base64.b64decode(blob), shares_info(game_id, deck_id, player),
+                          f"{carl}'s shares of deck {deck_id}")
+        try:
+            theirs.update(json.loads(raw))
+        except ValueError:
+            raise cb.BlindCheckError(f"{carl}'s shares of deck {deck_id} for {player} are malformed") from None
+    table = cb.CardTable(next((d["input"] for d in st.decks), []))
+    cards = {}
+    for s, mine in part.get("mod", {}).items():
+        if s not in theirs:
+            raise cb.BlindCheckError(f"{carl} gave no share of {s} (dealt to {player})")
+        slot = _slot(st, s, player)
+        try:
+            shares = [cb.Share.from_bytes(mod, base64.b64decode(mine)), cb.Share.from_bytes(carl, base64.b64decode(theirs[s]))]
+        except (FormatError, ValueError) as exc:
+            raise cb.BlindCheckError(f"a share of {s} is malformed ({exc})") from None
+        cards[s] = cb.open_card(slot, _card_at(st, s), keys, shares, table)
+    return cards
+
+
+__all__ = ["DEAL", "END", "KEYS", "DealState", "Dealing", "KoryoPbmError", "co_deal", "open_hand"]
