@@ -680,7 +680,7 @@ def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: st
 
     part = private.get(PUBLIC_KEY)
     rec = public.get(PUBLIC_KEY)
-    if not isinstance(part, Mapping) or not isinstance(rec, Mapping):
+    if not isinstance(part, Mapping) or not isinstance(rec, Mapping) or not part.get("mod"):
         return {}
     st = DealState(game_id, tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]), keys=dict(rec["keys"]),
                    decks=list(rec["decks"]))

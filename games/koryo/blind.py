@@ -460,6 +460,12 @@ class BlindKoryo(BlindRules):
         for i, name in enumerate(players):
             lines.append(f"{name}: {data['tokens'][i]} tokens; in front: {describe_counts(data['tables'][i])}; "
                          f"hand {len(data['hands'][i])}, face down {len(data['facedown'][i])}")
+        if data["phase"] == OVER:
+            sc = rules.scores(self.load_state(data).k)
+            top = max(sc)
+            lines.append("game over: " + ", ".join(f"{n} {x}" for n, x in zip(players, sc, strict=True))
+                         + "; " + " and ".join(n for n, x in zip(players, sc, strict=True) if x == top)
+                         + (" wins" if sc.count(top) == 1 else " share the win"))
         if me in players:
             i = players.index(me)
             mine = [*data["hands"][i], *data["facedown"][i]]

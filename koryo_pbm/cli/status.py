@@ -103,6 +103,9 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
         "deal": doc.deal,
         **({"you": role} if role else {}),
     }
+    if doc.deal == "blind":  # who the two dealers are: the players should know
+        record = doc.public.get("blind")
+        data["dealers"] = list(record.get("dealers", [])) if isinstance(record, dict) else []
     if as_json:
         echo_json(data)
         return

@@ -1,46 +1,240 @@
 """The blind table through the real CLI (issue 20): ``new --blind --co-dealer``, ``co-deal``, a
-complete blind 3-player Koryo game by shared folder with the moderator holding a seat, and what
-the moderator's and the co-dealer's keys can open at every version."""
+complete blind 3-player Koryo game by shared folder with the moderator holding a seat (dora is
+the moderator's own player key), and what the moderator's and the co-dealer's keys can open at
+every version of it."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
 from test_cli_bymail import make_keys
 
+from koryo_pbm.cli.main import main
+
 SEATS = ["alice", "bob", "dora"]  # dora: the moderator's own player key
+HERE = Path(__file__).resolve().parent
 
 
-def new_blind(cli, lines, folder="g", *extra, seats=SEATS, co="carl"):
-    args = ["new", folder, "--as", "mod", "--blind", "--co-dealer", f"{co}={lines[co]}", *extra]
-    for n in seats:
-        args += ["--player", f"{n}={lines[n]}"]
-    return cli(*args)
+class Runner:
+    """``koryo-pbm ARGS`` in-process, for a module-scoped game (the ``cli`` fixture is per test)."""
+
+    def __init__(self, home: Path, cwd: Path):
+        self.home, self.cwd = home, cwd
+
+    def __call__(self, *args):
+        out, err = io.StringIO(), io.StringIO()
+        old_home, old_cwd = os.environ.get("KORYO_PBM_HOME"), os.getcwd()
+        os.environ["KORYO_PBM_HOME"] = str(self.home)
+        os.chdir(self.cwd)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main([str(a) for a in args])
+        finally:
+            os.chdir(old_cwd)
+            if old_home is None:
+                os.environ.pop("KORYO_PBM_HOME", None)
+            else:
+                os.environ["KORYO_PBM_HOME"] = old_home
+        return code, out.getvalue(), err.getvalue()
+
+    def ok(self, *args) -> str:
+        code, out, err = self(*args)
+        assert code == 0, f"koryo-pbm {' '.join(map(str, args))} failed ({code}): {err}"
+        return out
+
+    def json(self, *args):
+        return json.loads(self.ok(*args, "--json"))
+
+    def fails(self, *args) -> str:
+        code, out, err = self(*args)
+        assert code != 0, f"koryo-pbm {' '.join(map(str, args))} should have failed: {out}"
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        return err
 
 
-def play_blind(cli, folder="g", *, each_version=None, max_steps=400):
-    """Play the blind game in ``folder`` to its end: the co-dealer by ``co-deal``, every player
-    by ``orders`` (its example order) and ``submit``, the moderator by ``resolve``."""
-    for _ in range(max_steps):
-        status = cli.ok("status", folder, "--json").json
+def _walk(value, found: list) -> None:
+    """Every (key, value) pair and every {slot, card} table in ``value``."""
+    if isinstance(value, dict):
+        if "slot" in value and "card" in value:
+            found.append((value["slot"], value["card"]))
+        for k, v in value.items():
+            found.append((k, v))
+            _walk(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _walk(v, found)
+
+
+def what_key_opens(doc, identity) -> list:
+    """Everything ``identity`` can open in ``doc``: each sealed part sealed to it, and each blob
+    inside those that opens with it (the co-dealer's shares sealed to players: none should)."""
+    from koryo_pbm.blind import shares_info
+    from koryo_pbm.crypto.seal import open_sealed
+    from koryo_pbm.errors import TamperedError
+    from koryo_pbm.store import gamefile
+
+    opened = []
+    mine = identity.public.fingerprint()
+    for name, part in doc.sealed.items():
+        if part["recipient"] == mine:
+            data = gamefile.open_part(doc, name, identity)
+            opened.append(data)
+            carl = data.get("state", {}).get("carl", {})
+            for deck, by_player in carl.items():
+                for player, blob in by_player.items():
+                    with pytest.raises(TamperedError):
+                        open_sealed(identity, base64.b64decode(blob), shares_info(doc.game_id, deck, player))
+    return opened
+
+
+@pytest.fixture(scope="module")
+def blind_game(tmp_path_factory):
+    """A complete blind 3-player Koryo game by shared folder; at every version, what the
+    moderator's key and the co-dealer's key open is checked against every hidden card."""
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    root = tmp_path_factory.mktemp("blind")
+    run = Runner(root / "home", root)
+    lines = {}
+    for name in ["mod", *SEATS, "carl"]:
+        lines[name] = run.ok("keygen", name).strip()
+    run.ok("new", "g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           *[x for n in SEATS for x in ("--player", f"{n}={lines[n]}")])
+    os.environ["KORYO_PBM_HOME"] = str(root / "home")
+    try:
+        mod, carl = find_identity("mod"), find_identity("carl")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    record = {"versions": 0, "hidden_seen": 0, "statuses": [], "shows": {}, "co_deal_messages": 0}
+
+    def check_version() -> None:
+        doc = gamefile.read_game(root / "g" / "game.toml")
+        hidden = {}
+        for p in SEATS:
+            view = run.json("show", "g", "--as", p)
+            hidden.update(view["cards"])
+            assert set(view["cards"]) <= {s for s in view["cards"]}
+        revealed = {r["slot"] for r in doc.public["blind"]["reveals"]}
+        assert not (set(hidden) & revealed)
+        for identity in (mod, carl):
+            pairs: list = []
+            for data in what_key_opens(doc, identity):
+                _walk(data, pairs)
+            leaked = [(k, v) for k, v in pairs if isinstance(k, str) and k in hidden and v == hidden[k]]
+            assert not leaked, f"{identity.name} can open {leaked[:3]} at version {doc.version}"
+        record["versions"] += 1
+        record["hidden_seen"] += len(hidden)
+
+    check_version()
+    for _ in range(400):
+        status = run.json("status", "g")
+        record["statuses"].append(status)
         if status["decision"] is None:
-            return status
+            break
         if status["missing"] == ["carl"]:
-            cli.ok("co-deal", folder, "--as", "carl")
+            run.ok("co-deal", "g", "--as", "carl")
+            record["co_deal_messages"] += 1
         else:
             for p in status["missing"]:
-                orders = cli.cwd / f"o-{p}.toml"
-                cli.ok("orders", folder, "--as", p, "-o", orders)
-                cli.ok("submit", orders, "--as", p, "--game", folder)
-        cli.ok("resolve", folder, "--as", "mod")
-        if each_version is not None:
-            each_version()
-    raise AssertionError("the game did not end")
+                orders = root / f"o-{p}.toml"
+                run.ok("orders", "g", "--as", p, "-o", orders)
+                run.ok("submit", orders, "--as", p, "--game", "g")
+        run.ok("resolve", "g", "--as", "mod")
+        check_version()
+    else:
+        raise AssertionError("the blind game did not end")
+    record["run"], record["root"], record["lines"] = run, root, lines
+    return record
 
 
-def test_smoke(cli):
-    lines = make_keys(cli, ["alice", "bob", "dora", "carl"])
-    r = new_blind(cli, lines)
-    assert r.code == 0, r.err
-    print(r.out)
-    print(cli.ok("status", "g").out)
-    status = play_blind(cli)
-    print(status)
+def test_a_blind_koryo_game_is_played_to_the_end_and_neither_dealer_key_opens_a_hidden_card(blind_game):
+    statuses = blind_game["statuses"]
+    # the co-dealer is awaited like a player: first its key, then each deck, each reveal, the end
+    assert statuses[0]["decision"] == "keys" and statuses[0]["missing"] == ["carl"]
+    assert statuses[0]["dealers"] == ["mod", "carl"]
+    decks = [s["decision"] for s in statuses if s["decision"] and s["decision"].endswith("-deal")]
+    assert decks == [f"r{r}-deal" for r in range(1, 9)]
+    assert statuses[-2]["decision"] == "end" and statuses[-1]["over"]
+    assert blind_game["co_deal_messages"] == sum(1 for s in statuses if s["missing"] == ["carl"])
+    # every version was checked, and there were hidden cards to look for in most
+    assert blind_game["versions"] == len(statuses)
+    assert blind_game["hidden_seen"] > 100
+    run = blind_game["run"]
+    out = run.ok("status", "g")
+    assert "blind table: dealers mod and carl" in out
+    shown = run.ok("show", "g")
+    assert "blind table: dealers mod and carl" in shown and "game over" in shown
+    doc = tomllib.loads((blind_game["root"] / "g" / "game.toml").read_text())
+    assert doc["deal"] == "blind" and "seed" in doc
+    assert set(doc["public"]["blind"]["published"]) == {"mod", "carl"}
+
+
+def test_the_co_dealer_answering_twice_or_for_another_game_is_refused_in_one_line(blind_game, tmp_path):
+    run, root = blind_game["run"], blind_game["root"]
+    # a copy of the co-dealer's first envelope put back in the inbox: a duplicate, nothing counted
+    archived = sorted((root / "g" / "archive").rglob("keys--carl*"))
+    assert archived
+    before = (root / "g" / "game.toml").read_bytes()
+    shutil.copy(archived[0], root / "g" / "inbox" / "again.envelope")
+    out = run.json("resolve", "g", "--as", "mod")
+    assert [(e["status"], e["reason"]) for e in out["envelopes"]] == [("duplicate", "already counted")]
+    assert out["written"] is False and (root / "g" / "game.toml").read_bytes() == before
+    # the co-dealer's answer for another game (both wait for its key): refused, nothing counted
+    lines = blind_game["lines"]
+    for folder in ("h1", "h2"):
+        run.ok("new", folder, "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+               *[x for n in SEATS for x in ("--player", f"{n}={lines[n]}")])
+    run.ok("co-deal", "h1", "--as", "carl")
+    for env in (root / "h1" / "inbox").iterdir():
+        shutil.move(env, root / "h2" / "inbox" / env.name)
+    before = (root / "h2" / "game.toml").read_bytes()
+    code, text, err = run("resolve", "h2", "--as", "mod", "--json")
+    assert code != 0 and len(err.strip().splitlines()) == 1 and "rejected" in err
+    out = json.loads(text)
+    assert [e["status"] for e in out["envelopes"]] == ["rejected"]
+    assert out["envelopes"][0]["reason"].startswith("for game koryo-")
+    assert (root / "h2" / "game.toml").read_bytes() == before
+    # co-deal on a finished game: nothing to do
+    assert "nothing to do" in run.ok("co-deal", "g", "--as", "carl")
+    # co-deal with a key that is not the co-dealer's
+    err = run.fails("co-deal", "g", "--as", "alice")
+    assert "not the co-dealer" in err
+
+
+def test_new_blind_refuses_in_one_line(cli):
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    base = ["new", "g", "--as", "mod", "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}"]
+    cases = [
+        (["--blind", "--co-dealer", f"carl={lines['alice']}"], "the co-dealer's key is alice's key"),
+        (["--blind", "--co-dealer", f"carl={lines['mod']}"], "the co-dealer's key is the moderator's own key"),
+        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--game", "korsar"], "Korsar has no blind rules"),
+        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--seed", "x"], "a blind game takes no --seed"),
+        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--position", "p.toml"], "cannot start from --position"),
+        (["--blind"], "needs both --blind and --co-dealer"),
+        (["--blind", "--co-dealer", f"alice={lines['carl']}"], "is a player's or the moderator's"),
+    ]
+    for extra, said in cases:
+        r = cli.fails(*base, *extra)
+        assert said in r.err, (extra, r.err)
+        assert not (cli.cwd / "g").exists()
+
+
+def test_open_games_are_byte_for_byte_what_they_were():
+    """An open game made with fixed keys, ids, seeds and salts, every sealed part opened: the
+    same text as the code before the blind table made (tests/open-game-golden.txt)."""
+    sys.path.insert(0, str(HERE.parent))
+    try:
+        from open_game_golden import open_game_text
+    finally:
+        sys.path.pop(0)
+    assert open_game_text() == (HERE.parent / "open-game-golden.txt").read_text()
