@@ -299,6 +299,24 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                                     "contribution: no single party chose it"))
         state: Any = fair.JoinState(doc.game_id, tuple(doc.players), doc.seed, replay.get("first"),
                                     dict(replay.get("options", {})), doc.seed_commitment)
+    elif doc.deal == "blind":
+        from koryo_pbm import blind
+
+        record = doc.public.get(blind.PUBLIC_KEY) if isinstance(doc.public, dict) else None
+        dealers = record.get("dealers") if isinstance(record, dict) else None
+        if not isinstance(record, dict) or not isinstance(dealers, list) or len(dealers) != 2 \
+                or dealers[1] not in doc.players \
+                or list(doc.players)[-1] != dealers[1] or record.get("signer") != doc.players[dealers[1]].line():
+            raise _Fail("deal", "the blind table's dealers are not the game file's co-dealer seat")
+        try:
+            state = blind.start_replay(game, doc.public, list(doc.players)[:-1],
+                                       commit.deal_seed(doc.seed, doc.game_id), replay.get("first"))
+        except KoryoPbmError as exc:
+            raise _Fail("deal", f"the published set-up cannot be dealt: {exc}") from None
+        report.fair_proof = True
+        add(Check("deal", True, f"dealt at a blind table by {dealers[0]} and {dealers[1]}: the moderator's shuffles "
+                                "and shares derive from its committed seed, the co-dealer's are signed answers; "
+                                "no single party chose the deal or saw a hidden card"))
     else:
         seed = commit.deal_seed(doc.seed, doc.game_id)
         try:
@@ -324,6 +342,8 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     bot_replay = BotReplay.of(doc, game)
     used: set[tuple[str, str]] = set()
     service = _Service.of(doc)
+    answers: list[tuple[Any, dict]] = []  # the decisions and orders, for a blind game's audit
+    happened: list[Any] = []
     for i, entry in enumerate(doc.log, 1):
         where = f"log entry {i} ({entry['decision']})"
         decision = game.pending(state)
@@ -356,6 +376,8 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         except KoryoPbmError as exc:
             raise _Fail("replay", f"{where}: the published orders cannot be applied to the replayed game ({exc}): "
                                   "the deal or an earlier decision is not what the log says") from None
+        answers.append((decision, {p: published[p][1] for p in decision.players}))
+        happened += events
         texts = [e.text for e in events]
         logged = list(entry["events"])
         notes, logged = logged[:len(logged) - len(texts)], logged[len(logged) - len(texts):]
@@ -408,6 +430,15 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         raise _Fail("end", "the final public state in the file is not the replayed game's")
     result = f"; winners {', '.join(outcome.winners)} ({_scores(dict(outcome.scores))})" if outcome else ""
     add(Check("end", True, f"the final scores, winners and public state are the replayed game's{result}"))
+    if doc.deal == "blind":
+        from koryo_pbm import blind
+
+        try:
+            detail = blind.audit_game(game, doc.public, [(d, o) for d, o in answers if d.kind != blind.DEAL],
+                                      happened)
+        except KoryoPbmError as exc:
+            raise _Fail("blind", str(exc)) from None
+        add(Check("blind", True, detail))
 
     if player is not None:
         add(_check_submitted(doc, orders, player, submitted or (), service.played, receipts))

@@ -238,3 +238,14 @@ def test_open_games_are_byte_for_byte_what_they_were():
     finally:
         sys.path.pop(0)
     assert open_game_text() == (HERE.parent / "open-game-golden.txt").read_text()
+
+
+def test_verify_audits_the_blind_table_and_plays_the_ordinary_rules_on_the_real_cards(blind_game):
+    run = blind_game["run"]
+    report = run.json("verify", "g")
+    checks = {c["check"]: c for c in report["checks"]}
+    assert report["ok"] and report["fair_proof"], report
+    assert checks["deal"]["detail"].startswith("dealt at a blind table by mod and carl")
+    detail = checks["blind"]["detail"]
+    assert detail.startswith("8 decks shuffled by mod and carl, ") and "recomputed from the dealers' published" in detail
+    assert "the ordinary rules on the real cards give the same" in detail
