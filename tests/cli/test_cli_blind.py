@@ -249,3 +249,181 @@ def test_verify_audits_the_blind_table_and_plays_the_ordinary_rules_on_the_real_
     detail = checks["blind"]["detail"]
     assert detail.startswith("8 decks shuffled by mod and carl, ") and "recomputed from the dealers' published" in detail
     assert "the ordinary rules on the real cards give the same" in detail
+
+
+# -- attacks through the game file ---------------------------------------------------------------
+
+
+def _blind2(cli, folder):
+    """A blind 2-player game (alice, bob) with the co-dealer carl, after its key."""
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    cli.ok("new", folder, "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}")
+    cli.ok("co-deal", folder, "--as", "carl")
+    cli.ok("resolve", folder, "--as", "mod")
+    return lines
+
+
+def _carl_sends(cli, folder, body_of):
+    """The co-dealer's honest answer to the pending decision, changed by ``body_of``, signed and
+    sealed by the co-dealer into the inbox (a co-dealer running modified software)."""
+    from koryo_pbm import blind, match
+    from koryo_pbm.cli.submit import utc_now
+    from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store.keyring import find_identity
+
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    carl = find_identity("carl")
+    path = cli.cwd / folder / "game.toml"
+    doc = gamefile.read_game(path)
+    game = match.game_of(doc)
+    honest = blind.co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != "carl"}, carl,
+                           doc.decision["id"], doc.log)
+    body = body_of(honest, doc, carl)
+    text = match.canonical_orders(doc.game_id, doc.decision["id"], body)
+    # modified software: signed and sealed without the check co-deal makes first
+    envelope = make_envelope(carl, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
+                             answers=gamefile.head(doc), player="carl", orders_text=text, submitted=utc_now())
+    inbox.drop(cli.cwd / folder, envelope)
+    return path.read_bytes()
+
+
+def _play_until(cli, folder, stop, players=("alice", "bob")):
+    for _ in range(300):
+        status = cli.ok("status", folder, "--json").json
+        if stop(status):
+            return status
+        if status["missing"] == ["carl"]:
+            cli.ok("co-deal", folder, "--as", "carl")
+        else:
+            for p in status["missing"]:
+                orders = cli.cwd / f"o-{p}.toml"
+                cli.ok("orders", folder, "--as", p, "-o", orders)
+                cli.ok("submit", orders, "--as", p, "--game", folder)
+        cli.ok("resolve", folder, "--as", "mod")
+    raise AssertionError("never reached")
+
+
+def test_a_wrong_share_sealed_to_a_player_is_named_when_the_player_opens_the_hand(cli):
+    import json as _json
+
+    from koryo_pbm.blind import shares_info
+    from koryo_pbm.crypto.seal import open_sealed, seal
+    from koryo_pbm.store.keyring import find_identity
+
+    _blind2(cli, "w")
+
+    def swap_two_of_alices(honest, doc, carl):
+        alice = find_identity("alice")  # the test plays both sides to build the bad blob
+        deck = honest["deck"]
+        raw = open_sealed(alice, base64.b64decode(honest["shares"]["alice"]), shares_info(doc.game_id, deck, "alice"))
+        shares = _json.loads(raw)
+        a, b = sorted(shares)[:2]
+        shares[a], shares[b] = shares[b], shares[a]  # each a true share, of another card
+        blob = seal(doc.players["alice"], _json.dumps(shares).encode(), shares_info(doc.game_id, deck, "alice"))
+        return {**honest, "shares": {**honest["shares"], "alice": base64.b64encode(blob).decode()}}
+
+    _carl_sends(cli, "w", swap_two_of_alices)
+    cli.ok("resolve", "w", "--as", "mod")  # the moderator cannot open carl's shares: it counts them
+    r = cli.fails("show", "w", "--as", "alice")
+    assert "carl's share of card" in r.err and "of deck round-1 (dealt to alice) does not check" in r.err
+    assert cli.ok("show", "w", "--as", "bob", "--json").json["cards"]  # bob's are fine
+
+
+def test_a_cheating_co_dealer_is_refused_at_once_or_named_by_verify(cli):
+    from unittest import mock
+
+    from koryo_pbm.crypto import blind as cb
+
+    _blind2(cli, "x")
+    _play_until(cli, "x", lambda s: "-reveal-" in str(s["decision"]))
+
+    def wrong_share(honest, doc, carl):
+        fake = cb.KeyShare.generate()  # a share made with another key
+        slot = sorted(honest["shares"])[0]
+        from koryo_pbm.blind import Dealing, _card_at, _slot
+        from koryo_pbm.match import game_of
+
+        st = game_of(doc).from_view(doc.public, {}, "carl")
+        assert isinstance(game_of(doc), Dealing)
+        player = doc.decision["id"].rpartition("-")[2]
+        share = cb.decryption_share(_slot(st, slot, player), _card_at(st, slot), "carl", fake)
+        return {"shares": {**honest["shares"], slot: base64.b64encode(share.to_bytes()).decode()}}
+
+    def wrong_card(honest, doc, carl):
+        from koryo_pbm.blind import _card_at, _slot
+        from koryo_pbm.match import game_of
+        from koryo_pbm.store.keyring import find_identity
+
+        st = game_of(doc).from_view(doc.public, {}, "carl")
+        slot = sorted(honest["shares"])[0]
+        deck, _, pos = slot.rpartition(":")
+        other = f"{deck}:{(int(pos) + 1) % 40}"  # carl's true share, of the card next to it
+        key = cb.derived_key_share(bytes(find_identity("carl").sign_key.private_bytes_raw()), doc.game_id, "carl")
+        player = doc.decision["id"].rpartition("-")[2]
+        share = cb.decryption_share(_slot(st, other, player), _card_at(st, other), "carl", key)
+        return {"shares": {**honest["shares"], slot: base64.b64encode(share.to_bytes()).decode()}}
+
+    for cheat, said in ((wrong_share, "carl's share of card"), (wrong_card, "does not check")):
+        before = _carl_sends(cli, "x", cheat)
+        r = cli("resolve", "x", "--as", "mod", "--json")
+        assert r.code != 0 and len(r.err.strip().splitlines()) == 1
+        envelopes = r.json["envelopes"]
+        assert [e["status"] for e in envelopes] == ["rejected"] and said in envelopes[0]["reason"], envelopes
+        assert (cli.cwd / "x" / "game.toml").read_bytes() == before  # nothing counted, the game waits
+
+    # carl's shuffle of the last deck duplicates a card (no proof at the time: verify names it)
+    real = cb.shuffle
+
+    def duplicating(deck, joint, seed, *, game_id, deck_id, dealer):
+        out = real(deck, joint, seed, game_id=game_id, deck_id=deck_id, dealer=dealer)
+        return (out[1], *out[1:]) if deck_id == "round-8" and dealer == "carl" else out
+
+    _play_until(cli, "x", lambda s: s["decision"] == "r8-deal")
+    with mock.patch.object(cb, "shuffle", duplicating):
+        cli.ok("co-deal", "x", "--as", "carl")
+    cli.ok("resolve", "x", "--as", "mod")
+    _play_until(cli, "x", lambda s: s["decision"] == "end")
+    # its published key share must be its own: another is refused at once
+    before = _carl_sends(cli, "x", lambda honest, doc, carl: {
+        **honest, "key": base64.b64encode(cb.KeyShare.generate().secret).decode()})
+    r = cli("resolve", "x", "--as", "mod", "--json")
+    assert r.code != 0 and "published key share does not match its public key" in r.json["envelopes"][0]["reason"]
+    assert (cli.cwd / "x" / "game.toml").read_bytes() == before
+    _play_until(cli, "x", lambda s: s["decision"] is None)
+    r = cli("verify", "x", "--json")
+    assert r.code != 0
+    failed = [c for c in r.json["checks"] if not c["ok"]]
+    assert failed[0]["check"] == "blind"
+    assert failed[0]["detail"].startswith("carl's shuffle of deck round-8 drops ") and " and adds " in failed[0]["detail"]
+
+
+def test_verify_names_a_false_reveal_and_published_key_shares_that_do_not_match(blind_game):
+    """The finished file's public record changed (a false claim of a revealed card, a published
+    key share that is not the dealer's): the audit names it."""
+    import copy
+
+    from koryo_pbm import blind, match
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.store import gamefile
+
+    doc = gamefile.read_game(blind_game["root"] / "g" / "game.toml")
+    game = match.game_of(doc)
+    base = doc.public
+
+    def audit(public):
+        with pytest.raises(KoryoPbmError) as caught:
+            blind.audit_game(game, public, [], [])
+        return str(caught.value)
+
+    false = copy.deepcopy(base)
+    rev = false["blind"]["reveals"][0]
+    rev["card"] = "omniscient" if rev["card"] != "omniscient" else "merchant"
+    assert "is shown as" in audit(false) and "its shares open it to another card" in audit(false)
+    wrong = copy.deepcopy(base)
+    wrong["blind"]["published"]["carl"]["key"] = wrong["blind"]["published"]["mod"]["key"]
+    assert audit(wrong) == "carl's published key share does not match its public key"
+    other = copy.deepcopy(base)  # a reveal moved to a slot dealt to someone else
+    other["blind"]["reveals"][0]["player"] = next(p for p in SEATS if p != rev["player"])
+    assert "that card was not dealt to" in audit(other)
