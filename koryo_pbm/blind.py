@@ -437,7 +437,14 @@ class Dealing(Game):
     # -- players ---------------------------------------------------------------------------
 
     def random_order(self, state: DealState, player: str, rng: BotRandom) -> dict[str, Any]:
-        raise GameError("a blind game has no bots yet")
+        """A random legal order from the player's own view (the demo's bots); the dealers'
+        decisions are answered by :func:`co_deal` and the moderator, never by a bot."""
+        d = self.pending(state)
+        chooser = getattr(self.rules, "random_order", None)
+        if d is None or d.kind == DEAL or chooser is None:
+            raise GameError("a blind game has no bots for this decision")
+        order: dict[str, Any] = chooser(state.rules, player, rng, state.cards)
+        return order
 
     def describe_choices(self, state: DealState, player: str) -> tuple[dict[str, Any], list[str]]:
         d = self.pending(state)
@@ -593,7 +600,7 @@ def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
 # -- the co-dealer ---------------------------------------------------------------------------
 
 
-def co_deal(game: Dealing, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
+def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
             decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         """The co-dealer's answer to the pending decision, computed from the public game file alone
         (never from anything the moderator claims beyond it): the slots it gives shares of are
@@ -602,6 +609,7 @@ def co_deal(game: Dealing, doc_public: Mapping[str, Any], players: Mapping[str, 
         over. ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
         from koryo_pbm.crypto.seal import seal
 
+        assert isinstance(game, Dealing)
         st = game.from_view(doc_public, {}, identity.name)
         carl = st.co_dealer
         d = game.pending(st)

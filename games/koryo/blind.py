@@ -449,6 +449,28 @@ class BlindKoryo(BlindRules):
         return {"facedown": best}, comments
 
 
+    def random_order(self, state: BlindKoryoState, player: str, rng: Any, cards: Mapping[str, str]) -> dict[str, Any]:
+        """A random legal order (the demo's bots): face-down slots chosen by the player's own
+        cards, ``cards``; actions and discards as in the open game."""
+        p, d = self._asked(state, player)
+        k = state.k
+        if d.kind == "action":
+            return O.random_action(k, p, rng)
+        if d.kind == "discard":
+            return O.random_discard(k, p, rng)
+        view = k.copy()
+        counts = [0] * NCARDS
+        for x in state.hands[p]:
+            counts[INDEX[cards[x]]] += 1
+        view.hands[p] = counts
+        left = state.hands[p][:]
+        slots = []
+        for c in O.random_play(view, p, rng)["play"]:
+            x = next(x for x in left if cards[x] == c)
+            left.remove(x)
+            slots.append(x)
+        return {"facedown": slots}
+
     def render(self, data: Mapping[str, Any], cards: Mapping[str, str], me: str | None) -> str:
         """The table as text from the public state (and a player's own cards)."""
         from .cards import describe_counts

@@ -49,7 +49,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     if state.co_dealer in decision.get("received", []):
         raise GameError(f"the moderator has received {state.co_dealer}'s answer to {decision['id']} already: "
                         "nothing is sent twice")
-    assert isinstance(game, blind.Dealing)
     body = blind.co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != state.co_dealer},
                          identity, decision["id"], doc.log)
     text = match.canonical_orders(doc.game_id, decision["id"], body)

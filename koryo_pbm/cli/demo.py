@@ -19,7 +19,7 @@ from koryo_pbm.store.folder import GAME_FILE
 
 
 def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: bool = False,
-             echo=click.echo) -> dict:
+             blind: bool = False, echo=click.echo) -> dict:
     import tomli_w
 
     from koryo_pbm import history, match
@@ -44,15 +44,20 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
 
     moderator = Identity.generate("moderator")
     players = {n: Identity.generate(n) for n in names}
-    for ident in [moderator, *players.values()]:
+    co_dealer = Identity.generate("co-dealer") if blind else None
+    for ident in [moderator, *players.values(), *([co_dealer] if co_dealer else [])]:
         save_identity(ident, keys)
     # The bots join (their contributions drawn from their own generator): the demo's seed is the
     # moderator's secret and names the game, so one seed plays one whole game.
     from koryo_pbm.crypto.keys import sha256_hex
 
-    doc, _ = match.create(game, moderator, {n: i.public for n, i in players.items()}, seed=seed,
-                          options=options, join=True,
-                          game_id=f"{game.name}-demo-{sha256_hex(seed.encode('utf-8'))[:10]}")
+    game_id = f"{game.name}-demo-{sha256_hex(seed.encode('utf-8'))[:10]}"
+    if co_dealer is not None:  # a blind table: the moderator and the co-dealer deal; nobody sees a hand
+        doc, _ = match.create(game, moderator, {n: i.public for n, i in players.items()}, options=options,
+                              game_id=game_id, blind=("moderator", co_dealer.name, co_dealer.public))
+    else:
+        doc, _ = match.create(game, moderator, {n: i.public for n, i in players.items()}, seed=seed,
+                              options=options, join=True, game_id=game_id)
     game = match.game_of(doc)
     for sub in (inbox.inbox_dir(folder), inbox.archive_dir(folder), folder / "orders"):
         sub.mkdir(parents=True, exist_ok=True)
@@ -68,6 +73,15 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
             break
         for name in doc.decision["waiting_for"]:
             if name in doc.decision.get("received", []):
+                continue
+            if co_dealer is not None and name == co_dealer.name:  # what `koryo-pbm co-deal` does
+                from koryo_pbm import blind as blind_table
+
+                body = blind_table.co_deal(game, doc.public, {n: i.public for n, i in players.items()}, co_dealer,
+                                           doc.decision["id"], doc.log)
+                text = match.canonical_orders(doc.game_id, doc.decision["id"], body)
+                inbox.drop(folder, seal_orders(doc, game, co_dealer, text))
+                envelopes += 1
                 continue
             me = players[name]
             _, private = match.open_private(doc, me)  # a bot sees only its own part
@@ -86,8 +100,18 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
     # last event announces the result.
     for line in history.text_lines(history.sections(game, names, history.log_events(doc.log)))[0]:
         echo(line)
-    outcome = game.view(doc.public, None)  # what everybody sees at the end
-    scores, winners = outcome["scores"], outcome["winners"]
+    if co_dealer is not None:
+        from koryo_pbm.verify import verify_game
+
+        report = verify_game(doc)
+        check = next(c for c in report.checks if c.name == "blind")
+        echo(f"verify: {'ok' if report.ok else 'FAILED'}; the blind table: {check.detail}")
+        final = game.outcome(game.load_state(gamefile.open_part(doc, match.MODERATOR_PART, moderator)["state"]))
+        assert final is not None
+        scores, winners = dict(final.scores), list(final.winners)
+    else:
+        outcome = game.view(doc.public, None)  # what everybody sees at the end
+        scores, winners = outcome["scores"], outcome["winners"]
     echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
          f"game file version {doc.version}, log verified, seed {doc.seed!r} published")
     return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": winners,
@@ -101,22 +125,24 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the game folder here (default: a temporary folder, removed afterwards).")
 @click.option("--teams", is_flag=True, help="Play in teams of two (games with teams).")
+@click.option("--blind", is_flag=True, help="At a blind table: a co-dealer deals with the moderator, so that "
+                                            "neither sees a hand; verify then audits every card.")
 @click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary.")
 def command(game_name: str, n_players: int, seed: str, directory: Path | None, teams: bool,
-            as_json: bool) -> None:
+            blind: bool, as_json: bool) -> None:
     """Play a complete game between random bots through the real protocol: keys, new, orders
     files, signed and sealed envelopes in the inbox, resolve. Prints the public events and the
     final scores."""
     echo = (lambda *_a, **_k: None) if as_json else click.echo
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
-        summary = run_demo(game_name, n_players, seed, directory, teams=teams, echo=echo)
+        summary = run_demo(game_name, n_players, seed, directory, teams=teams, blind=blind, echo=echo)
     else:
         from koryo_pbm.store.atomic import unsynced
 
         # The temporary folder is deleted at the end: writes stay atomic but skip fsync.
         with tempfile.TemporaryDirectory(prefix="koryo-pbm-demo-") as tmp, unsynced():
-            summary = run_demo(game_name, n_players, seed, Path(tmp), teams=teams, echo=echo)
+            summary = run_demo(game_name, n_players, seed, Path(tmp), teams=teams, blind=blind, echo=echo)
             summary["dir"] = None
     if as_json:
         echo_json(summary)

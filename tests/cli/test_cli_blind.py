@@ -427,3 +427,13 @@ def test_verify_names_a_false_reveal_and_published_key_shares_that_do_not_match(
     other = copy.deepcopy(base)  # a reveal moved to a slot dealt to someone else
     other["blind"]["reveals"][0]["player"] = next(p for p in SEATS if p != rev["player"])
     assert "that card was not dealt to" in audit(other)
+
+
+def test_demo_blind_plays_a_blind_game_in_one_command_and_verify_audits_it(cli):
+    r = cli.ok("demo", "--blind", "--players", "2", "--dir", "d")
+    assert "shuffled deck round-1 in turn" in r.out
+    assert "verify: ok; the blind table: 8 decks shuffled by moderator and co-dealer" in r.out
+    assert "the ordinary rules on the real cards give the same" in r.out
+    top = tomllib.loads((cli.cwd / "d" / "game.toml").read_text())
+    assert top["deal"] == "blind" and list(top["players"]) == ["alice", "bob", "co-dealer"]
+    assert cli.ok("verify", "d", "--json").json["ok"]
