@@ -117,6 +117,7 @@ PART_KEYS = ("recipient", "data")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 _HASH = re.compile(r"sha256:[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 _FPR = re.compile(r"[0-9a-f]{16}")
 _SIG_LINE = re.compile(r'signature = "([A-Za-z0-9+/]{86}==)"')
 
@@ -663,6 +664,13 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     for part in top["sealed"].values():
         mark = f"@part-{os.urandom(8).hex()}@"
         blobs[mark], part["data"] = part["data"], mark
+    record = top["public"].get("blind") if doc.deal == "blind" else None
+    for deck in record.get("decks", []) if isinstance(record, dict) else []:
+        outputs = deck.get("outputs") if isinstance(deck, dict) else None
+        for i, data in enumerate(outputs if isinstance(outputs, list) else []):
+            if isinstance(data, str) and _B64.fullmatch(data):  # a blind table's deck: 4.7 kB of base64
+                mark = f"@deck-{os.urandom(8).hex()}@"
+                blobs[mark], outputs[i] = data, mark
     try:
         text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
