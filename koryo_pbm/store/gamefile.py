@@ -667,7 +667,9 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     record = top["public"].get("blind") if doc.deal == "blind" else None
     for deck in record.get("decks", []) if isinstance(record, dict) else []:
         outputs = deck.get("outputs") if isinstance(deck, dict) else None
-        for i, data in enumerate(outputs if isinstance(outputs, list) else []):
+        if not isinstance(outputs, list):
+            continue
+        for i, data in enumerate(outputs):
             if isinstance(data, str) and _B64.fullmatch(data):  # a blind table's deck: 4.7 kB of base64
                 mark = f"@deck-{os.urandom(8).hex()}@"
                 blobs[mark], outputs[i] = data, mark
