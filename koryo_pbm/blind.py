@@ -448,7 +448,9 @@ class Dealing(Game):
 
     def describe_choices(self, state: DealState, player: str) -> tuple[dict[str, Any], list[str]]:
         d = self.pending(state)
-        if d is None or player not in d.players or d.kind == DEAL:
+        if d is not None and d.kind == DEAL and player in d.players:
+            raise GameError(f"{player} is the co-dealer: its answer is computed, not written (koryo-pbm co-deal)")
+        if d is None or player not in d.players:
             raise GameError(f"{player} is not asked now")
         describe = getattr(self.rules, "describe_choices", None)
         if describe is None:

@@ -46,6 +46,15 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         else:
             click.echo(message)
         return
+    from koryo_pbm.cli.submit import earlier_orders
+
+    already = earlier_orders(folder, doc, state.co_dealer)
+    if already and "from this machine" not in already:  # (an envelope sent but lost may be sent again)  # answering twice would count nothing more: say so, send nothing
+        if as_json:
+            echo_json({"id": doc.game_id, "answered": None, "already": already, "waiting_for": [state.co_dealer]})
+        else:
+            click.echo(f"nothing to do: {state.co_dealer}'s answer to {decision['id']} is sent already ({already})")
+        return
     if state.co_dealer in decision.get("received", []):
         raise GameError(f"the moderator has received {state.co_dealer}'s answer to {decision['id']} already: "
                         "nothing is sent twice")

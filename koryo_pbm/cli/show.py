@@ -99,8 +99,11 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
 
             who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
             where = f" {shlex.quote(target)}" if target else ""
-            click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
-                       f"then {submit_command('orders.toml', as_name, key_file, target)}")
+            if doc.decision.get("kind") == "deal" and doc.deal == "blind":  # the co-dealer's answer is computed
+                click.echo(f"your move: koryo-pbm co-deal{where} {who}")
+            else:
+                click.echo(f"your move: koryo-pbm orders{where} {who} -o orders.toml, edit it, "
+                           f"then {submit_command('orders.toml', as_name, key_file, target)}")
 
 
 def withdrawn_notice(doc, me: str) -> list[str]:

@@ -114,7 +114,10 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
     if role == "moderator":
         click.echo("you are the moderator of this game")
     elif role:
-        click.echo(f"you are {role}: " + ("the game waits for your orders" if role in missing else
+        dealer = doc.deal == "blind" and (doc.decision or {}).get("kind") == "deal"
+        click.echo(f"you are {role}: " + ("the game waits for your answer (koryo-pbm co-deal)" if dealer
+                                          and role in missing else
+                                          "the game waits for your orders" if role in missing else
                                           "your orders are in" if role in received_list or role in inbox_list else
                                           "nothing is needed from you now"))
     if doc.decision is None:

@@ -195,6 +195,12 @@ def test_the_co_dealer_answering_twice_or_for_another_game_is_refused_in_one_lin
         run.ok("new", folder, "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
                *[x for n in SEATS for x in ("--player", f"{n}={lines[n]}")])
     run.ok("co-deal", "h1", "--as", "carl")
+    inboxed = sorted((root / "h1" / "inbox").iterdir())
+    again = run.ok("co-deal", "h1", "--as", "carl")  # twice before the moderator resolves: nothing sent
+    assert again.startswith("nothing to do: carl's answer to keys is sent already (they are in the inbox)")
+    assert sorted((root / "h1" / "inbox").iterdir()) == inboxed and len(inboxed) == 1
+    assert "your move: koryo-pbm co-deal h1 --as carl" in run.ok("show", "h1", "--as", "carl")
+    assert "koryo-pbm co-deal" in run.fails("orders", "h1", "--as", "carl")
     for env in (root / "h1" / "inbox").iterdir():
         shutil.move(env, root / "h2" / "inbox" / env.name)
     before = (root / "h2" / "game.toml").read_bytes()
