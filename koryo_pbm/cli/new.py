@@ -218,7 +218,12 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if name.partition("=")[0].strip() in bot_seats:
             raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
     now = now_utc()
-    policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
+    if blind_spec is not None:  # the dealers' decisions (kind deal) can have a deadline too
+        from koryo_pbm.blind import Dealing
+
+        policy = make_policy(Dealing(game), deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
+    else:
+        policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     policy.press = "" if press == "private" else press
     policy.state_mail = "" if state_mail == "turn" else state_mail
     players = {name: moderator.public if key is None else key for name, key in seats.items()}

@@ -443,3 +443,13 @@ def test_demo_blind_plays_a_blind_game_in_one_command_and_verify_audits_it(cli):
     top = tomllib.loads((cli.cwd / "d" / "game.toml").read_text())
     assert top["deal"] == "blind" and list(top["players"]) == ["alice", "bob", "co-dealer"]
     assert cli.ok("verify", "d", "--json").json["ok"]
+
+
+def test_the_co_dealer_is_awaited_with_a_deadline_like_a_player(cli):
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    cli.ok("new", "g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}", "--deadline", "deal=1h",
+           "--deadline", "orders=2d", "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}")
+    status = cli.ok("status", "g", "--json").json
+    assert status["decision"] == "keys" and status["missing"] == ["carl"] and status["deadline"]
+    assert status["service"]["deadlines"] == {"deal": "1h", "orders": "2d"}
+    assert "waiting for carl" in cli.ok("status", "g").out
