@@ -604,81 +604,83 @@ def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
 
 def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
             decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-        """The co-dealer's answer to the pending decision, computed from the public game file alone
-        (never from anything the moderator claims beyond it): the slots it gives shares of are
-        those the public rules deal now (a deck never shuffled before) or reveal now (face-down
-        at their player's action turn); its secrets only once the public rules say the game is
-        over. ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
-        from koryo_pbm.crypto.seal import seal
+    """The co-dealer's answer to the pending decision, computed from the public game file and
+    its own signed record in it: the cards it gives shares of are those the public rules deal
+    now (a deck never dealt before, by the record and the ``log``) or reveal now (slots its
+    signed record dealt to the player whose action turn it is, never revealed before); its
+    secrets only once the public rules say the game is over. Which of a player's slots are
+    face down is the moderator's word until ``verify`` (docs/blind-table.md, "Not built yet").
+    ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
+    from koryo_pbm.crypto.seal import seal
 
-        assert isinstance(game, Dealing)
-        st = game.from_view(doc_public, {}, identity.name)
-        carl = st.co_dealer
-        d = game.pending(st)
-        if d is None or d.kind != DEAL or d.players != (carl,):
-            waits = "nobody (the game is over)" if d is None else ", ".join(d.players)
-            raise GameError(f"game {st.game_id} does not wait for the co-dealer {carl} (it waits for {waits})")
-        if d.id != decision_id:
-            raise GameError(f"the game file's decision is {decision_id}, but its public state is at {d.id}")
-        secret = co_dealer_secret(identity)
-        key = cb.derived_key_share(secret, st.game_id, carl)
-        if d.id == KEYS:
-            pub = cb.publish_key(st.game_id, carl, key)
-            return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
-        if _b64(key.public) != st.keys[carl]["point"]:
-            raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
-        if d.id == END:
-            if game.rules.pending(st.rules) is not None:
-                raise GameError("the game is not over: the co-dealer's secrets stay secret")
-            return {"key": _b64(key.secret),
-                    "seeds": {r["id"]: _b64(cb.derived_seed(secret, st.game_id, r["id"], carl)) for r in st.decks}}
-        rd = game.rules.pending(st.rules)
-        if rd is not None and rd.kind == "deal":
-            deck_id, feed = game.rules.deck_input(st.rules)
-            rec = _record(st, deck_id)
-            if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
-                raise GameError(f"deck {deck_id} is not as the rules put it together, shuffled once by {st.dealers[0]}")
-            if deck_id in game.rules.dealt(st.rules) or any(
-                    f"shuffled deck {deck_id} " in str(e) for entry in log for e in entry.get("events", ())):
-                raise GameError(f"deck {deck_id} was dealt before: no share is given twice")
-            # the moderator's shuffle is redone on the input the co-dealer computes itself
-            mine = _input_deck(st, feed)
-            if len(_deck(rec["outputs"][0])) != len(mine):
-                raise GameError(f"{st.dealers[0]}'s shuffle of deck {deck_id} has the wrong size")
-            output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
-                                game_id=st.game_id, deck_id=deck_id, dealer=carl)
-            dealt = game._dealt_now(st)
-            shares: dict[str, dict[str, str]] = {}
-            for pos, recipient in enumerate(dealt):
-                if recipient:
-                    share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
-                    shares.setdefault(recipient, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
-            sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
-                      for r, v in shares.items()}
-            from koryo_pbm.crypto.sign import sign
+    assert isinstance(game, Dealing)
+    st = game.from_view(doc_public, {}, identity.name)
+    carl = st.co_dealer
+    d = game.pending(st)
+    if d is None or d.kind != DEAL or d.players != (carl,):
+        waits = "nobody (the game is over)" if d is None else ", ".join(d.players)
+        raise GameError(f"game {st.game_id} does not wait for the co-dealer {carl} (it waits for {waits})")
+    if d.id != decision_id:
+        raise GameError(f"the game file's decision is {decision_id}, but its public state is at {d.id}")
+    secret = co_dealer_secret(identity)
+    key = cb.derived_key_share(secret, st.game_id, carl)
+    if d.id == KEYS:
+        pub = cb.publish_key(st.game_id, carl, key)
+        return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
+    if _b64(key.public) != st.keys[carl]["point"]:
+        raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+    if d.id == END:
+        if game.rules.pending(st.rules) is not None:
+            raise GameError("the game is not over: the co-dealer's secrets stay secret")
+        return {"key": _b64(key.secret),
+                "seeds": {r["id"]: _b64(cb.derived_seed(secret, st.game_id, r["id"], carl)) for r in st.decks}}
+    rd = game.rules.pending(st.rules)
+    if rd is not None and rd.kind == "deal":
+        deck_id, feed = game.rules.deck_input(st.rules)
+        rec = _record(st, deck_id)
+        if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
+            raise GameError(f"deck {deck_id} is not as the rules put it together, shuffled once by {st.dealers[0]}")
+        if deck_id in game.rules.dealt(st.rules) or any(
+                f"shuffled deck {deck_id} " in str(e) for entry in log for e in entry.get("events", ())):
+            raise GameError(f"deck {deck_id} was dealt before: no share is given twice")
+        # the moderator's shuffle is redone on the input the co-dealer computes itself
+        mine = _input_deck(st, feed)
+        if len(_deck(rec["outputs"][0])) != len(mine):
+            raise GameError(f"{st.dealers[0]}'s shuffle of deck {deck_id} has the wrong size")
+        output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
+                            game_id=st.game_id, deck_id=deck_id, dealer=carl)
+        dealt = game._dealt_now(st)
+        shares: dict[str, dict[str, str]] = {}
+        for pos, recipient in enumerate(dealt):
+            if recipient:
+                share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
+                shares.setdefault(recipient, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
+        sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
+                  for r, v in shares.items()}
+        from koryo_pbm.crypto.sign import sign
 
-            signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
-            return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
-                    "shares": sealed, "signature": _b64(signature)}
-        # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
-        # the co-dealer's own signed record (not the moderator's word), never revealed before
-        player = game._revealer(st)
-        shown = {r["slot"] for r in st.reveals}
-        out = {}
-        for s in game.rules.revealing(st.rules):
-            deck_id, _, at = s.rpartition(":")
-            rec = _record(st, deck_id)
-            if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
-                raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
-            _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
-                                   base64.b64decode(rec["signature"]))
-            if rec["recipients"][int(at)] != player:
-                raise GameError(f"{s} was not dealt to {player}: no share of it")
-            if s in shown:
-                raise GameError(f"{s} was revealed before: no share of it is given twice")
-            share = cb.decryption_share(_slot(st, s, player), _card_at(st, s), carl, key)
-            out[s] = _b64(share.to_bytes())
-        return {"shares": out}
+        signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
+        return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
+                "shares": sealed, "signature": _b64(signature)}
+    # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
+    # the co-dealer's own signed record (not the moderator's word), never revealed before
+    player = game._revealer(st)
+    shown = {r["slot"] for r in st.reveals}
+    out = {}
+    for s in game.rules.revealing(st.rules):
+        deck_id, _, at = s.rpartition(":")
+        rec = _record(st, deck_id)
+        if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+            raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
+        _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
+                               base64.b64decode(rec["signature"]))
+        if rec["recipients"][int(at)] != player:
+            raise GameError(f"{s} was not dealt to {player}: no share of it")
+        if s in shown:
+            raise GameError(f"{s} was revealed before: no share of it is given twice")
+        share = cb.decryption_share(_slot(st, s, player), _card_at(st, s), carl, key)
+        out[s] = _b64(share.to_bytes())
+    return {"shares": out}
 
 
 def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
