@@ -797,3 +797,63 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
     if outcome != game.rules.outcome(st.rules):
         raise GameError("the ordinary rules on the real cards give other scores")
     return what + f"; the ordinary rules on the real cards give the same {len(rules)} events and scores"
+
+
+# -- the co-dealer's step on a game file (co-deal, serve --as the co-dealer) -------------------
+
+
+@dataclass
+class CoDealt:
+    """What the co-dealer did with a game file: ``envelope`` is its answer (``None``: nothing to
+    do, and ``why`` says so)."""
+
+    co_dealer: str
+    decision: str | None
+    envelope: Any = None
+    why: str = ""
+
+
+def co_dealer_of(doc: Any) -> str:
+    """The co-dealer's seat of a blind game file (``GameError`` for any other game)."""
+    if doc.deal != "blind":
+        raise GameError(f"game {doc.game_id} is not a blind game: it has no co-dealer")
+    record = doc.public.get(PUBLIC_KEY) if isinstance(doc.public, Mapping) else None
+    dealers = record.get("dealers") if isinstance(record, Mapping) else None
+    if not isinstance(dealers, list) or len(dealers) != 2 or dealers[1] not in doc.players:
+        raise FormatError(f"game {doc.game_id} names no co-dealer seat")
+    return str(dealers[1])
+
+
+def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
+    """The co-dealer's signed envelope (sealed to the moderator) for the pending decision of the
+    game file ``doc`` whose folder is ``folder``, or why there is nothing to do: the game does
+    not wait for it, or its answer is in the inbox or received already (answering twice would
+    count nothing more). ``NotForYou`` for a key that is not the co-dealer's."""
+    from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.errors import NotForYou
+    from koryo_pbm.match import canonical_orders, check_own_order, game_of
+    from koryo_pbm.store import inbox
+    from koryo_pbm.store.gamefile import head
+
+    carl = co_dealer_of(doc)
+    if doc.players[carl] != identity.public:
+        raise NotForYou(f"key {identity.name!r} is not the co-dealer of game {doc.game_id} (the co-dealer is {carl})")
+    decision = doc.decision
+    if decision is None or decision.get("waiting_for") != [carl]:
+        waits = "nobody (the game is over)" if decision is None else ", ".join(decision.get("waiting_for", []))
+        return CoDealt(carl, None, why=f"game {doc.game_id} waits for {waits}")
+    if carl in decision.get("received", []):
+        return CoDealt(carl, None, why=f"the moderator has received {carl}'s answer to {decision['id']}")
+    for item in inbox.list_inbox(folder) if inbox.inbox_dir(folder).is_dir() else ():
+        env = item.envelope
+        if not isinstance(env, Exception) and env.player == carl and env.decision == decision["id"] \
+                and env.game_id == doc.game_id:
+            return CoDealt(carl, None, why=f"{carl}'s answer to {decision['id']} is in the inbox already")
+    game = game_of(doc)
+    body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
+                   decision["id"], doc.log)
+    text = canonical_orders(doc.game_id, decision["id"], body)
+    check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
+    envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
+                             answers=head(doc), player=carl, orders_text=text, submitted=submitted)
+    return CoDealt(carl, decision["id"], envelope)

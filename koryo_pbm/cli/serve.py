@@ -74,6 +74,41 @@ def _open_log(path: Path) -> None:
     _log_file[:] = [os.fdopen(fd, "a", encoding="utf-8", errors="replace")]
 
 
+def _moderates(root: Path, identity: Any) -> bool:
+    """Whether ``identity`` is the moderator of a game under ``root``."""
+    from koryo_pbm.errors import KoryoPbmError
+    from koryo_pbm.judge.codealer import _folders
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.folder import GAME_FILE
+
+    for folder in _folders(root):
+        try:
+            if gamefile.read_header(folder / GAME_FILE).moderator == identity.public:
+                return True
+        except KoryoPbmError:
+            continue
+    return False
+
+
+def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float) -> None:
+    from koryo_pbm.judge import codealer
+
+    clock = (lambda: now_utc().timestamp()) if os.environ.get(NOW_ENV) else None
+    if not once:
+        _log(f"serving {root} as the co-dealer {identity.name} "
+             f"({len(codealer.co_dealt_games(root, identity))} blind games)")
+    try:
+        while True:
+            codealer.serve_once(root, identity, _log, clock)
+            if once:
+                break
+            time.sleep(poll)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _close_log()
+
+
 @click.command("serve")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @identity_options(role="moderator")
@@ -176,6 +211,13 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     _close_log()
     if log_file is not None:
         _open_log(log_file)
+    from koryo_pbm.judge import codealer
+
+    if codealer.co_dealt_games(root, identity) and not _moderates(root, identity):
+        # the co-dealer of blind games under ROOT: it answers what they ask of it
+        if sources or sender:
+            raise UsageError("a co-dealer serves shared folders only for now: run it without mail options")
+        return _serve_co_dealer(root, identity, once, poll)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
                   log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)

@@ -197,7 +197,7 @@ def test_the_co_dealer_answering_twice_or_for_another_game_is_refused_in_one_lin
     run.ok("co-deal", "h1", "--as", "carl")
     inboxed = sorted((root / "h1" / "inbox").iterdir())
     again = run.ok("co-deal", "h1", "--as", "carl")  # twice before the moderator resolves: nothing sent
-    assert again.startswith("nothing to do: carl's answer to keys is sent already (they are in the inbox)")
+    assert again.startswith("nothing to do: carl's answer to keys is in the inbox already")
     assert sorted((root / "h1" / "inbox").iterdir()) == inboxed and len(inboxed) == 1
     assert "your move: koryo-pbm co-deal h1 --as carl" in run.ok("show", "h1", "--as", "carl")
     assert "koryo-pbm co-deal" in run.fails("orders", "h1", "--as", "carl")
@@ -453,3 +453,34 @@ def test_the_co_dealer_is_awaited_with_a_deadline_like_a_player(cli):
     assert status["decision"] == "keys" and status["missing"] == ["carl"] and status["deadline"]
     assert status["service"]["deadlines"] == {"deal": "1h", "orders": "2d"}
     assert "waiting for carl" in cli.ok("status", "g").out
+
+
+def test_serve_as_the_co_dealer_answers_by_shared_folder_beside_the_moderators_judge(cli):
+    """Two judges on one ROOT of shared folders: the moderator's resolves, the co-dealer's
+    (``serve ROOT --as carl``) answers every decision waiting for it; the players submit."""
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    (cli.cwd / "root").mkdir()
+    cli.ok("new", "root/g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}")
+    seen = []
+    for _ in range(60):
+        status = cli.ok("status", "root/g", "--json").json
+        seen.append(status["decision"])
+        if status["decision"] == "r2-orders":
+            break
+        if status["missing"] == ["carl"]:
+            r = cli.ok("serve", "root", "--as", "carl", "--once")
+            assert f"co-dealer carl: answered {status['decision']} of game" in r.err
+        else:
+            for p in status["missing"]:
+                cli.ok("orders", "root/g", "--as", p, "-o", cli.cwd / f"o-{p}.toml")
+                cli.ok("submit", cli.cwd / f"o-{p}.toml", "--as", p, "--game", "root/g")
+        cli.ok("serve", "root", "--as", "mod", "--once")
+    assert seen[:2] == ["keys", "r1-deal"] and "r2-deal" in seen and seen[-1] == "r2-orders"
+    assert any("-reveal-" in str(d) for d in seen)
+    assert cli.ok("serve", "root", "--as", "carl", "--once").err == ""  # the players are awaited: nothing to do
+    for sub in ("new", "cur", "tmp"):
+        (cli.cwd / "mail" / sub).mkdir(parents=True)
+    r = cli.fails("serve", "root", "--as", "carl", "--once", "--maildir", cli.cwd / "mail", "--sendmail", "/bin/true",
+                  "--from", "judge@example.org")
+    assert "a co-dealer serves shared folders only for now" in r.err
