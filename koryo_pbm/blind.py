@@ -511,7 +511,7 @@ class Dealing(Game):
             return {}
         slots = self._hidden_slots(state, player)
         decks = sorted({s.rpartition(":")[0] for s in slots})
-        return {PUBLIC_KEY: {"mod": {s: state.mod[s] for s in slots if s in state.mod},
+        return {"player": player, PUBLIC_KEY: {"mod": {s: state.mod[s] for s in slots if s in state.mod},
                              "carl": {k: state.carl[k][player] for k in decks
                                       if k in state.carl and player in state.carl[k]}}}
 
@@ -527,9 +527,19 @@ class Dealing(Game):
     def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
         rec = public.get(PUBLIC_KEY, {})
         cards = (private or {}).get("cards", {})
-        return {"blind": True, "dealers": list(rec.get("dealers", [])), "rules": dict(public.get("rules", {})),
-                "cards": dict(cards) if isinstance(cards, Mapping) else {},
-                "revealed": {r["slot"]: r["card"] for r in rec.get("reveals", [])}}
+        out: dict[str, Any] = {"blind": True, "dealers": list(rec.get("dealers", [])),
+                               "rules": dict(public.get("rules", {})),
+                               "cards": dict(cards) if isinstance(cards, Mapping) else {},
+                               "revealed": {r["slot"]: r["card"] for r in rec.get("reveals", [])}}
+        me = (private or {}).get("player")
+        if isinstance(me, str) and me:
+            out["player"] = me  # a view with the player's hidden cards (pictures are kept private)
+        rules = public.get("rules")
+        if isinstance(rules, Mapping) and rules and rec.get("published"):  # over, the secrets published
+            outcome = self.rules.outcome(self.rules.load_state(rules))
+            if outcome is not None:
+                out["scores"], out["winners"] = dict(outcome.scores), list(outcome.winners)
+        return out
 
     def render(self, view: Mapping[str, Any]) -> str:
         dealers = " and ".join(view.get("dealers", []))
@@ -538,7 +548,7 @@ class Dealing(Game):
         if not rules:
             return f"{head}\nnot dealt yet: the co-dealer's key share is awaited"
         render = getattr(self.rules, "render", None)
-        body = render(rules, view.get("cards", {}), view.get("me")) if render else ""
+        body = render(rules, view.get("cards", {}), view.get("me") or view.get("player")) if render else ""
         return f"{head}\n{body}" if body else head
 
     def load_position(self, doc: Mapping[str, Any], seed: str) -> State:

@@ -479,6 +479,14 @@ def test_serve_as_the_co_dealer_answers_by_shared_folder_beside_the_moderators_j
     assert seen[:2] == ["keys", "r1-deal"] and "r2-deal" in seen and seen[-1] == "r2-orders"
     assert any("-reveal-" in str(d) for d in seen)
     assert cli.ok("serve", "root", "--as", "carl", "--once").err == ""  # the players are awaited: nothing to do
+    # a picture with alice's cards is hers alone; the public one has none of them
+    cards = cli.ok("show", "root/g", "--as", "alice", "--json").json["cards"]
+    assert len(cards) == 9
+    assert "keep it to yourself" in cli.ok("show", "root/g", "--as", "alice", "--html", cli.cwd / "a.html").out
+    assert "fine to share" in cli.ok("show", "root/g", "--html", cli.cwd / "p.html").out
+    public = (cli.cwd / "p.html").read_text()
+    assert not any(f"{slot} {card}" in public for slot, card in cards.items())
+    assert any(f"{slot} {card}" in (cli.cwd / "a.html").read_text() for slot, card in cards.items())
     for sub in ("new", "cur", "tmp"):
         (cli.cwd / "mail" / sub).mkdir(parents=True)
     r = cli.fails("serve", "root", "--as", "carl", "--once", "--maildir", cli.cwd / "mail", "--sendmail", "/bin/true",
