@@ -213,7 +213,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
         _open_log(log_file)
     from koryo_pbm.judge import codealer
 
-    if codealer.co_dealt_games(root, identity) and not _moderates(root, identity):
+    # (the headers first: a moderator's judge reads no whole game file more than before)
+    if not _moderates(root, identity) and codealer.co_dealt_games(root, identity):
         # the co-dealer of blind games under ROOT: it answers what they ask of it
         if sources or sender:
             raise UsageError("a co-dealer serves shared folders only for now: run it without mail options")
