@@ -342,8 +342,9 @@ class Dealing(Game):
             new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof)}
             first = st.first or _first_player(st.seats, [base64.b64decode(new.keys[x]["point"]) for x in st.dealers])
             new.rules = self.rules.setup(list(st.seats), first)
+            how = "as the moderator set it" if st.first else "from both key shares"
             events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
-                                         f"share with its proof); {first} is first player (from both key shares)",
+                                         f"share with its proof); {first} is first player ({how})",
                                 {"dealers": [mod, carl], "first": first}))
             self._after(new, events)
         elif d.id == END:
