@@ -74,6 +74,28 @@ def _walk(value, found: list) -> None:
             _walk(v, found)
 
 
+def _card_ids(value):
+    """How many times each Koryo card id appears as a text value anywhere in ``value``."""
+    from collections import Counter
+
+    from koryo_pbm_games.koryo.cards import CARD_IDS
+
+    found: Counter = Counter()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and v in CARD_IDS:
+            found[v] += 1
+
+    walk(value)
+    return found
+
+
 def what_key_opens(doc, identity) -> list:
     """Everything ``identity`` can open in ``doc``: each sealed part sealed to it, and each blob
     inside those that opens with it (the co-dealer's shares sealed to players: none should)."""
@@ -126,12 +148,17 @@ def blind_game(tmp_path_factory):
             assert set(view["cards"]) <= {s for s in view["cards"]}
         revealed = {r["slot"] for r in doc.public["blind"]["reveals"]}
         assert not (set(hidden) & revealed)
+        public_ids = _card_ids(doc.public)
         for identity in (mod, carl):
             pairs: list = []
-            for data in what_key_opens(doc, identity):
+            opened = what_key_opens(doc, identity)
+            for data in opened:
                 _walk(data, pairs)
             leaked = [(k, v) for k, v in pairs if isinstance(k, str) and k in hidden and v == hidden[k]]
             assert not leaked, f"{identity.name} can open {leaked[:3]} at version {doc.version}"
+            # every card id in what the key opens is accounted for by the public part of the version
+            extra = _card_ids(opened) - public_ids
+            assert not extra, f"{identity.name} can open card ids {dict(extra)} the public part does not hold"
         record["versions"] += 1
         record["hidden_seen"] += len(hidden)
 
