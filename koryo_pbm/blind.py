@@ -57,6 +57,22 @@ def _unb64(text: Any, what: str) -> bytes:
         raise OrderError(f"{what} is not base64") from None
 
 
+def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A blind table's record comes from a file signed by the moderator: whatever shape it has,
+    reading it gives a one-line ``FormatError``, never a traceback."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise FormatError(f"the blind table's record in the game file is malformed ({type(exc).__name__}: "
+                              f"{str(exc)[:60]})") from None
+
+    return wrapper
+
+
 @lru_cache(maxsize=64)
 def _deck(text: str) -> cb.Deck:
     return cb.deck_from_bytes(base64.b64decode(text))
@@ -214,6 +230,7 @@ class Dealing(Game):
             return Decision(d.id, DEAL, (carl,))
         return d
 
+    @_guarded
     def check(self, state: DealState, player: str, order: Order) -> None:
         d = self.pending(state)
         if d is not None and d.kind == DEAL:
@@ -314,6 +331,7 @@ class Dealing(Game):
         after, _ = self.rules.apply(st.rules, {})
         return list(self.rules.dealt(after)[deck_id])
 
+    @_guarded
     def apply(self, state: DealState, orders: Mapping[str, Order], *, log: bool = True
               ) -> tuple[DealState, list[Event]]:
         st = state
@@ -516,6 +534,7 @@ class Dealing(Game):
                              "carl": {k: state.carl[k][player] for k in decks
                                       if k in state.carl and player in state.carl[k]}}}
 
+    @_guarded
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> DealState:
         rec = public.get(PUBLIC_KEY)
         if not isinstance(rec, Mapping):
@@ -525,6 +544,7 @@ class Dealing(Game):
         st.cards = dict(cards) if isinstance(cards, Mapping) else {}
         return st
 
+    @_guarded
     def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
         rec = public.get(PUBLIC_KEY, {})
         cards = (private or {}).get("cards", {})
@@ -542,6 +562,7 @@ class Dealing(Game):
                 out["scores"], out["winners"] = dict(outcome.scores), list(outcome.winners)
         return out
 
+    @_guarded
     def render(self, view: Mapping[str, Any]) -> str:
         dealers = " and ".join(view.get("dealers", []))
         head = f"{self.inner.title} at a blind table: dealers {dealers}"
@@ -613,6 +634,7 @@ def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
 # -- the co-dealer ---------------------------------------------------------------------------
 
 
+@_guarded
 def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
             decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The co-dealer's answer to the pending decision, computed from the public game file and
@@ -694,6 +716,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
     return {"shares": out}
 
 
+@_guarded
 def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
               identity: Any) -> dict[str, str]:
     """A player's hidden cards, opened: every share checked (the moderator's in the player's
@@ -749,6 +772,7 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
                       str(rec.get("signer", "")), deal_seed, first)
 
 
+@_guarded
 def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[Decision, Mapping[str, Order]]],
                events: Sequence[Event]) -> str:
     """The blind table of a finished game audited from its public record: every deck recomputed
@@ -835,6 +859,7 @@ def co_dealer_of(doc: Any) -> str:
     return str(dealers[1])
 
 
+@_guarded
 def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
     """The co-dealer's signed envelope (sealed to the moderator) for the pending decision of the
     game file ``doc`` whose folder is ``folder``, or why there is nothing to do: the game does

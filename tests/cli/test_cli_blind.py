@@ -518,3 +518,37 @@ def test_serve_as_the_co_dealer_answers_by_shared_folder_beside_the_moderators_j
     r = cli.fails("serve", "root", "--as", "carl", "--once", "--maildir", cli.cwd / "mail", "--sendmail", "/bin/true",
                   "--from", "judge@example.org")
     assert "a co-dealer serves shared folders only for now" in r.err
+
+
+def test_a_malformed_blind_record_signed_by_the_moderator_gives_one_line(blind_game):
+    """A moderator's file whose blind table is damaged (a deck without its shuffles, a reveal
+    without its shares, a key that is not base64): show and co-deal give at most one line, never
+    a traceback, and verify fails."""
+    import copy
+
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    root = blind_game["root"]
+    os.environ["KORYO_PBM_HOME"] = str(root / "home")
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    doc = gamefile.read_game(root / "g" / "game.toml")
+    fresh = Runner(root / "home2", root)  # another machine: no memory of the true file
+    for n, damage in enumerate([lambda b: b["decks"][0].pop("outputs"),
+                                lambda b: b["reveals"][0].pop("shares"),
+                                lambda b: b["keys"]["carl"].update(point="not base64!")]):
+        bad = copy.deepcopy(doc)
+        damage(bad.public["blind"])
+        folder = root / f"bad{n}"
+        (folder / "inbox").mkdir(parents=True)
+        gamefile.write_game(folder / "game.toml", bad, mod)
+        for args in (("show", folder, "--key", root / "home" / "keys" / "alice.key"),
+                     ("verify", folder),
+                     ("co-deal", folder, "--key", root / "home" / "keys" / "carl.key")):
+            code, out, err = fresh(*args)
+            assert "Traceback" not in err and len(err.strip().splitlines()) <= 1, (args, err)
+            if args[0] == "verify":
+                assert code != 0, (out, err)
