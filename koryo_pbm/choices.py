@@ -7,7 +7,11 @@ ends in a finished order, given as the exact canonical text a submission signs
 (:func:`koryo_pbm.match.canonical_orders`), so the page signs bytes the moderator's code wrote
 and ``resolve`` checks them against the rules as it checks every order.
 
-Layout (compact JSON, under the key ``menu`` of the player's part)::
+Layout: under the key ``menu`` of the player's part, a text: the menu below as compact JSON,
+compressed with raw DEFLATE (RFC 1951, :func:`encode_menu`), in base64. The page inflates it
+with the browser's own ``DecompressionStream("deflate-raw")``. Menus are very repetitive (every
+finished order repeats the game id, the decision and most of a turn), so they shrink ten to
+twenty times::
 
     {"decision": "<decision id>",
      "root": {"n": 0} | {"t": 0},            # the first question, or a finished order at once
@@ -21,15 +25,22 @@ Layout (compact JSON, under the key ``menu`` of the player's part)::
 
 Sizes leak nothing: a waiting player's part is padded to its usual size (its shape) plus
 :func:`room` bytes, which depend on the decision's public kind alone
-(:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds. A menu that would not fit (a Koryo action turn
-with many events and powers has tens of thousands of step orders) is cut: questions are
+(:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds; compressing before
+padding changes nothing to that (the padded size is fixed; only what is inside the seal varies).
+Every menu of the join, of Koryo's orders and discards and of Korsar's turns fits whole (the
+rooms keep a margin over the largest measured in many random games; ``tests/test_choices.py``
+fails if one does not). A Koryo action turn with many events and powers can have thousands of
+step orders (once 4,585, 2.2 MB as JSON, 66 KB compressed): such a menu is cut, questions
 expanded breadth-first, the suggested path first, until the room is full; a question whose
 answers were not expanded is left out, so every option left still leads to a legal order, and
-``complete`` is false (the command line offers every turn).
+``complete`` is false (the page says so; the command line offers every turn).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import zlib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -38,7 +49,11 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.menus import Menu, Option
 
 MENU_KEY = "menu"  # the key of the menu in a waiting player's part
-VIEW_ROOM = 2048  # bytes for the player's view of the table as text, added to the game's menu room
+VIEW_LIMIT = 4096  # bytes: the player's view of the table as text (game.render), cut beyond
+MENU_LIMIT = 4 * 1024 * 1024  # bytes: the most a menu inflates to (the page refuses more too)
+RATIO = 16  # a first guess at how many times a menu shrinks: what is built before a cut is tried
+MAX_RATIO = 32  # ... and the most built for a menu that is cut
+TRIES = 4
 FRESH_KEY = "contribution"
 FRESH_PLACEHOLDER = "0" * 64
 
@@ -50,15 +65,53 @@ def _cost(value: Any) -> int:
 
 
 def room(game: Game, kind: str) -> int:
-    """The bytes a waiting player's part grows by for the menu of a decision of ``kind``."""
-    return game.menu_room(kind) + VIEW_ROOM
+    """The bytes a waiting player's part grows by for the menu of a decision of ``kind``: the
+    key ``"menu"``, its comma and the compressed menu in base64, with the view."""
+    return game.menu_room(kind)
+
+
+def encode_menu(menu: Mapping[str, Any]) -> str:
+    """``menu`` as it is sealed: compact JSON, raw DEFLATE (level 9), base64."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    raw = compact_json(menu).encode("utf-8")
+    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
+
+
+def decode_menu(text: Any) -> dict[str, Any] | None:
+    """The menu :func:`encode_menu` wrote (or a menu of a game file of an earlier koryo-pbm, a
+    table as it is), ``None`` when it is none of these; never inflates beyond
+    :data:`MENU_LIMIT`."""
+    import json
+
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str):
+        return None
+    try:
+        blob = base64.b64decode(text.encode("ascii"), validate=True)
+        inflate = zlib.decompressobj(-15)
+        raw = inflate.decompress(blob, MENU_LIMIT)
+        if inflate.unconsumed_tail or not inflate.eof:
+            return None
+        menu = json.loads(raw.decode("utf-8"))
+    except (UnicodeError, binascii.Error, zlib.error, ValueError, RecursionError):
+        return None
+    return menu if isinstance(menu, dict) else None
+
+
+def sealed_cost(encoded: str) -> int:
+    """The bytes the encoded menu takes in the part: ``,"menu":"..."``."""
+    return len(',"menu":""') + len(encoded)
 
 
 def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
                hint: Mapping[str, Any] | None, room: int) -> dict[str, Any] | None:
     """The menu of ``player``'s legal choices (see the module docstring) from ``view``, their
-    own view of the game, or ``None`` when the game has no menus. Fits ``room`` bytes as the
-    value of the key ``"menu"`` in compact JSON (with its key and a comma)."""
+    own view of the game, or ``None`` when the game has no menus. Questions are expanded until
+    the menu takes about ``room`` bytes as compact JSON (before it is compressed); what is left
+    unexpanded is cut (``complete`` false)."""
     from koryo_pbm.errors import KoryoPbmError
     from koryo_pbm.fair import JOIN
     from koryo_pbm.match import canonical_orders
@@ -167,11 +220,6 @@ def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_i
                                 "orders": out_orders, "complete": complete}
     if fresh:
         menu_out["fresh"] = FRESH_KEY
-    if _cost(menu_out) + len(',"menu":') > room:  # pragma: no cover - the estimate above keeps a margin
-        if room <= 4096:
-            return None
-        return build_menu(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind,
-                          hint=hint, room=room - 4096)
     return menu_out
 
 
@@ -184,12 +232,13 @@ class _Finished:
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
               privates: Mapping[str, Mapping[str, Any]], views: Mapping[str, str] | None = None,
-              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, str]:
     """The menu of every player the pending decision of ``state`` waits for, each built from
     that player's own view (public part and their private part only), with the heuristic
-    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it). ``views``: each
-    player's table as text, put into their menu (cut to :data:`VIEW_ROOM`). ``only``: these
-    players alone (default: all the decision waits for)."""
+    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it), each encoded
+    (:func:`encode_menu`) to fit :func:`room`. ``views``: each player's table as text, put into
+    their menu (cut to :data:`VIEW_LIMIT`). ``only``: these players alone (default: all the
+    decision waits for)."""
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
 
@@ -209,12 +258,45 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
                                              seed=f"{game_id}/{decision.id}/{name}").order
             except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
                 hint = None
-        menu = build_menu(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
-                          hint=hint, room=game.menu_room(decision.kind))
-        if menu is not None:
-            text = (views or {}).get(name, "")
-            while _cost(text) > VIEW_ROOM - len(',"view":'):
-                text = text[:len(text) * 3 // 4]
-            menu["view"] = text
-            out[name] = menu
+        text = (views or {}).get(name, "")
+        while _cost(text) > VIEW_LIMIT:
+            text = text[:len(text) * 3 // 4]
+        encoded = _fitted(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
+                          hint=hint, view_text=text)
+        if encoded is not None:
+            out[name] = encoded
     return out
+
+
+def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
+            hint: Mapping[str, Any] | None, view_text: str) -> str | None:
+    """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut,
+    as little as a few tries find (at most :data:`TRIES` builds, none beyond
+    :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
+    bounded); ``None`` when not even the first question fits."""
+    space = room(game, kind)
+    budget = RATIO * space
+    best: str | None = None
+    for _attempt in range(TRIES):
+        menu = build_menu(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind,
+                          hint=hint, room=budget)
+        if menu is None:
+            return best
+        menu["view"] = view_text
+        encoded = encode_menu(menu)
+        cost = sealed_cost(encoded)
+        if cost <= space:
+            if menu["complete"]:
+                return encoded
+            best = encoded  # cut: try more of it while the room has space to spare
+            grown = min(budget * space * 9 // (cost * 10), MAX_RATIO * space)
+            if grown <= budget * 11 // 10:
+                return best
+            budget = grown
+        elif best is not None:
+            return best
+        elif view_text and len(menu["nodes"]) <= 1:
+            view_text = ""  # the view is a courtesy (``show`` has it): the choices come first
+        else:
+            budget = min(budget, _cost(menu)) * space * 9 // (cost * 10)
+    return best

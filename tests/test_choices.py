@@ -1,7 +1,9 @@
 """The menus resolve seals into the waiting players' parts (``koryo_pbm.choices``): what the
 player page renders. Every order in a menu is legal for that player (the rules say so, from the
-player's own view), every path ends in one, the suggestion leads somewhere, and the part's size
-depends on the decision's public kind alone, never on the menu inside."""
+player's own view), every path ends in one, the suggestion leads somewhere, the part's size
+depends on the decision's public kind alone, never on the menu inside, and every menu fits its
+room whole but for a Koryo action turn of thousands of step orders (a cut would not be silent:
+these tests fail)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,9 @@ def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, s
         for p in decision.players:
             menu = match.open_menu(doc, ids[p])
             assert menu is not None and menu["decision"] == decision.id
+            assert menu["view"]  # the table as text came along, inside the compressed room
+            if (name, decision.kind) != ("koryo", "action"):
+                assert menu["complete"], f"a {name} {decision.kind} menu did not fit its room whole"
             reached = _walk(menu)
             assert set(reached) == set(range(len(menu["orders"])))  # no order is unreachable
             private = gamefile.open_part(doc, p, ids[p])

@@ -218,9 +218,10 @@ class KoryoGame(Game):
     # -- storage and views ---------------------------------------------------------------
 
     def menu_room(self, kind: str) -> int:
-        # the largest menus seen in simulated games: orders 2.6 KB, discard 0.7 KB; an action
-        # turn has up to tens of thousands of step orders and is cut to its room
-        return {"orders": 5 * 1024, "discard": 2 * 1024}.get(kind, 24 * 1024)
+        # compressed, in base64, with the view (koryo_pbm/choices.py); the largest seen in
+        # random games: orders @ORDERS@ bytes, discard @DISCARD@; an action turn @ACTION@ for most, and
+        # a few with thousands of step orders are cut to the room
+        return {"orders": 2048, "discard": 1536}.get(kind, 6144)
 
     def menu(self, state: KoryoState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:

@@ -38,8 +38,8 @@ def _play(cli, page: Page, folder: Path, keys: dict[str, Path], passphrases: dic
             page.actions += 1  # choosing the game file: the page opens it (the key stays unlocked in the open page)
             page.choose(lambda labels, suggested: suggested if suggested is not None and rng.random() < 0.5
                         else rng.randrange(len(labels)))
-            armored = page.seal()
-            page.actions += 1  # pasting the envelope (sealing copied it) into the reply
+            armored = page.envelope()  # the finished choice is sealed and copied at once
+            page.actions += 1  # pasting the envelope into the reply
             per_decision.append(page.actions - before)
             env = parse_one(armored)
             assert env.player == player and env.decision == status["decision"]
