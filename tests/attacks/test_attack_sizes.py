@@ -153,6 +153,42 @@ def test_the_moderators_part_does_not_grow_with_held_orders(arena):
     assert len(set(sizes)) == 1, sizes
 
 
+def test_the_orders_kept_for_the_replay_take_one_size_whatever_they_say(arena):
+    """Once a decision is applied, every order is kept in the moderator's part until the end,
+    for the replay then published: the shortest and the longest legal orders take one size
+    there (padded as the envelopes padded them), not whole envelopes (most of whose size is a
+    ciphertext that checks nothing more), and what is published is what each player signed."""
+    from koryo_pbm import match
+
+    folder = arena.game(arena.world.g4_v1)
+    path = folder / "game.toml"
+    doc = match.load_doc(path)
+    game = match.game_of(doc)
+    decision = doc.decision["id"]
+    signed = {}
+    for n, p in enumerate(PLAYERS4):
+        _, private = match.open_private(doc, identity(arena.world, p))
+        orders = legal_orders(game, match.player_state(doc, game, p, private), p)
+        order = sorted(orders, key=lambda o: len(gamefile.compact_json(o)))[-1 if n % 2 == 0 else 0]
+        (arena.cwd / f"{p}.toml").write_text(orders_text(doc.game_id, decision, order))
+        arena.ok("submit", f"{p}.toml", "--as", p, "--game", folder)
+        signed[p] = match.canonical_orders(doc.game_id, decision, order)
+    assert len({len(t) for t in signed.values()}) > 1
+    arena.ok("resolve", folder, "--as", "mod")
+    mv = match.open_moderator(match.load_doc(path), identity(arena.world, "mod"))
+    kept = [e for e in mv.secrets.played if e["decision"] == decision]
+    assert [e["player"] for e in kept] == PLAYERS4 and not any("envelope" in e for e in kept)
+    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    archived = sorted((folder / "archive").rglob("*.envelope"))
+    assert len(archived) == 4
+    whole = min(gamefile.padded_size({"kept": {"decision": decision, "player": "alice", "envelope": a.read_text()}})
+                for a in archived)  # what was kept before: the whole envelope
+    assert max(gamefile.padded_size({"kept": e}) for e in kept) < whole * 0.85, whole
+    published = match.publish_orders(mv, kept)
+    assert {e["player"]: e["orders"] for e in published} == signed
+    assert all("length" not in e for e in published)
+
+
 # -- legal orders ---------------------------------------------------------------------------------
 
 
