@@ -275,8 +275,8 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
     doc, held = run.mv.doc, run.held
     accepted = [held[p]["digest"] for p in decision.players if p in held]
     run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"]) if p in held
-                   else {"decision": decision.id, "player": p, "bot": played[p][0],
-                         "orders": canonical_orders(doc.game_id, decision.id, orders[p])}
+                   else _bot_record(decision.id, p, played[p][0],
+                                    canonical_orders(doc.game_id, decision.id, orders[p]))
                    for p in decision.players]
     if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
         run.contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
@@ -381,6 +381,29 @@ def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str)
             "orders": text + " " * (-size % RECORD_QUANTUM), "length": len(text)}
 
 
+def _bot_record(decision: str, player: str, level: str, text: str) -> dict[str, Any]:
+    """An order the moderator's bot played, as kept in the moderator's part until the end: its
+    text padded as :func:`_signed_record` pads a player's, so that the part's size says nothing
+    of what the bot chose."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    size = len(compact_json(text).encode("utf-8")) - 2
+    return {"decision": decision, "player": player, "bot": level,
+            "orders": text + " " * (-size % RECORD_QUANTUM), "length": len(text)}
+
+
+def _published_bot(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
+    """A bot's order as published: as played (kept padded, with its ``length``, since issue 16's
+    slim record; unpadded by an earlier koryo-pbm)."""
+    if "length" not in item:
+        return dict(item)
+    length, text = item["length"], item.get("orders")
+    if not isinstance(length, int) or not isinstance(text, str) or text[length:].strip(" "):
+        raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds a malformed bot order "
+                          f"of {item.get('player')}")
+    return {k: (text[:length] if k == "orders" else v) for k, v in item.items() if k != "length"}
+
+
 def _published(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
     """One player's order of the record as published: from its envelope (opened with the
     moderator's key), or as :func:`_signed_record` kept it."""
@@ -423,4 +446,4 @@ def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, Any]]) -> li
     moderator's bot as it was played. An order signed by a seat's former key (a substitute took
     the seat over) carries that ``key``. The record holds each player's order as
     :func:`_signed_record` keeps it, or (a game resolved by an earlier koryo-pbm) its envelope."""
-    return [dict(item) if "bot" in item else _published(mv, item) for item in record]
+    return [_published_bot(mv, item) if "bot" in item else _published(mv, item) for item in record]

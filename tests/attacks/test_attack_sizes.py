@@ -333,3 +333,27 @@ def test_the_moderators_part_does_not_show_mail_addresses(arena):
                       "the moderator changed bob's mail address", "the moderator removed alice's mail address"]
     status = arena.ok("status", folder, "--json").json
     assert status["decision"] == "r1-orders"  # nothing resolved
+
+
+def test_the_orders_a_bot_played_are_kept_in_one_size_whatever_they_say(arena):
+    """An order the moderator's bot played for a seat is kept in the moderator's part until the
+    end padded as a player's is: the part's size does not tell what the bot chose; published,
+    it is the order as played."""
+    from koryo_pbm import match
+    from koryo_pbm.match.resolution import _bot_record
+
+    folder = arena.game(arena.world.g4_v1)
+    doc = match.load_doc(folder / "game.toml")
+    game = match.game_of(doc)
+    decision = doc.decision["id"]
+    mv = match.open_moderator(doc, identity(arena.world, "mod"))
+    _, private = match.open_private(doc, identity(arena.world, "bob"))
+    orders = sorted(legal_orders(game, match.player_state(doc, game, "bob", private), "bob"),
+                    key=lambda o: len(gamefile.compact_json(o)))
+    texts = [match.canonical_orders(doc.game_id, decision, o) for o in (orders[0], orders[-1])]
+    assert len(texts[0]) != len(texts[1])
+    kept = [_bot_record(decision, "bob", "heuristic", t) for t in texts]
+    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    published = match.publish_orders(mv, kept)
+    assert [e["orders"] for e in published] == texts
+    assert all(set(e) == {"decision", "player", "bot", "orders"} for e in published)
