@@ -153,6 +153,16 @@ def waiting(info: GameInfo) -> list[str]:
     return [p for p in d.get("waiting_for", []) if p not in received]
 
 
+def waiting_text(info: GameInfo) -> str:
+    """Who the pending decision waits for, and who answered, in the words ``show``, ``log``,
+    ``status``, ``play`` and the pictures use (:func:`koryo_pbm.waiting.waiting_words`):
+    ``waiting for carol (alice, bob answered)``."""
+    from koryo_pbm.waiting import waiting_words
+
+    d = info.decision or {}
+    return waiting_words(d.get("waiting_for", []), d.get("received", []))
+
+
 # -- answers to mail ------------------------------------------------------------------------------
 
 
@@ -193,8 +203,7 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
                     for o in outcomes)
     if info is not None and info.decision is not None:
         missing = waiting(info)
-        lines.append(_wrap(f"Game {info.tag} now waits for {', '.join(missing)} (decision {info.decision['id']})."
-                           if missing else f"Game {info.tag} has every order it needs and is being resolved."))
+        lines.append(_wrap(f"Game {info.tag}, decision {info.decision['id']}: {waiting_text(info)}."))
         lines.append("")
         if elsewhere and player is not None and player in missing:
             lines += [_wrap(f"{player}, the game waits for your orders for {_where(info)}: send them, made "
@@ -364,13 +373,12 @@ def _status_lines(info: GameInfo, player: str) -> str:
     d = info.decision
     if _is_join(info):
         text = ("The cards are not dealt yet: every player joins first, and the deal comes from the moderator's "
-                f"committed secret and every player's contribution. Waiting for {', '.join(missing) or 'nobody'}"
-                " to join.")
+                f"committed secret and every player's contribution. Decision {d['id']}: {waiting_text(info)}.")
         text += " It is your turn: join the game." if player in missing else " You have joined."
         text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
         return _wrap(text)
     where = f"Round {info.round}, decision {d['id']}" if info.round is not None else f"Decision {d['id']}"
-    text = f"{where} ({d.get('kind', 'orders')}): waiting for {', '.join(missing) or 'nobody'}."
+    text = f"{where} ({d.get('kind', 'orders')}): {waiting_text(info)}."
     text += " It is your turn." if player in missing else (
         " Your orders are in." if player in d.get("waiting_for", []) else " Nothing is needed from you now.")
     text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
@@ -385,13 +393,13 @@ def state_subject(info: GameInfo, player: str) -> str:
     if _is_join(info):
         if player in waiting(info):
             return f"{subject_tag(info.tag)} your turn: join the game"
-        return f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join"
+        return f"{subject_tag(info.tag)} join: {waiting_text(info)}"
     if not info.log:
         now = "the game starts, your turn" if player in waiting(info) else "the game starts"
         return f"{subject_tag(info.tag)} {where}: {now}"
     if player in waiting(info):
         return f"{subject_tag(info.tag)} {where}: your turn"
-    return f"{subject_tag(info.tag)} {where}: waiting for {', '.join(waiting(info))}"
+    return f"{subject_tag(info.tag)} {where}: {waiting_text(info)}"
 
 
 def report(info: GameInfo, player: str, since_version: int, *, route: str) -> str:
@@ -467,6 +475,8 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
     """The notice to every player once the deadline has passed with ``late`` players missing;
     a late player's says what to do, beginning with saving ``game_file``, attached to it."""
     d = info.decision or {}
+    from koryo_pbm.waiting import waiting_words
+
     names = ", ".join(late)
     you = player in late
     lines = [
@@ -481,5 +491,5 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
     if you:
         lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
     lines.append(SIGNATURE)
-    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: waiting for {names}",
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: {waiting_words(late)}",
                     body="\n".join(lines), attachments=(("game.toml", game_file),) if game_file and you else ())

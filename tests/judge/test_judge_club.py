@@ -166,7 +166,7 @@ def test_mail_commands(cli, tmp_path):
     bob, human = po.messages("bob@example.org")
     assert str(human["Subject"]).startswith(f"{tag} no envelope, help")  # "Status please?" is no command
     assert bob["Subject"] == f"{tag} status"
-    assert "Awaited: alice, bob, carol." in body(bob) and "Answered: nobody yet." in body(bob)
+    assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]).startswith(f"{tag} resend: game.toml version 1")
     assert attachment(carol) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
@@ -180,7 +180,7 @@ def test_mail_commands(cli, tmp_path):
     serve(cli, po)
     (msg,) = po.messages("alice@example.org")
     text = body(msg)
-    assert "* friday (Koryo) as alice: round 1, r1-orders: waiting for you" in text
+    assert "* friday (Koryo) as alice: round 1, r1-orders: waiting for alice, bob, carol; your turn" in text
     assert "* saturday (Koryo) as alice:" in text
     assert "bob@example.org" not in text
 
