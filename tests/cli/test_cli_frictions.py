@@ -294,6 +294,9 @@ def test_show_log_status_and_the_picture_say_who_answered_and_who_is_awaited(cli
     assert f"decision r1-orders (orders), {words}\n" in cli.ok("status", "g").out
     cli.ok("show", "g", "--html", "table.html", "--svg", "table.svg")
     assert words in (cli.cwd / "table.html").read_text() and words in (cli.cwd / "table.svg").read_text()
+    resolved = cli.ok("resolve", "g", "--as", "mod").out  # holds the two orders: the same words
+    assert "decision r1-orders, version " in resolved and f": {words}\n" in resolved
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g").out
     cli.ok("orders", "g", "--as", "carol", "-o", "carol.toml")
     cli.ok("submit", "carol.toml", "--as", "carol", "--game", "g")
     everybody = "waiting for the moderator to resolve (alice, bob, carol answered)"
