@@ -194,6 +194,24 @@ def test_mail_commands_are_rate_limited(cli, tmp_path):
     assert "rate limit: game friday, bob@example.org" in r.err
 
 
+def test_a_mail_handled_again_after_a_stop_is_not_counted_twice(cli, tmp_path):
+    """A judge stopped after queuing its answers but before moving the mails away handles them
+    again: the answers are queued already, so they are neither sent nor counted a second time."""
+    from judge_kit import deliver
+
+    po, _ = started_game(cli, tmp_path)
+    mails = [po.send_to_judge("bob@example.org", f"[koryo-pbm friday] s{n}", "status") for n in range(4)]
+    serve(cli, po)
+    assert len(po.messages("bob@example.org")) == 4
+    for data in mails:  # the same mails again, as a judge stopped at that point would find them
+        deliver(po.judge_box, data)
+    r = serve(cli, po)
+    assert po.messages("bob@example.org") == [] and "rate limit" not in r.err
+    po.send_to_judge("bob@example.org", "[koryo-pbm friday] s5", "status")  # the fifth of 5 an hour
+    r = serve(cli, po)
+    assert len(po.messages("bob@example.org")) == 1 and "rate limit" not in r.err
+
+
 def test_press_by_mail_is_relayed_and_the_moderator_cannot_read_it(cli, tmp_path):
     po, first = started_game(cli, tmp_path)
     game = cli.cwd / "alice-game.toml"
