@@ -56,9 +56,9 @@ def invitation(inv: Invitation, to: str, *, key: str) -> Outgoing:
               + (f" The others: {', '.join(others)}." if others else "")),
         "",
         _wrap("The judge at this address runs the game: it mails each player the game file and what to do, and "
-              "takes the orders you mail back (signed and sealed by koryo-pbm on your computer: the moderator "
-              "sees your orders only once you send them, and nobody else sees your cards)."
-              + (f" {inv.deadlines[:1].upper()}{inv.deadlines[1:]}." if inv.deadlines else "")),
+              "takes the orders you mail back, signed and sealed by koryo-pbm on your computer. Your cards are "
+              "sealed to your key: only you and the moderator, who deals them, can see them."
+              + (f" Once the game runs, each decision has a deadline ({inv.deadlines})." if inv.deadlines else "")),
         "",
         _wrap(f"To take the seat, answer by {inv.answer_by}:"),
         "",

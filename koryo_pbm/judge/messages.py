@@ -239,7 +239,7 @@ def _detail(o: Outcome, info: GameInfo | None = None) -> str:
         if o.replaces:
             text += " It replaces your earlier orders for it."
         if o.status == "accepted":
-            text += " The decision is resolved: see the next mail."
+            text += " The decision is resolved: the judge mails you the new state (it may arrive before this)."
         return text
     if o.status == "duplicate":
         if o.decision and info is not None and o.decision != current:
@@ -261,12 +261,16 @@ def _detail(o: Outcome, info: GameInfo | None = None) -> str:
 
 
 def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
-               game_file: bytes = b"") -> Outgoing:
+               game_file: bytes = b"", forwarded: bool = False) -> Outgoing:
     """The short help for a mail with the game's tag but no envelope; with the current
-    ``game_file`` attached (the steps it gives start with saving it)."""
+    ``game_file`` attached (the steps it gives start with saving it). ``forwarded``: the mail
+    goes to the moderator's own address too (``serve --moderator``), which the player is told."""
     body = "\n".join([
         _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
-              f"in game {info.tag}."),
+              f"in game {info.tag}."
+              + (" It was forwarded to the moderator, who can answer you." if forwarded else
+                 " The judge is a program: it reads envelopes and mail commands (\"help\" lists them); write to the "
+                 "moderator for anything else.")),
         "",
         _wrap("To send orders, write them with koryo-pbm and paste the envelope it makes into a reply "
               "(or attach the file):"),
@@ -340,16 +344,19 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
         g = f"{info.tag}/game.toml"
         return [
             f"  1. Save the attached game.toml as {g} (a folder of its own).",
-            f"  2. koryo-pbm show {g} --as {player}",
-            f"  3. koryo-pbm orders {g} --as {player} -o orders.toml",
-            edit,
-            f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
-            "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
+            f"  2. koryo-pbm play {g} --as {player} --out orders.txt",
+            "     (it shows what happened and your hand, asks from menus of your legal",
+            "     choices and writes your signed orders to orders.txt), or step by step:",
+            f"     koryo-pbm show {g} --as {player}",
+            f"     koryo-pbm orders {g} --as {player} -o orders.toml",
+            "  " + edit,
+            f"     koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
+            "  3. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
             "",
-            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: the judge "
-                   "attaches it to its answer to a mail without an envelope; `koryo-pbm player-page --check` "
-                   "tells the genuine one), drop the "
+            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: it comes with "
+                   "an invitation, and with the judge's answer to any mail of yours that holds no envelope; "
+                   "`koryo-pbm player-page --check` tells the genuine one), drop the "
                    "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
                    "  ", "  ").split("\n"),
         ]
@@ -421,6 +428,9 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
         lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
     elif info.decision is None:
         at = f" {info.tag}/game.toml" if route == "mail" else ""  # a report: in its own folder
+        if route == "mail":  # the commands need the final file, not the last one the player saved
+            lines += [_wrap(f"The final game file is attached: save it as {info.tag}/game.toml (over the one "
+                            "you have)."), ""]
         lines += [_wrap(f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
                         f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as {player}"),
                   ""]

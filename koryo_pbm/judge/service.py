@@ -416,8 +416,10 @@ class Judge:
             data = gamefile.read_game_bytes(ref.path)
             info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                                               source=f"game file {ref.path}"))
+            forwarded = self.moderator is not None and self._limits.allowed(FORWARD, game=ref.tag,
+                                                                            address=ref.emails[player])
             out = messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
-                                      game_file=data)
+                                      game_file=data, forwarded=forwarded)
             helped = self._queue_limited(ref, out, parsed, f"the help for {parsed.names()}")
             if helped:
                 self.log(f"{parsed.names()}: no envelope; help queued for {player}")

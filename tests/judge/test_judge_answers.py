@@ -175,6 +175,7 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     [(m, t)] = answers(po, "alice@example.org")
     assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in " ".join(t.split())
+    assert "It was forwarded to the moderator, who can answer you." in " ".join(t.split())
     assert "koryo-pbm submit orders.toml --as alice --game friday/game.toml --out orders.txt" in t
     # the steps begin with saving the attached game.toml: it is attached, byte-exact
     assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()

@@ -62,7 +62,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
         subject = str(msg["Subject"])
         assert subject.startswith(f"[koryo-pbm friday] invitation: seat {p} in a Koryo game (code ")
         text = body(msg)
-        assert f"koryo-pbm keygen {p}" in text and "alice, bob, carol" in text and "Time to answer: 3d." in text
+        assert f"koryo-pbm keygen {p}" in text and "alice, bob, carol" in text and "Once the game runs, each decision has a deadline (time to answer: 3d)." in text
         assert re.search(r"answer by \d{4}-\d\d-\d\d \d\d:\d\d UTC", text), text
         # with nothing to install: the player page of this release rides along, and the text says how to use it
         from koryo_pbm.assets import player_page
@@ -165,6 +165,8 @@ def test_mail_commands(cli, tmp_path):
     assert "(nothing yet" in body(alice[1])
     bob, human = po.messages("bob@example.org")
     assert str(human["Subject"]).startswith(f"{tag} no envelope, help")  # "Status please?" is no command
+    assert ('The judge is a program: it reads envelopes and mail commands ("help" lists them); write to the '
+            "moderator for anything else.") in body(human)  # no --moderator: nobody else reads it
     assert bob["Subject"] == f"{tag} status"
     assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
     (carol,) = po.messages("carol@example.org")
