@@ -19,7 +19,7 @@ from koryo_pbm.cli.common import echo_json, identity_options, load_identity, rem
 
 @click.command("inspect")
 @click.argument("target", required=False, metavar="[DIR|FILE]")
-@identity_options(role="moderator's, a player's or anyone's")
+@identity_options(role="moderator's, a player's or anyone")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
     """Everything the key of NAME (--as NAME, or --key FILE) can open in the game in DIR or FILE
