@@ -151,9 +151,9 @@ def test_a_joined_game_by_mail_begins_with_the_join_and_verifies_at_the_end(cli,
     for p in PLAYERS:
         (msg,) = first[p]
         assert msg["Subject"] == "[koryo-pbm friday] your turn: join the game"
-        text = body(msg)
+        text = " ".join(body(msg).split())  # what the text says, wherever it was wrapped
         assert "The cards are not dealt yet: every player joins first" in text
-        assert "It is your turn: join the game." in text
+        assert "Decision join: waiting for alice, bob, carol. It is your turn: join the game." in text
         assert "it holds your contribution to the deal, fresh random bytes: submit it as it is" in text
         play_turn(cli, po, p, msg)
     final = None
@@ -166,6 +166,8 @@ def test_a_joined_game_by_mail_begins_with_the_join_and_verifies_at_the_end(cli,
                 if subject.endswith("game over"):
                     final = msg
                     assert "koryo-pbm verify friday/game.toml --as " + p in " ".join(body(msg).split())
+                    assert "The final game file is attached: save it as friday/game.toml (over the one you have)." \
+                        in " ".join(body(msg).split())
                 elif re.search(r"your (\w+ )?turn$", subject) and "BEGIN KORYO-PBM RECEIPT" not in body(msg):
                     play_turn(cli, po, p, msg)
         if final is not None:
