@@ -45,6 +45,13 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         holders.setdefault(key.fingerprint(), []).append(seat)
     roles = holders.get(mine, [])
     opened, closed = open_every_part(doc, identity)
+    for p in opened:  # a sealed menu is kept deflated (koryo_pbm.choices): shown inflated
+        if isinstance(p.data.get("menu"), str):
+            from koryo_pbm.choices import decode_menu
+
+            menu = decode_menu(p.data["menu"])
+            if menu is not None:
+                p.data["menu"] = menu
     from koryo_pbm.printable import json_safe, printable
 
     raw_who = identity.name if as_name is not None else str(key_file)
