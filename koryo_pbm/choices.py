@@ -7,7 +7,11 @@ ends in a finished order, given as the exact canonical text a submission signs
 (:func:`koryo_pbm.match.canonical_orders`), so the page signs bytes the moderator's code wrote
 and ``resolve`` checks them against the rules as it checks every order.
 
-Layout (compact JSON, under the key ``menu`` of the player's part)::
+Layout: under the key ``menu`` of the player's part, a text: the menu below as compact JSON,
+compressed with raw DEFLATE (RFC 1951, :func:`encode_menu`), in base64. The page inflates it
+with the browser's own ``DecompressionStream("deflate-raw")``. Menus are very repetitive (every
+finished order repeats the game id, the decision and most of a turn), so they shrink ten to
+twenty times::
 
     {"decision": "<decision id>",
      "root": {"n": 0} | {"t": 0},            # the first question, or a finished order at once
@@ -21,15 +25,22 @@ Layout (compact JSON, under the key ``menu`` of the player's part)::
 
 Sizes leak nothing: a waiting player's part is padded to its usual size (its shape) plus
 :func:`room` bytes, which depend on the decision's public kind alone
-(:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds. A menu that would not fit (a Koryo action turn
-with many events and powers has tens of thousands of step orders) is cut: questions are
+(:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds; compressing before
+padding changes nothing to that (the padded size is fixed; only what is inside the seal varies).
+Every menu of the join, of Koryo's orders and discards and of Korsar's turns fits whole (the
+rooms keep a margin over the largest measured in many random games; ``tests/test_choices.py``
+fails if one does not). A Koryo action turn with many events and powers can have thousands of
+step orders (once 4,585, 2.2 MB as JSON, 66 KB compressed): such a menu is cut, questions
 expanded breadth-first, the suggested path first, until the room is full; a question whose
 answers were not expanded is left out, so every option left still leads to a legal order, and
-``complete`` is false (the command line offers every turn).
+``complete`` is false (the page says so; the command line offers every turn).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import zlib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -38,7 +49,11 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.menus import Menu, Option
 
 MENU_KEY = "menu"  # the key of the menu in a waiting player's part
-VIEW_ROOM = 2048  # bytes for the player's view of the table as text, added to the game's menu room
+VIEW_LIMIT = 4096  # bytes: the player's view of the table as text (game.render), cut beyond
+MENU_LIMIT = 4 * 1024 * 1024  # bytes: the most a menu inflates to (the page refuses more too)
+RATIO = 16  # a first guess at how many times a menu shrinks: what is built before a cut is tried
+MAX_RATIO = 32  # ... and the most built for a menu that is cut
+TRIES = 4  # builds of growing size before a menu is cut
 FRESH_KEY = "contribution"
 FRESH_PLACEHOLDER = "0" * 64
 
@@ -50,129 +65,189 @@ def _cost(value: Any) -> int:
 
 
 def room(game: Game, kind: str) -> int:
-    """The bytes a waiting player's part grows by for the menu of a decision of ``kind``."""
-    return game.menu_room(kind) + VIEW_ROOM
+    """The bytes a waiting player's part grows by for the menu of a decision of ``kind``: the
+    key ``"menu"``, its comma and the compressed menu in base64, with the view."""
+    return game.menu_room(kind)
+
+
+def encode_menu(menu: Mapping[str, Any]) -> str:
+    """``menu`` as it is sealed: compact JSON, raw DEFLATE (level 9), base64."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    raw = compact_json(menu).encode("utf-8")
+    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
+
+
+def decode_menu(text: Any) -> dict[str, Any] | None:
+    """The menu :func:`encode_menu` wrote (or a menu of a game file of an earlier koryo-pbm, a
+    table as it is), ``None`` when it is none of these; never inflates beyond
+    :data:`MENU_LIMIT`."""
+    import json
+
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str):
+        return None
+    try:
+        blob = base64.b64decode(text.encode("ascii"), validate=True)
+        inflate = zlib.decompressobj(-15)
+        raw = inflate.decompress(blob, MENU_LIMIT)
+        if inflate.unconsumed_tail or not inflate.eof:
+            return None
+        menu = json.loads(raw.decode("utf-8"))
+    except (UnicodeError, binascii.Error, zlib.error, ValueError, RecursionError):
+        return None
+    return menu if isinstance(menu, dict) else None
+
+
+def sealed_cost(encoded: str) -> int:
+    """The bytes the encoded menu takes in the part: ``,"menu":"..."``."""
+    return len(',"menu":""') + len(encoded)
 
 
 def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
                hint: Mapping[str, Any] | None, room: int) -> dict[str, Any] | None:
     """The menu of ``player``'s legal choices (see the module docstring) from ``view``, their
-    own view of the game, or ``None`` when the game has no menus. Fits ``room`` bytes as the
-    value of the key ``"menu"`` in compact JSON (with its key and a comma)."""
-    from koryo_pbm.errors import KoryoPbmError
-    from koryo_pbm.fair import JOIN
-    from koryo_pbm.match import canonical_orders
-
-    fresh = kind == JOIN
-    if fresh:
-        hint = {FRESH_KEY: FRESH_PLACEHOLDER}
-    try:
-        first = game.menu(view, player, [], hint)
-    except (KoryoPbmError, ValueError):
+    own view of the game, or ``None`` when the game has no menus. Questions are expanded until
+    the menu takes about ``room`` bytes as compact JSON (before it is compressed); what is left
+    unexpanded is cut (``complete`` false)."""
+    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
+    if builder is None:
         return None
-    budget = room - len(',"menu":') - 200  # the fixed keys, the root, the flags
-    orders: list[str] = []
-    order_at: dict[str, int] = {}
-    nodes: list[dict[str, Any]] = []
-    picks: list[list[Any]] = []  # the values picked to reach each node
+    builder.expand(room)
+    return builder.menu(len(builder.expanded))
 
-    def leaf(order: Mapping[str, Any]) -> int:
-        nonlocal budget
-        text = canonical_orders(game_id, decision_id, dict(order))
-        if text not in order_at:
-            order_at[text] = len(orders)
-            orders.append(text)
-            budget -= _cost(text)
-        return order_at[text]
 
-    def node(menu: Menu, picked: list[Any]) -> int:
-        nonlocal budget
-        nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu})
-        picks.append(picked)
-        budget -= _cost(menu.question) + 16
-        return len(nodes) - 1
+class _Builder:
+    """A menu expanded question by question, breadth-first, the suggested path first; a menu
+    of any prefix of the expansions can be taken (:meth:`menu`), and expanding resumes where
+    it stopped (no question is asked of the game twice)."""
 
-    if not isinstance(first, Menu):
-        label = ("join the game: your contribution to the deal is fresh random bytes from this browser"
-                 if fresh else "the only legal order")
-        first = Menu("Your answer" if fresh else "Your only legal choice", (Option(label, _Finished(first)),), 0)
-    node(first, [])
-    queue: deque[int] = deque([0])
-    expanded: set[int] = set()
-    while queue and budget > 0:
-        at = queue.popleft()
-        menu: Menu = nodes[at]["_menu"]
-        options: list[dict[str, Any]] = []
-        spent = 0
-        new: list[int] = []
-        for i, option in enumerate(menu.options):
-            if isinstance(option.value, _Finished):
-                child: Any = option.value.order
-            else:
-                child = game.menu(view, player, [*picks[at], option.value], hint)
-            if isinstance(child, Menu):
-                ref = node(child, [*picks[at], option.value])
-                new.append(ref)
-                entry = {"l": option.label, "n": ref}
-                if i == menu.default:
-                    queue.appendleft(ref)  # the suggested path first
-                else:
-                    queue.append(ref)
-            else:
-                entry = {"l": option.label, "t": leaf(child)}
-            options.append(entry)
-            spent += _cost(option.label) + 8
-        budget -= spent
-        nodes[at]["o"] = options
-        expanded.add(at)
-    # Cut what was not expanded: options leading to an unexpanded question, then questions
-    # left without options, until every option leads somewhere.
-    alive = set(expanded)
-    changed = True
-    while changed:
-        changed = False
-        for at in list(alive):
-            kept = [o for o in nodes[at]["o"] if "t" in o or o["n"] in alive]
-            if not kept:
-                alive.discard(at)
-                changed = True
-    complete = len(alive) == len(nodes)
-    if 0 not in alive:
-        return None
-    order = sorted(alive)
-    index = {old: new for new, old in enumerate(order)}
-    used_orders: dict[int, int] = {}
-    out_orders: list[str] = []
-    out_nodes = []
-    for old in order:
-        n = nodes[old]
-        options = []
-        default = None
-        for i, o in enumerate(n["o"]):
-            if "n" in o:
-                if o["n"] not in alive:
-                    continue
-                entry = {"l": o["l"], "n": index[o["n"]]}
-            else:
-                if o["t"] not in used_orders:
-                    used_orders[o["t"]] = len(out_orders)
-                    out_orders.append(orders[o["t"]])
-                entry = {"l": o["l"], "t": used_orders[o["t"]]}
-            if i == n["d"]:
-                default = len(options)
-            options.append(entry)
-        out_nodes.append({"q": n["q"], "o": options} if default is None else
-                         {"q": n["q"], "d": default, "o": options})
-    menu_out: dict[str, Any] = {"decision": decision_id, "root": {"n": 0}, "nodes": out_nodes,
-                                "orders": out_orders, "complete": complete}
-    if fresh:
-        menu_out["fresh"] = FRESH_KEY
-    if _cost(menu_out) + len(',"menu":') > room:  # pragma: no cover - the estimate above keeps a margin
-        if room <= 4096:
+    def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
+                 hint: Mapping[str, Any] | None, fresh: bool) -> None:
+        self.game, self.view, self.player, self.hint = game, view, player, hint
+        self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
+        self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags
+        self.orders: list[str] = []
+        self.order_at: dict[str, int] = {}
+        self.nodes: list[dict[str, Any]] = []
+        self.picks: list[list[Any]] = []  # the values picked to reach each node
+        self.expanded: list[int] = []  # the nodes expanded, in order
+        self._node(first, [])
+        self.queue: deque[int] = deque([0])
+
+    @classmethod
+    def start(cls, game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
+              hint: Mapping[str, Any] | None) -> _Builder | None:
+        from koryo_pbm.errors import KoryoPbmError
+        from koryo_pbm.fair import JOIN
+
+        fresh = kind == JOIN
+        if fresh:
+            hint = {FRESH_KEY: FRESH_PLACEHOLDER}
+        try:
+            first = game.menu(view, player, [], hint)
+        except (KoryoPbmError, ValueError):
             return None
-        return build_menu(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind,
-                          hint=hint, room=room - 4096)
-    return menu_out
+        if not isinstance(first, Menu):
+            label = ("join the game: your contribution to the deal is fresh random bytes from this browser"
+                     if fresh else "the only legal order")
+            first = Menu("Your answer" if fresh else "Your only legal choice", (Option(label, _Finished(first)),), 0)
+        return cls(game, view, player, first, game_id=game_id, decision_id=decision_id, hint=hint, fresh=fresh)
+
+    @property
+    def whole(self) -> bool:
+        return not self.queue
+
+    def _leaf(self, order: Mapping[str, Any]) -> int:
+        from koryo_pbm.match import canonical_orders
+
+        text = canonical_orders(self.game_id, self.decision_id, dict(order))
+        if text not in self.order_at:
+            self.order_at[text] = len(self.orders)
+            self.orders.append(text)
+            self.spent += _cost(text)
+        return self.order_at[text]
+
+    def _node(self, menu: Menu, picked: list[Any]) -> int:
+        self.nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu})
+        self.picks.append(picked)
+        self.spent += _cost(menu.question) + 16
+        return len(self.nodes) - 1
+
+    def expand(self, budget: int) -> None:
+        """Expand questions until the menu takes ``budget`` bytes as compact JSON, or is whole."""
+        while self.queue and self.spent < budget:
+            at = self.queue.popleft()
+            menu: Menu = self.nodes[at]["_menu"]
+            options: list[dict[str, Any]] = []
+            for i, option in enumerate(menu.options):
+                if isinstance(option.value, _Finished):
+                    child: Any = option.value.order
+                else:
+                    child = self.game.menu(self.view, self.player, [*self.picks[at], option.value], self.hint)
+                if isinstance(child, Menu):
+                    ref = self._node(child, [*self.picks[at], option.value])
+                    entry = {"l": option.label, "n": ref}
+                    if i == menu.default:
+                        self.queue.appendleft(ref)  # the suggested path first
+                    else:
+                        self.queue.append(ref)
+                else:
+                    entry = {"l": option.label, "t": self._leaf(child)}
+                options.append(entry)
+                self.spent += _cost(option.label) + 8
+            self.nodes[at]["o"] = options
+            self.expanded.append(at)
+
+    def menu(self, count: int) -> dict[str, Any] | None:
+        """The menu of the first ``count`` expansions: an option leading to a question not
+        expanded is left out, then a question left without options, until every option leads
+        somewhere (``complete`` false if anything was left out); ``None`` if the first question
+        itself is left without options."""
+        nodes = self.nodes
+        alive = set(self.expanded[:count])
+        changed = True
+        while changed:
+            changed = False
+            for at in list(alive):
+                kept = [o for o in nodes[at]["o"] if "t" in o or o["n"] in alive]
+                if not kept:
+                    alive.discard(at)
+                    changed = True
+        if 0 not in alive:
+            return None
+        complete = len(alive) == len(nodes)
+        order = sorted(alive)
+        index = {old: new for new, old in enumerate(order)}
+        used_orders: dict[int, int] = {}
+        out_orders: list[str] = []
+        out_nodes = []
+        for old in order:
+            n = nodes[old]
+            options: list[dict[str, Any]] = []
+            default = None
+            for i, o in enumerate(n["o"]):
+                if "n" in o:
+                    if o["n"] not in alive:
+                        continue
+                    entry = {"l": o["l"], "n": index[o["n"]]}
+                else:
+                    if o["t"] not in used_orders:
+                        used_orders[o["t"]] = len(out_orders)
+                        out_orders.append(self.orders[o["t"]])
+                    entry = {"l": o["l"], "t": used_orders[o["t"]]}
+                if i == n["d"]:
+                    default = len(options)
+                options.append(entry)
+            out_nodes.append({"q": n["q"], "o": options} if default is None else
+                             {"q": n["q"], "d": default, "o": options})
+        menu_out: dict[str, Any] = {"decision": self.decision_id, "root": {"n": 0}, "nodes": out_nodes,
+                                    "orders": out_orders, "complete": complete}
+        if self.fresh:
+            menu_out["fresh"] = FRESH_KEY
+        return menu_out
 
 
 class _Finished:
@@ -184,12 +259,13 @@ class _Finished:
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
               privates: Mapping[str, Mapping[str, Any]], views: Mapping[str, str] | None = None,
-              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, str]:
     """The menu of every player the pending decision of ``state`` waits for, each built from
     that player's own view (public part and their private part only), with the heuristic
-    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it). ``views``: each
-    player's table as text, put into their menu (cut to :data:`VIEW_ROOM`). ``only``: these
-    players alone (default: all the decision waits for)."""
+    bot's choice from that view suggested (as ``koryo-pbm play`` suggests it), each encoded
+    (:func:`encode_menu`) to fit :func:`room`. ``views``: each player's table as text, put into
+    their menu (cut to :data:`VIEW_LIMIT`). ``only``: these players alone (default: all the
+    decision waits for)."""
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
 
@@ -209,12 +285,57 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
                                              seed=f"{game_id}/{decision.id}/{name}").order
             except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
                 hint = None
-        menu = build_menu(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
-                          hint=hint, room=game.menu_room(decision.kind))
-        if menu is not None:
-            text = (views or {}).get(name, "")
-            while _cost(text) > VIEW_ROOM - len(',"view":'):
-                text = text[:len(text) * 3 // 4]
-            menu["view"] = text
-            out[name] = menu
+        text = (views or {}).get(name, "")
+        while _cost(text) > VIEW_LIMIT:
+            text = text[:len(text) * 3 // 4]
+        encoded = _fitted(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
+                          hint=hint, view_text=text)
+        if encoded is not None:
+            out[name] = encoded
     return out
+
+
+def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
+            hint: Mapping[str, Any] | None, view_text: str) -> str | None:
+    """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut
+    to the most expansions that fit (the questions are asked of the game once, at most
+    :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
+    bounded); ``None`` when not even the first question fits."""
+    space = room(game, kind)
+    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
+    if builder is None:
+        return None
+
+    def encoded(count: int) -> str | None:
+        menu = builder.menu(count)
+        if menu is None:
+            return None
+        menu["view"] = view_text
+        return encode_menu(menu)
+
+    budget = RATIO * space
+    for _attempt in range(TRIES):
+        builder.expand(budget)
+        whole = encoded(len(builder.expanded))
+        if whole is None:
+            return None
+        cost = sealed_cost(whole)
+        if cost > space:
+            break
+        if builder.whole or budget >= MAX_RATIO * space:
+            return whole
+        budget = min(max(budget * space * 9 // (cost * 10), budget * 5 // 4), MAX_RATIO * space)
+    # too large whole: the most expansions that fit (a binary search; compressing is cheap)
+    fits, low, high = None, 1, len(builder.expanded) - 1
+    while low <= high:
+        mid = (low + high) // 2
+        text = encoded(mid)
+        if text is not None and sealed_cost(text) <= space:
+            fits, low = text, mid + 1
+        else:
+            high = mid - 1
+    if fits is None and view_text:
+        view_text = ""  # the view is a courtesy (``show`` has it): the choices come first
+        text = encoded(1)
+        fits = text if text is not None and sealed_cost(text) <= space else None
+    return fits

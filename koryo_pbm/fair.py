@@ -140,7 +140,7 @@ class Joining(Game):
                 "commitment": state.commitment}
 
     def menu_room(self, kind: str) -> int:
-        return 2048 if kind == JOIN else self.inner.menu_room(kind)
+        return 1024 if kind == JOIN else self.inner.menu_room(kind)  # the join's: about 460 bytes
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:

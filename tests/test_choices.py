@@ -1,7 +1,9 @@
 """The menus resolve seals into the waiting players' parts (``koryo_pbm.choices``): what the
 player page renders. Every order in a menu is legal for that player (the rules say so, from the
-player's own view), every path ends in one, the suggestion leads somewhere, and the part's size
-depends on the decision's public kind alone, never on the menu inside."""
+player's own view), every path ends in one, the suggestion leads somewhere, the part's size
+depends on the decision's public kind alone, never on the menu inside, and every menu fits its
+room whole but for a Koryo action turn of thousands of step orders (a cut would not be silent:
+these tests fail)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,9 @@ def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, s
         for p in decision.players:
             menu = match.open_menu(doc, ids[p])
             assert menu is not None and menu["decision"] == decision.id
+            assert menu["view"]  # the table as text came along, inside the compressed room
+            if (name, decision.kind) != ("koryo", "action"):
+                assert menu["complete"], f"a {name} {decision.kind} menu did not fit its room whole"
             reached = _walk(menu)
             assert set(reached) == set(range(len(menu["orders"])))  # no order is unreachable
             private = gamefile.open_part(doc, p, ids[p])
@@ -69,3 +74,37 @@ def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, s
         orders = {p: game.random_order(state, p, rng) for p in decision.players}
         state, _ = game.apply(state, orders, log=False)
     assert checked > 20
+
+
+@pytest.mark.parametrize(("name", "n", "games"), [("koryo", 3, 2), ("koryo", 4, 1), ("korsar", 4, 1)])
+def test_every_menu_of_random_games_fits_its_room_and_only_long_action_turns_are_cut(name, n, games):
+    """The rooms (``Game.menu_room``) keep a margin over the largest compressed menus met: every
+    menu of every decision of a few random games fits, whole, but a Koryo action turn of many
+    step orders; a menu that stops fitting fails here, not silently on a player's page."""
+    game = find_game(name)
+    players = [f"player-{i}" for i in range(1, n + 1)]
+    cut = seen = 0
+    for g in range(games):
+        options = {"teams": [players[:2], players[2:]]} if name == "korsar" else None
+        state = game.setup(players, f"rooms-{g}", options=options)
+        rng = random.Random(g)
+        while (decision := game.pending(state)) is not None:
+            public = game.public(state)
+            privates = {p: game.private(state, p) for p in players}
+            views = {p: game.render({**game.view(public, privates[p]), "me": p, "id": f"{name}-0123456789",
+                                     "game": name, "version": 99, "decision": decision.id,
+                                     "waiting_for": list(decision.players), "received": []})
+                     for p in decision.players}
+            menus = choices.menus_for(game, state, game_id=f"{name}-0123456789", game_public=public,
+                                      privates=privates, views=views)
+            assert set(menus) == set(decision.players)
+            for p, encoded in menus.items():
+                assert choices.sealed_cost(encoded) <= choices.room(game, decision.kind)
+                menu = choices.decode_menu(encoded)
+                assert menu is not None and menu["view"] == views[p]
+                seen += 1
+                if not menu["complete"]:
+                    assert (name, decision.kind) == ("koryo", "action"), f"a {decision.kind} menu was cut"
+                    cut += 1
+            state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
+    assert seen >= 30 and cut <= seen // 10, (cut, seen)

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "keygen": "keygen",
     "new": "new",
     "show": "show",
+    "inspect": "inspect",
     "status": "status",
     "log": "log",
     "orders": "orders",
@@ -53,6 +54,7 @@ _HELP_LINES = {
     "keygen": "Create a key pair (identity) in the keyring.",
     "new": "Create a game folder (moderator).",
     "show": "Show a game: the public state, and your own cards with --as.",
+    "inspect": "Everything your key (or anyone's) can open in a game file, opened.",
     "status": "The pending decision and who is still missing.",
     "log": "The public history of a game, round by round.",
     "orders": "Write an orders file for the pending decision.",
@@ -117,7 +119,7 @@ def cli() -> None:
                 say, read
     Moderator:  new, address, deadline, replace, resolve, serve, status
     Co-dealer:  co-deal (a blind game)
-    Anyone:     verify (a finished game)
+    Anyone:     verify (a finished game), inspect (what a key can open in a game file)
     Try it:     demo, simulate
     """
 

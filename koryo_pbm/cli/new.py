@@ -259,7 +259,9 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         return
     click.echo(f"created game {doc.game_id} ({game.title}) in {directory}")
     if decision:
-        click.echo(f"waiting for {', '.join(decision['waiting_for'])} (decision {decision['id']})")
+        from koryo_pbm.waiting import waiting_words
+
+        click.echo(f"decision {decision['id']}: {waiting_words(decision['waiting_for'])}")
     for line in deadline_lines(doc, now):
         click.echo(line)
     if decision.get("kind") == "join":

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember
+from koryo_pbm.cli.common import identity_options, load_identity, remember, waiting_line
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, UsageError
 from koryo_pbm.store.folder import game_paths
 
@@ -138,6 +138,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     say(f"game {doc.game_id} ({game.title}), version {doc.version}, signed by moderator "
         f"{doc.moderator.fingerprint()}")
     say(game.render(view))
+    say(f"decision {decision['id']}: {waiting_line(folder, doc)}")
     earlier = earlier_orders(folder, doc, name)
     if earlier:
         say(f"your orders for {decision['id']} are already in ({earlier}): orders you confirm now replace them")
@@ -178,6 +179,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         return
     dropped = inbox.drop(folder, envelope)
     say(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}{again}")
+    say(f"decision {decision['id']}: {waiting_line(folder, doc)}")
     say(f"replace them before the moderator resolves by playing again: koryo-pbm play"
         f"{' ' + shlex.quote(target) if target else ''} "
         + (f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"))

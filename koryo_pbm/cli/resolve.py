@@ -117,9 +117,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
     if decision is None:
         click.echo(f"game {doc.game_id} is over")
     else:
-        received = decision.get("received", [])
-        missing = [p for p in decision["waiting_for"] if p not in received]
-        click.echo(f"waiting for {', '.join(missing)} (decision {decision['id']}, version {doc.version})")
+        from koryo_pbm.waiting import waiting_words
+
+        click.echo(f"decision {decision['id']}, version {doc.version}: "
+                   f"{waiting_words(decision['waiting_for'], decision.get('received', []))}")
         if "deadline" in decision:
             from koryo_pbm import deadlines
 

@@ -41,8 +41,10 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     \b
     ROOT, a folder of game folders (what `koryo-pbm serve` serves), gives one line per game:
     its decision, who it waits for, the deadline and the last activity (the game file or a
-    mail sent, whichever is later). --as NAME checks that NAME's key is the game's moderator
-    or one of its players, and says which."""
+    mail sent, whichever is later); a game that waits for its seats (new --invite), the seats
+    still open and the deadline to take them (with the moderator's key: the sign-up is sealed
+    to it). --as NAME checks that NAME's key is the game's moderator or one of its players, and
+    says which."""
     from koryo_pbm.store.folder import GAME_FILE
 
     if target is not None and Path(target).is_dir() and not (Path(target) / GAME_FILE).exists():
@@ -165,7 +167,11 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
         names = sorted(n for n in os.listdir(root) if not n.startswith("."))
     except OSError as exc:
         raise UsageError(f"cannot list {root}: {exc.strerror or exc}") from None
-    folders = [root / n for n in names if (root / n / GAME_FILE).is_file()]
+    from koryo_pbm.signup import SIGNUP_FILE
+
+    folders = [root / n for n in names if (root / n / GAME_FILE).is_file() or (root / n / SIGNUP_FILE).is_file()]
+    if (root / SIGNUP_FILE).is_file():  # the folder of one game that waits for its seats
+        folders = [root]
     if not folders:
         raise UsageError(f"no game file at {root / GAME_FILE}, nor in any folder of {root}")
     identity = load_identity(as_name, key_file, required=False)
@@ -173,6 +179,9 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
     rows: list[dict[str, Any]] = []
     for folder in folders:
         path = folder / GAME_FILE
+        if not path.is_file():  # a game that waits for its seats (new --invite)
+            rows.append(_signup_row(folder, identity))
+            continue
         try:
             doc = read_game(path)
             role = _role(doc, identity) if identity is not None else ""
@@ -202,6 +211,10 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
                 click.echo(f"{name}  cannot be read: {r['error']}")
                 continue
             shown = r["last_activity"][:16].replace("T", " ") + " UTC"
+            if r.get("signup"):
+                click.echo(f"{name}  {_signup_words(r, now)}; last activity {shown}"
+                           + (f"; you: {r['you']}" if r.get("you") else ""))
+                continue
             if r["over"]:
                 what = "game over"
             else:
@@ -218,3 +231,40 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
     bad = [r for r in rows if "error" in r]
     if bad:
         raise UsageError(f"{len(bad)} of {len(rows)} games under {root} cannot be read")
+
+
+def _signup_row(folder: Path, identity: Any) -> dict[str, Any]:
+    """The line of a folder whose game waits for its seats: the seats still open and the deadline
+    to take them, read with the moderator's key (the sign-up file is sealed to it: without that
+    key, only that the folder waits for its seats)."""
+    import time
+
+    from koryo_pbm import signup
+
+    path = folder / signup.SIGNUP_FILE
+    last = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(_last_activity(folder, path)))
+    row: dict[str, Any] = {"folder": folder.name, "signup": True, "last_activity": last}
+    if identity is None:
+        return {**row, "sealed": True}
+    try:
+        record = signup.read(folder, identity)
+    except KoryoPbmError as exc:
+        if "another moderator key" in str(exc):  # not this key's sign-up: as without a key
+            return {**row, "sealed": True}
+        return {"folder": folder.name, "error": str(exc)}
+    return {**row, "sealed": False, "game": record.game, "answer_by": record.answer_by,
+            "open_seats": [s.name for s in record.open_seats],
+            "taken": [s.name for s in record.seats if s.key is not None], "you": "moderator"}
+
+
+def _signup_words(r: dict[str, Any], now: Any) -> str:
+    from koryo_pbm import deadlines
+    from koryo_pbm.printable import printable
+
+    if r["sealed"]:
+        return "sign-up: waiting for its seats (which ones: --as the moderator; the sign-up file is sealed to it)"
+    when = deadlines.parse_stamp(r["answer_by"])
+    seats = ", ".join(printable(n) for n in r["open_seats"]) or "none"
+    taken = f" ({', '.join(printable(n) for n in r['taken'])} taken)" if r["taken"] else ""
+    return (f"sign-up ({printable(r['game'])}): seats open {seats}{taken}; answer by {deadlines.human(when)} "
+            f"({deadlines.relative(when, now)})")

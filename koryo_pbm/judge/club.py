@@ -214,11 +214,13 @@ def _signup_mail(judge: Judge, parsed: ParsedMail, texts: list[str], digest: str
                   + (f" ({result.reason})" if result.reason else ""))
         if parsed.automatic:
             return True
-        if result.status == "taken" or _limits(judge).take(SIGNUP_RATE, game=ref.tag, address=seat.email or "",
-                                                           why="an answer to a key line"):
-            judge._queue(ref, clubmail.seat_answer(parsed, seat.email or "", ref.tag, seat.name, status=result.status,
-                                                   reason=result.reason, fingerprint=result.fingerprint,
-                                                   missing=missing, key=f"answer-{digest}"))
+        out = clubmail.seat_answer(parsed, seat.email or "", ref.tag, seat.name, status=result.status,
+                                   reason=result.reason, fingerprint=result.fingerprint, missing=missing,
+                                   key=f"answer-{digest}")
+        if result.status == "taken":  # the answer to a seat taken is never held back
+            judge._queue(ref, out)
+        else:
+            judge._queue_limited(ref, out, parsed, "an answer to a key line", SIGNUP_RATE)
         if result.status == "taken" and not missing:
             with game_lock(ref.folder):
                 path = signup.start(folder, s, judge.identity, judge._now())
@@ -247,9 +249,9 @@ def _relay(judge: Judge, parsed: ParsedMail, found: list[Any], digest: str) -> b
             judge.log(f"{parsed.names()}: a press that cannot be read: {item}")
             if known is not None and not parsed.automatic:
                 ref, player = known
-                if _limits(judge).take(PRESS_RATE, game=ref.tag, address=ref.emails[player], why="a press refusal"):
-                    judge._queue(ref, clubmail.press_answer(parsed, ref.emails[player], ref.tag, relayed=(),
-                                                            refused=f"it cannot be read ({item})", key=key))
+                judge._queue_limited(ref, clubmail.press_answer(parsed, ref.emails[player], ref.tag, relayed=(),
+                                                                refused=f"it cannot be read ({item})", key=key),
+                                     parsed, "a press refusal", PRESS_RATE)
             continue
         assert isinstance(item, Press)
         game_ref = by_id.get(item.game_id)
@@ -269,28 +271,35 @@ def _relay(judge: Judge, parsed: ParsedMail, found: list[Any], digest: str) -> b
                 raise press.PressRefused(f"it is {item.sender_name}'s press and came from {sender}'s address")
         except KoryoPbmError as exc:
             judge.log(f"{parsed.names()}: press from {sender} in {ref.tag} refused: {exc}")
-            if not parsed.automatic and _limits(judge).take(PRESS_RATE, game=ref.tag, address=address,
-                                                            why="a press refusal"):
-                judge._queue(ref, clubmail.press_answer(parsed, address, ref.tag, relayed=(), refused=str(exc), key=key))
+            if not parsed.automatic:
+                judge._queue_limited(ref, clubmail.press_answer(parsed, address, ref.tag, relayed=(), refused=str(exc),
+                                                                key=key), parsed, "a press refusal", PRESS_RATE)
             continue
-        if not _limits(judge).take(PRESS_RATE, game=ref.tag, address=address, why=f"the press from {sender}"):
+        why = f"the press from {sender}"
+        if not _limits(judge).allowed(PRESS_RATE, game=ref.tag, address=address):
+            _limits(judge).take(PRESS_RATE, game=ref.tag, address=address, why=why)  # held back: logged
             continue
         info = judge._info(ref, doc)
         armored = item.armor()
         relayed = []
+        fresh = False  # anything not relayed before (a judge stopped before this mail was marked handled)
         for name in item.recipients:
             to = ref.emails.get(name)
             if to is not None:
-                judge._queue(ref, clubmail.press_relay(info, to, name, sender, item.recipients, armored,
-                                                       key=f"press-{item.digest[:24]}-{name}"),
-                             automatic="auto-generated")
+                fresh |= judge._queue(ref, clubmail.press_relay(info, to, name, sender, item.recipients, armored,
+                                                                key=f"press-{item.digest[:24]}-{name}"),
+                                      automatic="auto-generated")
                 relayed.append(name)
             else:
+                fresh |= not (ref.folder / press.PRESS_DIR / name / press.file_name(item)).exists()
                 press.deliver(ref.folder, item)
                 relayed.append(f"{name} (into the shared folder)")
-        judge.log(f"{parsed.names()}: press from {sender} in {ref.tag} relayed to {', '.join(relayed)}")
         if not parsed.automatic:
-            judge._queue(ref, clubmail.press_answer(parsed, address, ref.tag, relayed=relayed, refused="", key=key))
+            fresh |= judge._queue(ref, clubmail.press_answer(parsed, address, ref.tag, relayed=relayed, refused="",
+                                                             key=key))
+        if fresh:  # counted once relayed, never before, and once
+            _limits(judge).take(PRESS_RATE, game=ref.tag, address=address, why=why)
+        judge.log(f"{parsed.names()}: press from {sender} in {ref.tag} relayed to {', '.join(relayed)}")
     return True
 
 
@@ -313,7 +322,9 @@ def _command(judge: Judge, parsed: ParsedMail, word: str, digest: str) -> bool |
         if parsed.automatic:
             judge.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
             return True
-        if not _limits(judge).take(COMMAND_RATE, game=ref.tag, address=address, why=f"the answer to {word!r}"):
+        why = f"the answer to {word!r}"
+        if not _limits(judge).allowed(COMMAND_RATE, game=ref.tag, address=address):
+            _limits(judge).take(COMMAND_RATE, game=ref.tag, address=address, why=why)  # held back: logged
             return True
         data = gamefile.read_game_bytes(ref.path)
         doc = gamefile.decode_remembered(data, expected_moderator=judge.identity.public, source=f"game file {ref.path}")
@@ -338,8 +349,8 @@ def _command(judge: Judge, parsed: ParsedMail, word: str, digest: str) -> bool |
                 if name is not None:
                     mine.append((judge._info(other), name))
             out = clubmail.command_list(parsed, address, ref.tag, mine, key=key)
-        judge._queue(ref, out)
-        judge.log(f"{parsed.names()}: mail command {word!r} of {player} in {ref.tag}: answered")
+        if judge._queue_limited(ref, out, parsed, why, COMMAND_RATE):  # counted once queued
+            judge.log(f"{parsed.names()}: mail command {word!r} of {player} in {ref.tag}: answered")
         return True
     judge.log(f"{parsed.names()}: mail command {word!r} for {', '.join(g.tag for g in tagged)} from an address "
               "that is not a player's; nothing sent")

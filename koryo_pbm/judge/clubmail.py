@@ -21,6 +21,7 @@ from koryo_pbm.judge.messages import (
     report,
     subject_tag,
     waiting,
+    waiting_text,
 )
 
 COMMANDS = ("help", "status", "resend", "history", "list")
@@ -55,9 +56,9 @@ def invitation(inv: Invitation, to: str, *, key: str) -> Outgoing:
               + (f" The others: {', '.join(others)}." if others else "")),
         "",
         _wrap("The judge at this address runs the game: it mails each player the game file and what to do, and "
-              "takes the orders you mail back (signed and sealed by koryo-pbm on your computer: the moderator "
-              "sees your orders only once you send them, and nobody else sees your cards)."
-              + (f" {inv.deadlines[:1].upper()}{inv.deadlines[1:]}." if inv.deadlines else "")),
+              "takes the orders you mail back, signed and sealed by koryo-pbm on your computer. Your cards are "
+              "sealed to your key: only you and the moderator, who deals them, can see them."
+              + (f" Once the game runs, each decision has a deadline ({inv.deadlines})." if inv.deadlines else "")),
         "",
         _wrap(f"To take the seat, answer by {inv.answer_by}:"),
         "",
@@ -123,18 +124,9 @@ def command_help(mail: ParsedMail, to: str, tag: str, *, key: str) -> Outgoing:
     return _reply(mail, to, tag, "help", help_text(tag), key=key)
 
 
-def _answered(info: GameInfo) -> list[str]:
-    d = info.decision or {}
-    return [p for p in d.get("waiting_for", []) if p in d.get("received", [])]
-
-
 def status_text(info: GameInfo, player: str) -> str:
     lines = [_wrap(f"{info.title} game {info.tag} ({info.game_id}), version {info.version}."), "",
              _status_lines(info, player), ""]
-    if info.decision is not None:
-        answered = _answered(info)
-        lines += [f"Answered: {', '.join(answered) or 'nobody yet'}.",
-                  f"Awaited: {', '.join(waiting(info)) or 'nobody'}.", ""]
     return "\n".join(lines)
 
 
@@ -165,10 +157,8 @@ def command_list(mail: ParsedMail, to: str, tag: str, games: Sequence[tuple[Game
             state = "over"
         else:
             where = f"round {info.round}, " if info.round is not None else ""
-            who = waiting(info)
-            state = (f"{where}{d['id']}: " + ("waiting for you" if player in who else
-                                              f"waiting for {', '.join(who) or 'nobody'}")
-                     + (f", deadline {info.deadline}" if info.deadline else ""))
+            state = (f"{where}{d['id']}: {waiting_text(info)}" + ("; your turn" if player in waiting(info) else "")
+                     + (f"; deadline {info.deadline}" if info.deadline else ""))
         lines.append(_wrap(f"* {info.tag} ({info.title}) as {player}: {state}", "", "  "))
     return _reply(mail, to, tag, "list", "\n".join(lines) + "\n", key=key)
 
@@ -214,13 +204,13 @@ def decision_subject(info: GameInfo, player: str) -> str:
     kind = d.get("kind", "orders")
     if kind == "join":
         return (f"{subject_tag(info.tag)} your turn: join the game" if player in waiting(info)
-                else f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join")
+                else f"{subject_tag(info.tag)} join: {waiting_text(info)}")
     where = f"round {info.round}" if info.round is not None else f"decision {d['id']}"
     start = "the game starts, " if not info.log else ""
     named = "" if kind == "turn" else kind  # a game whose decisions are all "turn"s (Korsar)
     if player in waiting(info):
         return f"{subject_tag(info.tag)} {where}: {start}your {named + ' ' if named else ''}turn"
-    return f"{subject_tag(info.tag)} {where}: {start}{named + ', ' if named else ''}waiting for {', '.join(waiting(info))}"
+    return f"{subject_tag(info.tag)} {where}: {start}{named + ', ' if named else ''}{waiting_text(info)}"
 
 
 def light_state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str,

@@ -14,6 +14,10 @@ thing that needs saying once (the receipt for one envelope) is said once:
 ``take`` is a sliding window: at most ``limit.count`` answers in any ``limit.per`` seconds per
 (game, address, limit name); when it refuses, it logs one line naming the game, the address and
 what was held back, so a rate-limited mail is never silently dropped from the moderator's view.
+An answer is counted once it is queued, never before (one that cannot be queued, or was queued
+already by a judge stopped before the mail it answers was marked handled, is not counted), and
+``refund`` gives the count back when the outbox gives the mail up for good (an address that does
+not exist): the window counts the answers that were delivered.
 ``first`` is true once per (name, game, key). Addresses are compared without regard to case
 (see :func:`koryo_pbm.transport.address.same_address`).
 
@@ -67,6 +71,7 @@ class Limits:
     log: Callable[[str], None] = print
     _windows: dict[str, list[float]] = field(default_factory=dict)  # "limit\0game\0address" -> times
     _first: dict[str, dict[str, float]] = field(default_factory=dict)  # "name\0game" -> key -> time
+    _mails: dict[str, list] = field(default_factory=dict)  # outbox key of a counted mail -> [window key, time]
     autosave: bool = True  # write the file after each change; else only at save()
     _loaded: bool = False
     _dirty: bool = False
@@ -81,9 +86,12 @@ class Limits:
         times = [t for t in self._windows.get(self._wkey(limit, game, address), []) if now - t < limit.per]
         return len(times) < limit.count
 
-    def take(self, limit: Limit, *, game: str, address: str, why: str = "") -> bool:
+    def take(self, limit: Limit, *, game: str, address: str, why: str = "", mail: str = "") -> bool:
         """Count one answer of ``limit``'s kind to ``address`` about ``game``: True if within
-        the limit (and recorded), False if over it (logged, naming ``why``)."""
+        the limit (and recorded), False if over it (logged, naming ``why``). Callers count an
+        answer once it is queued (``allowed`` first, so that one held back is logged and nothing
+        is built for it); ``mail``, the queued mail's outbox key, lets :meth:`refund` give the
+        count back if that mail is never delivered."""
         self._load()
         now = self.clock()
         key = self._wkey(limit, game, address)
@@ -97,6 +105,22 @@ class Limits:
             return False
         times.append(now)
         self._windows[key] = times
+        if mail:
+            self._mails[mail] = [key, now]
+        self._changed()
+        return True
+
+    def refund(self, mail: str) -> bool:
+        """The mail counted under outbox key ``mail`` was refused for good (it reached nobody):
+        give its count back, so that the window counts what was delivered. True if it was counted."""
+        self._load()
+        entry = self._mails.pop(mail, None)
+        if entry is None:
+            return False
+        key, when = entry
+        times = self._windows.get(key, [])
+        if when in times:
+            times.remove(when)
         self._changed()
         return True
 
@@ -147,10 +171,11 @@ class Limits:
                 raise ValueError(f"format {data.get('format')!r}")
             windows = {str(k): [float(t) for t in v] for k, v in data["windows"].items()}
             first = {str(k): {str(kk): float(t) for kk, t in v.items()} for k, v in data["first"].items()}
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            mails = {str(k): [str(v[0]), float(v[1])] for k, v in data.get("mails", {}).items()}  # since refunds
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
             self.log(f"the rate limits {self.path} cannot be read ({str(exc)[:80]}); they start afresh")
             return
-        self._windows, self._first = windows, first
+        self._windows, self._first, self._mails = windows, first, mails
 
     def _changed(self) -> None:
         self._dirty = True
@@ -165,7 +190,8 @@ class Limits:
         longest = 7 * 24 * 3600.0  # no limit spans more than a week: older times only take room
         self._windows = {k: [t for t in v if now - t < longest] for k, v in self._windows.items()}
         self._windows = {k: v for k, v in self._windows.items() if v}
-        data = {"format": FORMAT, "windows": self._windows, "first": self._first}
+        self._mails = {k: v for k, v in self._mails.items() if now - v[1] < longest}
+        data = {"format": FORMAT, "windows": self._windows, "first": self._first, "mails": self._mails}
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_atomic(self.path, json.dumps(data, sort_keys=True).encode("utf-8"), mode=0o600)

@@ -153,6 +153,16 @@ def waiting(info: GameInfo) -> list[str]:
     return [p for p in d.get("waiting_for", []) if p not in received]
 
 
+def waiting_text(info: GameInfo) -> str:
+    """Who the pending decision waits for, and who answered, in the words ``show``, ``log``,
+    ``status``, ``play`` and the pictures use (:func:`koryo_pbm.waiting.waiting_words`):
+    ``waiting for carol (alice, bob answered)``."""
+    from koryo_pbm.waiting import waiting_words
+
+    d = info.decision or {}
+    return waiting_words(d.get("waiting_for", []), d.get("received", []))
+
+
 # -- answers to mail ------------------------------------------------------------------------------
 
 
@@ -193,8 +203,7 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
                     for o in outcomes)
     if info is not None and info.decision is not None:
         missing = waiting(info)
-        lines.append(_wrap(f"Game {info.tag} now waits for {', '.join(missing)} (decision {info.decision['id']})."
-                           if missing else f"Game {info.tag} has every order it needs and is being resolved."))
+        lines.append(_wrap(f"Game {info.tag}, decision {info.decision['id']}: {waiting_text(info)}."))
         lines.append("")
         if elsewhere and player is not None and player in missing:
             lines += [_wrap(f"{player}, the game waits for your orders for {_where(info)}: send them, made "
@@ -230,7 +239,7 @@ def _detail(o: Outcome, info: GameInfo | None = None) -> str:
         if o.replaces:
             text += " It replaces your earlier orders for it."
         if o.status == "accepted":
-            text += " The decision is resolved: see the next mail."
+            text += " The decision is resolved: the judge mails you the new state (it may arrive before this)."
         return text
     if o.status == "duplicate":
         if o.decision and info is not None and o.decision != current:
@@ -252,12 +261,16 @@ def _detail(o: Outcome, info: GameInfo | None = None) -> str:
 
 
 def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
-               game_file: bytes = b"") -> Outgoing:
+               game_file: bytes = b"", forwarded: bool = False) -> Outgoing:
     """The short help for a mail with the game's tag but no envelope; with the current
-    ``game_file`` attached (the steps it gives start with saving it)."""
+    ``game_file`` attached (the steps it gives start with saving it). ``forwarded``: the mail
+    goes to the moderator's own address too (``serve --moderator``), which the player is told."""
     body = "\n".join([
         _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
-              f"in game {info.tag}."),
+              f"in game {info.tag}."
+              + (" It was forwarded to the moderator, who can answer you." if forwarded else
+                 " The judge is a program: it reads envelopes and mail commands (\"help\" lists them); write to the "
+                 "moderator for anything else.")),
         "",
         _wrap("To send orders, write them with koryo-pbm and paste the envelope it makes into a reply "
               "(or attach the file):"),
@@ -331,16 +344,19 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
         g = f"{info.tag}/game.toml"
         return [
             f"  1. Save the attached game.toml as {g} (a folder of its own).",
-            f"  2. koryo-pbm show {g} --as {player}",
-            f"  3. koryo-pbm orders {g} --as {player} -o orders.toml",
-            edit,
-            f"  4. koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
-            "  5. Reply to this mail with orders.txt pasted into the text, or attached.",
+            f"  2. koryo-pbm play {g} --as {player} --out orders.txt",
+            "     (it shows what happened and your hand, asks from menus of your legal",
+            "     choices and writes your signed orders to orders.txt), or step by step:",
+            f"     koryo-pbm show {g} --as {player}",
+            f"     koryo-pbm orders {g} --as {player} -o orders.toml",
+            "  " + edit,
+            f"     koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
+            "  3. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
             "",
-            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: the judge "
-                   "attaches it to its answer to a mail without an envelope; `koryo-pbm player-page --check` "
-                   "tells the genuine one), drop the "
+            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: it comes with "
+                   "an invitation, and with the judge's answer to any mail of yours that holds no envelope; "
+                   "`koryo-pbm player-page --check` tells the genuine one), drop the "
                    "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
                    "  ", "  ").split("\n"),
         ]
@@ -364,13 +380,12 @@ def _status_lines(info: GameInfo, player: str) -> str:
     d = info.decision
     if _is_join(info):
         text = ("The cards are not dealt yet: every player joins first, and the deal comes from the moderator's "
-                f"committed secret and every player's contribution. Waiting for {', '.join(missing) or 'nobody'}"
-                " to join.")
+                f"committed secret and every player's contribution. Decision {d['id']}: {waiting_text(info)}.")
         text += " It is your turn: join the game." if player in missing else " You have joined."
         text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
         return _wrap(text)
     where = f"Round {info.round}, decision {d['id']}" if info.round is not None else f"Decision {d['id']}"
-    text = f"{where} ({d.get('kind', 'orders')}): waiting for {', '.join(missing) or 'nobody'}."
+    text = f"{where} ({d.get('kind', 'orders')}): {waiting_text(info)}."
     text += " It is your turn." if player in missing else (
         " Your orders are in." if player in d.get("waiting_for", []) else " Nothing is needed from you now.")
     text += f" Deadline: {info.deadline}." if info.deadline else " There is no deadline."
@@ -385,13 +400,13 @@ def state_subject(info: GameInfo, player: str) -> str:
     if _is_join(info):
         if player in waiting(info):
             return f"{subject_tag(info.tag)} your turn: join the game"
-        return f"{subject_tag(info.tag)} waiting for {', '.join(waiting(info))} to join"
+        return f"{subject_tag(info.tag)} join: {waiting_text(info)}"
     if not info.log:
         now = "the game starts, your turn" if player in waiting(info) else "the game starts"
         return f"{subject_tag(info.tag)} {where}: {now}"
     if player in waiting(info):
         return f"{subject_tag(info.tag)} {where}: your turn"
-    return f"{subject_tag(info.tag)} {where}: waiting for {', '.join(waiting(info))}"
+    return f"{subject_tag(info.tag)} {where}: {waiting_text(info)}"
 
 
 def report(info: GameInfo, player: str, since_version: int, *, route: str) -> str:
@@ -413,6 +428,9 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
         lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
     elif info.decision is None:
         at = f" {info.tag}/game.toml" if route == "mail" else ""  # a report: in its own folder
+        if route == "mail":  # the commands need the final file, not the last one the player saved
+            lines += [_wrap(f"The final game file is attached: save it as {info.tag}/game.toml (over the one "
+                            "you have)."), ""]
         lines += [_wrap(f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
                         f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as {player}"),
                   ""]
@@ -467,6 +485,8 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
     """The notice to every player once the deadline has passed with ``late`` players missing;
     a late player's says what to do, beginning with saving ``game_file``, attached to it."""
     d = info.decision or {}
+    from koryo_pbm.waiting import waiting_words
+
     names = ", ".join(late)
     you = player in late
     lines = [
@@ -481,5 +501,5 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
     if you:
         lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
     lines.append(SIGNATURE)
-    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: waiting for {names}",
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: {waiting_words(late)}",
                     body="\n".join(lines), attachments=(("game.toml", game_file),) if game_file and you else ())

@@ -209,9 +209,11 @@ def pending(game_dir: Path) -> list[Path]:
 
 
 def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
-          log: Callable[[str], None], give_up_after: int = 3) -> tuple[int, int]:
+          log: Callable[[str], None], give_up_after: int = 3,
+          failed: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Send what is due in this game's outbox. ``(sent, deferred)``. After ``give_up_after``
-    failures in a row the rest waits for the next round (the server is probably down)."""
+    failures in a row the rest waits for the next round (the server is probably down).
+    ``failed`` is called with the (safe) key of each mail given up for good."""
     folder = outbox_dir(game_dir)
     sent = deferred = 0
     failures_in_a_row = 0
@@ -240,6 +242,8 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
                 _unlink(retry)
                 log(f"cannot send {path} to {', '.join(recipients)}, and trying again cannot help: {exc} "
                     f"(kept in {folder / FAILED})")
+                if failed is not None:
+                    failed(path.name[: -len(SUFFIX)])
                 continue
             attempts += 1
             wait = min(retry_base * 2 ** (attempts - 1), MAX_BACKOFF)

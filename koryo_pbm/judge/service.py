@@ -109,6 +109,7 @@ class Judge:
     _senders: list[Any] = field(default_factory=list)
     _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
+    _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
 
     def __post_init__(self) -> None:
         if self.limits is None:
@@ -224,6 +225,7 @@ class Judge:
             self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
         if self.sender is not None:
             self._flush_all(games + signups)
+            self._refund_failed()
 
     def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
         try:
@@ -376,8 +378,8 @@ class Judge:
             self._limits.take(limit, game=ref.tag, address=out.to, why=what)  # refused: logs it
             return False
         queued = self._queue(ref, out)
-        if queued:
-            self._limits.take(limit, game=ref.tag, address=out.to, why=what)
+        if queued:  # counted once queued, never before: what is counted is what leaves
+            self._limits.take(limit, game=ref.tag, address=out.to, why=what, mail=outbox.safe_key(out.key))
         return queued
 
     def _forward(self, ref: GameRef, parsed: ParsedMail, raw: bytes, player: str, digest: str, *,
@@ -394,7 +396,7 @@ class Judge:
             self._limits.take(FORWARD, game=ref.tag, address=address, why=f"the forward of {parsed.names()}")
             return
         if self._queue(ref, out):
-            self._limits.take(FORWARD, game=ref.tag, address=address)
+            self._limits.take(FORWARD, game=ref.tag, address=address, mail=outbox.safe_key(out.key))
             self.log(f"{parsed.names()}: forwarded to the moderator ({self.moderator})")
 
     def _no_envelope(self, parsed: ParsedMail, digest: str, raw: bytes = b"") -> bool:
@@ -414,8 +416,10 @@ class Judge:
             data = gamefile.read_game_bytes(ref.path)
             info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                                               source=f"game file {ref.path}"))
+            forwarded = self.moderator is not None and self._limits.allowed(FORWARD, game=ref.tag,
+                                                                            address=ref.emails[player])
             out = messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
-                                      game_file=data)
+                                      game_file=data, forwarded=forwarded)
             helped = self._queue_limited(ref, out, parsed, f"the help for {parsed.names()}")
             if helped:
                 self.log(f"{parsed.names()}: no envelope; help queued for {player}")
@@ -716,7 +720,18 @@ class Judge:
     def _flush(self, ref: GameRef, sender: Sender | None = None) -> None:
         sender = sender or self.sender
         assert sender is not None
-        outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
+        outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log,
+                     failed=lambda key: self._failed.append((ref.tag, key)))
+
+    def _refund_failed(self) -> None:
+        """Give back the rate-limit count of each answer the outbox gave up for good: it reached
+        nobody, so the window counts only what was delivered."""
+        done, self._failed[:] = list(self._failed), []
+        for tag, key in done:
+            if self._limits.refund(key):
+                self.log(f"game {tag}: {key} reached nobody; it no longer counts against the rate limit")
+        if done:
+            self._limits.save()
 
     def _connections(self) -> list[Any]:
         assert self.sender is not None

@@ -31,7 +31,9 @@ The moderator's sealed part holds::
             as if each player had one of ``HELD_ROOM`` bytes, so its size does not tell how
             many are held, nor what they say
     played  every order counted so far, in a form whose size says nothing secret:
-            {decision, player, envelope} for a player's (the envelope's sealed orders are padded),
+            for a player's, what ``replay`` will publish (decision, player, answers, submitted,
+            nonce, digest, inner, key) with its orders padded to a multiple of 1 KiB and their
+            ``length`` (before: {decision, player, envelope}, still read),
             {decision, player, bot, orders} for one the moderator's bot played (its level)
     emails  {player: address} — the players' mail addresses, for the judge (absent: none)
     former  {player: [public key line, ...]} — keys that held a seat before a substitute took

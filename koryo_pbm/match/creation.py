@@ -197,7 +197,7 @@ class Secrets:
     seed: str
     salt: str
     setup: dict[str, Any] = field(default_factory=dict)
-    played: list[dict[str, str]] = field(default_factory=list)
+    played: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],

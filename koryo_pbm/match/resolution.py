@@ -72,7 +72,7 @@ class _Run:
     answered: set[str]  # what an envelope for the pending decision may answer
     new: GameDoc
     result: Resolution
-    record: list[dict[str, str]]  # every order counted so far (published at the end)
+    record: list[dict[str, Any]]  # every order counted so far (published at the end)
     contributions: dict[str, str] | None = None
     by_digest: dict[str, list[Candidate]] = field(default_factory=dict)
     changed: bool = False
@@ -274,9 +274,9 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
     join's contributions, the held envelopes accepted. Returns the accepted digests."""
     doc, held = run.mv.doc, run.held
     accepted = [held[p]["digest"] for p in decision.players if p in held]
-    run.record += [{"decision": decision.id, "player": p, "envelope": held[p]["envelope"]} if p in held
-                   else {"decision": decision.id, "player": p, "bot": played[p][0],
-                         "orders": canonical_orders(doc.game_id, decision.id, orders[p])}
+    run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"]) if p in held
+                   else _bot_record(decision.id, p, played[p][0],
+                                    canonical_orders(doc.game_id, decision.id, orders[p]))
                    for p in decision.players]
     if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
         run.contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
@@ -361,38 +361,89 @@ def held_size(player: str, entry: Mapping[str, Any]) -> int:
         raise FormatError("the orders hold a value that cannot be kept (not a number, or nested too deeply)") from None
 
 
-def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
-    """The orders counted in the game, as published at its end (``replay.orders``): for each
-    player's envelope (opened here with the moderator's key), what the player signed (its orders
-    text, the header fields the file does not already say, the inner signature) and the envelope's
-    digest as the log counts it, so that anyone can check that the player signed exactly these
-    orders (not the whole sealed envelope: its padded ciphertext is most of its size and checks
-    nothing more, issue 19); an order of the moderator's bot as it was played. An order signed by
-    a seat's former key (a substitute took the seat over) carries that ``key``."""
+RECORD_QUANTUM = 1024  # an order kept for the replay takes a multiple of this in the moderator's part
+
+
+def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str) -> dict[str, Any]:
+    """A player's accepted order as kept in the moderator's part until the end: what
+    :func:`publish_orders` publishes (not the whole envelope: its padded ciphertext is most of
+    its size and checks nothing more), its orders text padded with spaces to a multiple of
+    :data:`RECORD_QUANTUM` bytes as compact JSON (``length``: its own length), so that the part's
+    size says no more of the orders than the envelope's did (its orders padded to 1 KiB), and
+    ``key``, the public key that signed it."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    published = _published(mv, {"decision": decision, "player": player, "envelope": envelope})
+    text = published["orders"]
+    size = len(compact_json(text).encode("utf-8")) - 2
+    # the signer's key always (a substitute may take the seat before the end: published then)
+    return {**published, "key": published.get("key", mv.doc.players[player].line()),
+            "orders": text + " " * (-size % RECORD_QUANTUM), "length": len(text)}
+
+
+def _bot_record(decision: str, player: str, level: str, text: str) -> dict[str, Any]:
+    """An order the moderator's bot played, as kept in the moderator's part until the end: its
+    text padded as :func:`_signed_record` pads a player's, so that the part's size says nothing
+    of what the bot chose."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    size = len(compact_json(text).encode("utf-8")) - 2
+    return {"decision": decision, "player": player, "bot": level,
+            "orders": text + " " * (-size % RECORD_QUANTUM), "length": len(text)}
+
+
+def _published_bot(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
+    """A bot's order as published: as played (kept padded, with its ``length``, since issue 16's
+    slim record; unpadded by an earlier koryo-pbm)."""
+    if "length" not in item:
+        return dict(item)
+    length, text = item["length"], item.get("orders")
+    if not isinstance(length, int) or not isinstance(text, str) or text[length:].strip(" "):
+        raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds a malformed bot order "
+                          f"of {item.get('player')}")
+    return {k: (text[:length] if k == "orders" else v) for k, v in item.items() if k != "length"}
+
+
+def _published(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
+    """One player's order of the record as published: from its envelope (opened with the
+    moderator's key), or as :func:`_signed_record` kept it."""
     from koryo_pbm.crypto.envelope import parse_one
 
-    out: list[dict[str, str]] = []
-    for item in record:
-        if "bot" in item:
-            out.append(dict(item))
+    player = item["player"]
+    if "envelope" not in item:
+        length = item.get("length")
+        text = item.get("orders")
+        if not isinstance(length, int) or not isinstance(text, str) or text[length:].strip(" "):
+            raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds a malformed order of {player}")
+        out = {k: (text[:length] if k == "orders" else v) for k, v in item.items() if k != "length"}
+        if out.get("key") == mv.doc.players[player].line():
+            del out["key"]  # signed with the seat's key of today
+        return out
+    env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
+    current = mv.doc.players[player]
+    for key in [current, *reversed(mv.former.get(player, []))]:
+        try:
+            env.verify(key)
+        except KoryoPbmError:
             continue
-        player = item["player"]
-        env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
-        current = mv.doc.players[player]
-        for key in [current, *reversed(mv.former.get(player, []))]:
-            try:
-                env.verify(key)
-            except KoryoPbmError:
-                continue
-            text, inner = env.open_signed(mv.identity, key)
-            published = {"decision": item["decision"], "player": player, "answers": env.header["answers"],
-                         "submitted": env.submitted, "nonce": env.nonce, "digest": env.digest, "orders": text,
-                         "inner": base64.b64encode(inner).decode("ascii")}
-            if key != current:
-                published["key"] = key.line()
-            out.append(published)
-            break
-        else:
-            raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds an envelope of {player} that no "
-                              "key of the seat signed")
-    return out
+        text, inner = env.open_signed(mv.identity, key)
+        published = {"decision": item["decision"], "player": player, "answers": env.header["answers"],
+                     "submitted": env.submitted, "nonce": env.nonce, "digest": env.digest, "orders": text,
+                     "inner": base64.b64encode(inner).decode("ascii")}
+        if key != current:
+            published["key"] = key.line()
+        return published
+    raise FormatError(f"the moderator's part of game {mv.doc.game_id} holds an envelope of {player} that no "
+                      "key of the seat signed")
+
+
+def publish_orders(mv: ModeratorView, record: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The orders counted in the game, as published at its end (``replay.orders``): for each
+    player's order, what the player signed (its orders text, the header fields the file does not
+    already say, the inner signature) and the envelope's digest as the log counts it, so that
+    anyone can check that the player signed exactly these orders (not the whole sealed envelope:
+    its padded ciphertext is most of its size and checks nothing more, issue 19); an order of the
+    moderator's bot as it was played. An order signed by a seat's former key (a substitute took
+    the seat over) carries that ``key``. The record holds each player's order as
+    :func:`_signed_record` keeps it, or (a game resolved by an earlier koryo-pbm) its envelope."""
+    return [_published_bot(mv, item) if "bot" in item else _published(mv, item) for item in record]

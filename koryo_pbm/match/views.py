@@ -126,8 +126,7 @@ def open_menu(doc: GameDoc, identity: Identity) -> dict[str, Any] | None:
     """The menu of the player's legal choices that resolve sealed into their part (what the
     player page renders, :mod:`koryo_pbm.choices`), or ``None`` when it holds none."""
     name = player_name(doc, identity)
-    menu = gamefile.open_part(doc, name, identity).get(choices.MENU_KEY)
-    return menu if isinstance(menu, dict) else None
+    return choices.decode_menu(gamefile.open_part(doc, name, identity).get(choices.MENU_KEY))
 
 
 def engine_view(doc: GameDoc) -> dict[str, Any]:

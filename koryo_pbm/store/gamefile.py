@@ -73,7 +73,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -425,6 +425,11 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     blob = _b64(part.get("data"), f"sealed part {name!r}")
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
     plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
+    return _part_data(plain, what)
+
+
+def _part_data(plain: bytes, what: str) -> dict[str, Any]:
+    """The table a sealed part holds (compact JSON padded with spaces); ``FormatError`` if not."""
     text = plain.rstrip(b" ")  # the padding: spaces only, after the JSON table
     try:
         data = json.loads(text.decode("utf-8"))
@@ -435,6 +440,61 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     if not text.endswith(b"}"):  # JSON allows other white space: padding is spaces, nothing else
         raise FormatError(f"{what} is padded with something other than spaces")
     return data
+
+
+# Every way a sealed part's HPKE ``info`` may bind it: a function of the document, the part's
+# name and a recipient's fingerprint. Parts written by ``seal_part`` are bound by
+# ``part_info`` (game, version, name, recipient). A new kind of part bound to other values (the
+# blind table's co-dealer parts, planned unbound to the version: docs/blind-table.md) adds its
+# binding here; :func:`open_every_part` (``koryo-pbm inspect``) then opens it without change.
+PART_BINDINGS: list[Callable[[GameDoc, str, str], bytes]] = [
+    lambda doc, name, recipient: part_info(doc.game_id, doc.version, name, recipient),
+]
+
+
+@dataclass
+class OpenedPart:
+    """A sealed part that a key opens: its name, the recipient the file names (fingerprint),
+    whether that is the key's own, and the table inside."""
+
+    name: str
+    recipient: str
+    labelled_mine: bool
+    data: dict[str, Any]
+
+
+def open_every_part(doc: GameDoc, identity: Identity) -> tuple[list[OpenedPart], list[str]]:
+    """Try ``identity`` on every sealed part of ``doc``, whatever its name or the recipient the
+    file names, with every binding of :data:`PART_BINDINGS`: the parts that open (in file order)
+    and the names of those that do not. A part the file says is sealed to this key but that does
+    not open is ``TamperedError``, as :func:`open_part` says; one that opens but holds no table,
+    ``FormatError``."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    mine = identity.public.fingerprint()
+    opened: list[OpenedPart] = []
+    closed: list[str] = []
+    for name, part in doc.sealed.items():
+        label = str(part.get("recipient"))
+        blob = _b64(part.get("data"), f"sealed part {name!r}")
+        what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
+        plain = None
+        for binding in PART_BINDINGS:
+            for recipient in dict.fromkeys((mine, label)):  # as labelled, and bound to this key
+                try:
+                    plain = open_sealed(identity, blob, binding(doc, name, recipient), what=what)
+                except TamperedError:
+                    continue
+                break
+            if plain is not None:
+                break
+        if plain is None:
+            if label == mine:
+                raise TamperedError(f"{what} is sealed to your key but does not open: it was changed or moved")
+            closed.append(name)
+            continue
+        opened.append(OpenedPart(name, label, label == mine, _part_data(plain, what)))
+    return opened, closed
 
 
 def _b64(value: Any, where: str) -> bytes:

@@ -321,7 +321,41 @@ export async function openPart(game, identity) {
   if (plain[end - 1] !== 125) throw new PageError("your sealed part is padded wrongly");
   let data;
   try { data = JSON.parse(text(plain.slice(0, end), "your sealed part")); } catch { throw new PageError("your sealed part does not hold valid data"); }
-  return { seat, data };
+  if (!data || typeof data !== "object" || Array.isArray(data)) throw new PageError("your sealed part does not hold valid data");
+  return { seat, data, menu: await openMenu(data.menu) };
+}
+
+/** The most a menu inflates to (choices.MENU_LIMIT). */
+export const MENU_LIMIT = 4 * 1024 * 1024;
+
+/** The menu of legal choices in the player's part (koryo_pbm/choices.py, encode_menu): compact
+ * JSON, raw DEFLATE, base64, inflated by the browser's own DecompressionStream; a table as it is
+ * (a file of an earlier koryo-pbm); null when the part holds none. */
+export async function openMenu(value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "object" && !Array.isArray(value)) return value;
+  const bad = "the menu in your sealed part is damaged";
+  if (typeof value !== "string") throw new PageError(bad);
+  const blob = unb64(value, "the menu in your sealed part");
+  const chunks = [];
+  let size = 0;
+  try {
+    const reader = new Blob([blob]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
+      size += chunk.length;
+      if (size > MENU_LIMIT) { await reader.cancel(); throw new PageError(`the menu in your sealed part is larger than ${MENU_LIMIT} bytes`); }
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (e instanceof PageError) throw e;
+    throw new PageError(bad);
+  }
+  let menu;
+  try { menu = JSON.parse(text(concat(...chunks), "the menu in your sealed part")); } catch { throw new PageError(bad); }
+  if (!menu || typeof menu !== "object" || Array.isArray(menu)) throw new PageError(bad);
+  return menu;
 }
 
 // -- envelopes -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import * as core from "./core.js";
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
 const unlocked = new Map();
-const page = { game: null, identity: null, seat: null, part: null, menu: null, node: 0, path: [], leaf: null };
+const page = { game: null, identity: null, seat: null, part: null, opened: null, menu: null, node: 0, path: [], leaf: null };
 
 function say(message, kind = "error") {
   const m = $("message");
@@ -48,6 +48,10 @@ async function loadIdentity() {
   if (bytes) keyText = core.text(bytes, "the key file");
   else if (stored("key")) keyText = stored("key");
   else throw new core.PageError("choose your key file (NAME.key), or make a key below");
+  if (!passphrase && keyText.startsWith(core.SECRET_HEADER_V2)) {
+    $("passphrase").focus();  // typed, Enter opens the game
+    throw new core.PageError("your key is protected by a passphrase: type it in the passphrase field and press Enter");
+  }
   // A key unlocked once stays unlocked while the page is open (in memory only, never stored):
   // scrypt costs seconds on purpose, and a player answers many decisions from one page.
   const unlockedAs = core.sha256hex(core.utf8(keyText + "\u0000" + passphrase));
@@ -115,8 +119,8 @@ async function openGame() {
   const game = core.readGame(bytes);
   const identity = await loadIdentity();
   const { pin, older } = checkPin(game);
-  const { seat, data } = await core.openPart(game, identity);
-  Object.assign(page, { game, identity, seat, part: data, menu: null, node: 0, path: [], leaf: null });
+  const { seat, data, menu } = await core.openPart(game, identity);
+  Object.assign(page, { game, identity, seat, part: data, opened: menu, menu: null, node: 0, path: [], leaf: null });
   const top = game.top;
   const log = top.log ?? [];
   if (!older) {
@@ -132,6 +136,7 @@ function render(pin, older) {
   const d = top.decision;
   $("game").hidden = false;
   $("result").hidden = true;
+  $("envelope").value = "";
   const summary = $("summary");
   clear(summary);
   add(summary, "li", `game ${top.game_id} (${top.game}), version ${top.version}, you are ${seat}`);
@@ -153,7 +158,7 @@ function render(pin, older) {
     if (["hand", "menu", "player"].includes(key) || !Array.isArray(value)) continue;
     add(more, "p", `${key.replace(/_/g, " ")}: ${value.length ? value.join(", ") : "(none)"}`);
   }
-  $("table").textContent = part.menu?.view || "(the table is shown while a decision waits for you; the command line's `koryo-pbm show` shows it always)";
+  $("table").textContent = page.opened?.view || "(the table is shown while a decision waits for you; the command line's `koryo-pbm show` shows it always)";
   const log = top.log ?? [];
   const since = pin && !older ? pin.logLength : 0;
   const news = $("news");
@@ -166,7 +171,7 @@ function render(pin, older) {
   const history = $("history");
   clear(history);
   for (const e of log) for (const ev of e.events) add(history, "li", ev);
-  page.menu = part.menu && d && part.menu.decision === d.id ? part.menu : null;
+  page.menu = page.opened && d && page.opened.decision === d.id ? page.opened : null;
   $("decide").hidden = false;
   if (!d) { showNoMenu("The game is over: there is nothing to decide."); return; }
   if (!d.waiting_for.includes(seat)) { showNoMenu(`Decision ${d.id} does not wait for you: nothing to do now.`); return; }
@@ -184,6 +189,49 @@ function showNoMenu(text) {
   say(text, "info");
 }
 
+// A question whose answers end within FLAT finished choices is shown as those choices, whole
+// (one click instead of one per step); the suggested choice is offered whole as well.
+const FLAT = 16;
+
+/** The finished choices under node ``at`` as paths of labels, or null when there are more than ``limit``. */
+function leavesUnder(at, limit) {
+  const out = [];
+  const walk = (n, labels) => {
+    for (const option of page.menu.nodes[n].o) {
+      if (out.length > limit) return;
+      if ("t" in option) out.push({ labels: [...labels, option.l], t: option.t });
+      else walk(option.n, [...labels, option.l]);
+    }
+  };
+  walk(at, []);
+  return out.length > limit ? null : out;
+}
+
+/** The suggested path from node ``at``: its labels and finished choice, or null if it stops short. */
+function suggestedFrom(at) {
+  const labels = [];
+  let n = at;
+  for (let steps = 0; steps < 64; steps++) {
+    const node = page.menu.nodes[n];
+    if (node.d === undefined) return null;
+    const option = node.o[node.d];
+    labels.push(option.l);
+    if ("t" in option) return { labels, t: option.t };
+    n = option.n;
+  }
+  return null;
+}
+
+function choiceButton(parent, label, index, suggested, onPick) {
+  const b = add(parent, "button", label, { type: "button", "data-choice": String(index) });
+  if (suggested) {
+    b.setAttribute("data-suggested", "");
+    b.setAttribute("aria-describedby", "suggested-note");
+  }
+  b.addEventListener("click", guard(onPick));
+  return b;
+}
+
 function showNode() {
   const menu = page.menu;
   const picked = $("picked");
@@ -192,34 +240,56 @@ function showNode() {
   $("back").hidden = page.path.length === 0;
   const choices = $("choices");
   clear(choices);
+  const seal = $("seal");
   if (page.leaf !== null) {
-    $("question").textContent = "Your choice is complete: sign and seal it, or go back.";
-    $("seal").disabled = false;
-    $("seal").focus();
+    $("question").textContent = "Your choice is made: your envelope is below. Changed your mind? Go back and choose again.";
+    seal.disabled = false;
+    seal.textContent = "Sign and seal again";
     return;
   }
-  $("seal").disabled = true;
+  seal.disabled = true;
+  seal.textContent = "Sign and seal";
   const node = menu.nodes[page.node];
   $("question").textContent = node.q;
-  node.o.forEach((option, i) => {
-    const b = add(choices, "button", option.l, { type: "button", "data-choice": String(i) });
-    if (node.d === i) {
-      b.setAttribute("data-suggested", "");
-      b.setAttribute("aria-describedby", "suggested-note");
+  const flat = leavesUnder(page.node, FLAT);
+  if (flat && flat.some((leaf) => leaf.labels.length > 1)) {
+    const suggested = suggestedFrom(page.node);
+    flat.forEach((leaf, i) => {
+      const label = leaf.labels.join(" → ");
+      choiceButton(choices, label, i, suggested && suggested.t === leaf.t, () => choose(label, leaf.t));
+    });
+  } else {
+    const whole = suggestedFrom(page.node);
+    let index = 0;
+    if (whole && whole.labels.length > 1) {
+      const label = "The suggested choice, whole: " + whole.labels.join(" → ");
+      choiceButton(choices, label, index++, true, () => choose(label, whole.t));
     }
-    b.addEventListener("click", () => pick(i));
-  });
+    node.o.forEach((option, i) => {
+      const b = choiceButton(choices, option.l, index++, !(whole && whole.labels.length > 1) && node.d === i,
+        () => pick(i));
+      if (node.d === i) b.classList.add("step-suggested");
+    });
+  }
   if (!menu.complete) add(choices, "p", "Some rare long turns are not listed here; the command line (koryo-pbm play) offers every one.", { class: "note" });
   const first = choices.querySelector("[data-suggested]") || choices.querySelector("button");
   if (first && page.path.length) first.focus();
 }
 
-function pick(i) {
+/** A finished choice picked whole: sealed at once (the envelope is the confirmation to paste). */
+async function choose(label, t) {
+  page.path.push({ node: page.node, label });
+  page.leaf = t;
+  showNode();
+  await sealChoice();
+}
+
+async function pick(i) {
   const node = page.menu.nodes[page.node];
   const option = node.o[i];
+  if ("t" in option) { await choose(option.l, option.t); return; }
   page.path.push({ node: page.node, label: option.l });
-  if ("t" in option) page.leaf = option.t;
-  else page.node = option.n;
+  page.node = option.n;
   showNode();
 }
 
@@ -228,6 +298,8 @@ function back() {
   if (!step) return;
   page.node = step.node;
   page.leaf = null;
+  $("result").hidden = true;
+  $("envelope").value = "";
   showNode();
 }
 

@@ -73,15 +73,29 @@ test("game files: signature, hash chain, head of the history, the player's part 
     assert.equal(game.top.version, g.version);
     assert.equal(core.historyHead(game), g.head);
     const me = core.parseKeyFile(g.key);
-    const { seat, data } = await core.openPart(game, me);
+    const { seat, data, menu } = await core.openPart(game, me);
     assert.equal(seat, g.seat);
     assert.deepEqual(data, g.part);
-    assert.deepEqual(data.menu, g.menu);
+    assert.deepEqual(menu, g.menu);
     const broken = g.file.replace("version = ", "version = 1");
     assert.throws(() => core.readGame(utf8(broken)), /does not verify/);
     const crlf = g.file.replace(/\n/g, "\r\n");
     assert.equal(core.readGame(utf8(crlf)).top.version, g.version);
   }
+});
+
+test("a menu: inflated as Python deflated it; a damaged or huge one refused in one sentence", async () => {
+  const g = V.games[0];
+  const me = core.parseKeyFile(g.key);
+  const { menu } = await core.openPart(core.readGame(utf8(g.file)), me);
+  assert.equal(typeof g.part.menu, "string");
+  assert.deepEqual(await core.openMenu(g.part.menu), menu);
+  assert.deepEqual(await core.openMenu({ decision: "d" }), { decision: "d" });  // a file of an earlier koryo-pbm
+  assert.equal(await core.openMenu(undefined), null);
+  await assert.rejects(core.openMenu(g.part.menu.slice(0, 40)), core.PageError);
+  await assert.rejects(core.openMenu("AAAA"), core.PageError);
+  await assert.rejects(core.openMenu(7), core.PageError);
+  await assert.rejects(core.openMenu(V.menu_bomb), /larger than/);
 });
 
 test("bad input: one sentence, never a crash", () => {

@@ -8,8 +8,7 @@ const [gameFile, keyFile, passphrase, how = "suggested"] = process.argv.slice(2)
 try {
   const game = core.readGame(new Uint8Array(readFileSync(gameFile)));
   const identity = core.parseKeyFile(readFileSync(keyFile, "utf8"), passphrase);
-  const { seat, data } = await core.openPart(game, identity);
-  const menu = data.menu;
+  const { seat, menu } = await core.openPart(game, identity);
   if (!menu) throw new core.PageError("no menu in the part");
   let option = menu.root;
   while (!("t" in option)) {

@@ -18,6 +18,7 @@ from koryo_pbm.store import gamefile
 
 PLAYER_COMMANDS = [
     ("show", "g", "--as", "alice"),
+    ("inspect", "g", "--as", "alice"),
     ("status", "g"),
     ("log", "g"),
     ("orders", "g", "--as", "alice"),

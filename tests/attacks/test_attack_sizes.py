@@ -153,6 +153,42 @@ def test_the_moderators_part_does_not_grow_with_held_orders(arena):
     assert len(set(sizes)) == 1, sizes
 
 
+def test_the_orders_kept_for_the_replay_take_one_size_whatever_they_say(arena):
+    """Once a decision is applied, every order is kept in the moderator's part until the end,
+    for the replay then published: the shortest and the longest legal orders take one size
+    there (padded as the envelopes padded them), not whole envelopes (most of whose size is a
+    ciphertext that checks nothing more), and what is published is what each player signed."""
+    from koryo_pbm import match
+
+    folder = arena.game(arena.world.g4_v1)
+    path = folder / "game.toml"
+    doc = match.load_doc(path)
+    game = match.game_of(doc)
+    decision = doc.decision["id"]
+    signed = {}
+    for n, p in enumerate(PLAYERS4):
+        _, private = match.open_private(doc, identity(arena.world, p))
+        orders = legal_orders(game, match.player_state(doc, game, p, private), p)
+        order = sorted(orders, key=lambda o: len(gamefile.compact_json(o)))[-1 if n % 2 == 0 else 0]
+        (arena.cwd / f"{p}.toml").write_text(orders_text(doc.game_id, decision, order))
+        arena.ok("submit", f"{p}.toml", "--as", p, "--game", folder)
+        signed[p] = match.canonical_orders(doc.game_id, decision, order)
+    assert len({len(t) for t in signed.values()}) > 1
+    arena.ok("resolve", folder, "--as", "mod")
+    mv = match.open_moderator(match.load_doc(path), identity(arena.world, "mod"))
+    kept = [e for e in mv.secrets.played if e["decision"] == decision]
+    assert [e["player"] for e in kept] == PLAYERS4 and not any("envelope" in e for e in kept)
+    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    archived = sorted((folder / "archive").rglob("*.envelope"))
+    assert len(archived) == 4
+    whole = min(gamefile.padded_size({"kept": {"decision": decision, "player": "alice", "envelope": a.read_text()}})
+                for a in archived)  # what was kept before: the whole envelope
+    assert max(gamefile.padded_size({"kept": e}) for e in kept) < whole * 0.85, whole
+    published = match.publish_orders(mv, kept)
+    assert {e["player"]: e["orders"] for e in published} == signed
+    assert all("length" not in e for e in published)
+
+
 # -- legal orders ---------------------------------------------------------------------------------
 
 
@@ -297,3 +333,27 @@ def test_the_moderators_part_does_not_show_mail_addresses(arena):
                       "the moderator changed bob's mail address", "the moderator removed alice's mail address"]
     status = arena.ok("status", folder, "--json").json
     assert status["decision"] == "r1-orders"  # nothing resolved
+
+
+def test_the_orders_a_bot_played_are_kept_in_one_size_whatever_they_say(arena):
+    """An order the moderator's bot played for a seat is kept in the moderator's part until the
+    end padded as a player's is: the part's size does not tell what the bot chose; published,
+    it is the order as played."""
+    from koryo_pbm import match
+    from koryo_pbm.match.resolution import _bot_record
+
+    folder = arena.game(arena.world.g4_v1)
+    doc = match.load_doc(folder / "game.toml")
+    game = match.game_of(doc)
+    decision = doc.decision["id"]
+    mv = match.open_moderator(doc, identity(arena.world, "mod"))
+    _, private = match.open_private(doc, identity(arena.world, "bob"))
+    orders = sorted(legal_orders(game, match.player_state(doc, game, "bob", private), "bob"),
+                    key=lambda o: len(gamefile.compact_json(o)))
+    texts = [match.canonical_orders(doc.game_id, decision, o) for o in (orders[0], orders[-1])]
+    assert len(texts[0]) != len(texts[1])
+    kept = [_bot_record(decision, "bob", "heuristic", t) for t in texts]
+    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    published = match.publish_orders(mv, kept)
+    assert [e["orders"] for e in published] == texts
+    assert all(set(e) == {"decision", "player", "bot", "orders"} for e in published)

@@ -200,7 +200,7 @@ def test_missed_wait_the_game_waits_after_the_deadline(cli, monkeypatch):
     answer(cli, folder, ["alice", "carol"])
     at(monkeypatch, "2026-12-05T18:00Z")
     r = cli.ok("resolve", folder, "--as", "mod")
-    assert "waiting for bob (decision r1-orders" in r.out
+    assert "decision r1-orders, version " in r.out and ": waiting for bob (alice, carol answered)" in r.out
     assert "deadline 2026-11-25 18:00 UTC (passed 10 days ago)" in r.out
     j = cli.ok("status", folder, "--json").json
     assert j["decision"] == "r1-orders" and j["missing"] == ["bob"]

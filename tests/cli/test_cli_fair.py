@@ -28,7 +28,7 @@ def hands(cli, folder="g", names=PLAYERS):
 def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
     lines = make_keys(cli, PLAYERS)
     out = new(cli, lines).out
-    assert "waiting for alice, bob, carol (decision join)" in out
+    assert "decision join: waiting for alice, bob, carol" in out
     assert "not dealt yet: every player joins first (koryo-pbm play g --as NAME, or orders and submit)" in out
     top = public(cli)
     assert top["format"] == "koryo-pbm-game/v3" and top["deal"] == "joined"

@@ -294,9 +294,14 @@ def test_show_log_status_and_the_picture_say_who_answered_and_who_is_awaited(cli
     assert f"decision r1-orders (orders), {words}\n" in cli.ok("status", "g").out
     cli.ok("show", "g", "--html", "table.html", "--svg", "table.svg")
     assert words in (cli.cwd / "table.html").read_text() and words in (cli.cwd / "table.svg").read_text()
-    cli.ok("orders", "g", "--as", "carol", "-o", "carol.toml")
-    cli.ok("submit", "carol.toml", "--as", "carol", "--game", "g")
+    played = cli.ok("play", "g", "--as", "carol", "--out", "carol.txt", stdin="\n" * 40 + "y\n").out
+    assert f"decision r1-orders: {words}\n" in played  # play shows the table and who is awaited
+    resolved = cli.ok("resolve", "g", "--as", "mod").out  # holds the two orders: the same words
+    assert "decision r1-orders, version " in resolved and f": {words}\n" in resolved
+    assert f"decision r1-orders: {words}\n" in cli.ok("show", "g").out
+    played = cli.ok("play", "g", "--as", "carol", stdin="\n" * 40 + "y\n").out  # into the inbox
     everybody = "waiting for the moderator to resolve (alice, bob, carol answered)"
+    assert f"decision r1-orders: {everybody}\n" in played
     assert everybody in cli.ok("show", "g").out and everybody in cli.ok("status", "g").out
 
 

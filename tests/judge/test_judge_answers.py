@@ -40,7 +40,10 @@ def test_receipt_is_threaded_signed_and_checked_by_the_receipt_command(cli, tmp_
     # the mail is named by when the judge received it and its digest, never by what its sender wrote
     assert "Your mail received 20" in text and f"UTC (mail {hashlib.sha256(sent).hexdigest()[:8]})" in text
     assert "ACCEPTED: alice's orders for r1-orders" in text
-    assert "now waits for bob, carol" in text
+    assert "Game friday, decision r1-orders: waiting for bob, carol (alice answered)." in text
+    # the words status, show and log use (koryo_pbm.waiting), not a wording of the judge's own
+    assert "r1-orders (orders), waiting for bob, carol (alice answered)" in cli.ok("status", "games/friday").out
+    assert "decision r1-orders: waiting for bob, carol (alice answered)" in cli.ok("show", "games/friday").out
     saved = cli.cwd / "answer.eml"
     saved.write_bytes(msg.as_bytes())
     r = cli.ok("receipt", saved, "--game", "games/friday")
@@ -129,7 +132,7 @@ def test_an_envelope_for_a_finished_decision_is_late(cli, tmp_path):
     assert "LATE, NOT COUNTED: alice's orders for r1-orders" in t
     assert "It arrived after decision r1-orders was resolved" in t
     now = cli.ok("status", "games/friday", "--json").json
-    assert f"now waits for {', '.join(now['missing'])} (decision {now['decision']})" in " ".join(t.split())
+    assert f"Game friday, decision {now['decision']}: waiting for {', '.join(now['missing'])}" in " ".join(t.split())
     assert "BEGIN KORYO-PBM RECEIPT" not in t
 
 
@@ -172,6 +175,7 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     [(m, t)] = answers(po, "alice@example.org")
     assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in " ".join(t.split())
+    assert "It was forwarded to the moderator, who can answer you." in " ".join(t.split())
     assert "koryo-pbm submit orders.toml --as alice --game friday/game.toml --out orders.txt" in t
     # the steps begin with saving the attached game.toml: it is attached, byte-exact
     assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()

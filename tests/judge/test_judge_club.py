@@ -62,7 +62,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
         subject = str(msg["Subject"])
         assert subject.startswith(f"[koryo-pbm friday] invitation: seat {p} in a Koryo game (code ")
         text = body(msg)
-        assert f"koryo-pbm keygen {p}" in text and "alice, bob, carol" in text and "Time to answer: 3d." in text
+        assert f"koryo-pbm keygen {p}" in text and "alice, bob, carol" in text and "Once the game runs, each decision has a deadline (time to answer: 3d)." in text
         assert re.search(r"answer by \d{4}-\d\d-\d\d \d\d:\d\d UTC", text), text
         # with nothing to install: the player page of this release rides along, and the text says how to use it
         from koryo_pbm.assets import player_page
@@ -165,8 +165,10 @@ def test_mail_commands(cli, tmp_path):
     assert "(nothing yet" in body(alice[1])
     bob, human = po.messages("bob@example.org")
     assert str(human["Subject"]).startswith(f"{tag} no envelope, help")  # "Status please?" is no command
+    assert ('The judge is a program: it reads envelopes and mail commands ("help" lists them); write to the '
+            "moderator for anything else.") in body(human)  # no --moderator: nobody else reads it
     assert bob["Subject"] == f"{tag} status"
-    assert "Awaited: alice, bob, carol." in body(bob) and "Answered: nobody yet." in body(bob)
+    assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]).startswith(f"{tag} resend: game.toml version 1")
     assert attachment(carol) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
@@ -180,7 +182,7 @@ def test_mail_commands(cli, tmp_path):
     serve(cli, po)
     (msg,) = po.messages("alice@example.org")
     text = body(msg)
-    assert "* friday (Koryo) as alice: round 1, r1-orders: waiting for you" in text
+    assert "* friday (Koryo) as alice: round 1, r1-orders: waiting for alice, bob, carol; your turn" in text
     assert "* saturday (Koryo) as alice:" in text
     assert "bob@example.org" not in text
 
@@ -192,6 +194,24 @@ def test_mail_commands_are_rate_limited(cli, tmp_path):
     r = serve(cli, po)
     assert len(po.messages("bob@example.org")) == 5
     assert "rate limit: game friday, bob@example.org" in r.err
+
+
+def test_a_mail_handled_again_after_a_stop_is_not_counted_twice(cli, tmp_path):
+    """A judge stopped after queuing its answers but before moving the mails away handles them
+    again: the answers are queued already, so they are neither sent nor counted a second time."""
+    from judge_kit import deliver
+
+    po, _ = started_game(cli, tmp_path)
+    mails = [po.send_to_judge("bob@example.org", f"[koryo-pbm friday] s{n}", "status") for n in range(4)]
+    serve(cli, po)
+    assert len(po.messages("bob@example.org")) == 4
+    for data in mails:  # the same mails again, as a judge stopped at that point would find them
+        deliver(po.judge_box, data)
+    r = serve(cli, po)
+    assert po.messages("bob@example.org") == [] and "rate limit" not in r.err
+    po.send_to_judge("bob@example.org", "[koryo-pbm friday] s5", "status")  # the fifth of 5 an hour
+    r = serve(cli, po)
+    assert len(po.messages("bob@example.org")) == 1 and "rate limit" not in r.err
 
 
 def test_press_by_mail_is_relayed_and_the_moderator_cannot_read_it(cli, tmp_path):

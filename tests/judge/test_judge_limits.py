@@ -51,3 +51,17 @@ def test_saved_when_asked_and_a_damaged_file_starts_afresh(tmp_path):
     assert fresh.take(AUTOMATIC_ANSWER, game="g", address="a@b.example")
     assert "cannot be read" in logged[-1] and "they start afresh" in logged[-1]
     assert json.loads(path.read_text())["format"] == 1  # replaced by a good one
+
+
+def test_a_mail_refused_for_good_gives_its_count_back_across_restarts(tmp_path):
+    path = tmp_path / "limits.json"
+    logged: list[str] = []
+    three = Limit("mail-command", 3, 3600.0, "answers to mail commands")
+    a = Limits(path, clock=lambda: 10.0, log=logged.append)
+    for n in range(3):
+        assert a.take(three, game="g", address="carol@example.org", mail=f"answer-{n}")
+    assert not a.allowed(three, game="g", address="carol@example.org")
+    b = Limits(path, clock=lambda: 20.0, log=logged.append)  # the judge started again
+    assert b.refund("answer-1") and not b.refund("answer-1") and not b.refund("never-counted")
+    assert Limits(path, clock=lambda: 30.0, log=logged.append).take(three, game="g", address="carol@example.org")
+    assert logged == []

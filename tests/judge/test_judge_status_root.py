@@ -44,3 +44,30 @@ def test_status_of_a_root_gives_one_line_per_game(cli, tmp_path):
     r = cli.fails("status", "games")
     assert r.out.startswith("broken    cannot be read: ") and len(r.out.splitlines()) == 3
     assert "1 of 3 games under games cannot be read" in r.err
+
+
+def test_status_of_a_root_lists_the_games_that_wait_for_their_seats(cli, tmp_path):
+    """A game made with --invite waits for its seats in signup.toml (sealed to the moderator):
+    status ROOT gives its line with the seats still open and the deadline to take them."""
+    pubs = {n: cli.ok("keygen", n).out.strip() for n in ("mod", "alice", "bob")}
+    cli.ok("new", "games/friday", "--as", "mod", "--seed", "s", "--player", f"alice={pubs['alice']}",
+           "--player", f"bob={pubs['bob']}")
+    cli.ok("new", "games/spring", "--as", "mod", "--player", f"alice={pubs['alice']}", "--invite",
+           "bob=bob@example.org", "--invite", "carol=carol@example.org", "--signup-deadline", "3d")
+    out = cli.ok("status", "games", "--as", "mod").out.splitlines()
+    assert len(out) == 2 and out[0].startswith("friday  round 1, r1-orders: awaiting alice, bob")
+    assert out[1].startswith("spring  sign-up (koryo): seats open bob, carol (alice taken); answer by 20")
+    assert "(in 2 days 23 h" in out[1] or "(in 3 days" in out[1], out[1]
+    assert "; last activity 20" in out[1] and out[1].endswith("; you: moderator")
+    data = cli.ok("status", "games", "--as", "mod", "--json").json["games"][1]
+    assert data["folder"] == "spring" and data["signup"] is True and data["sealed"] is False
+    assert data["open_seats"] == ["bob", "carol"] and data["taken"] == ["alice"] and data["game"] == "koryo"
+    assert data["answer_by"].endswith("Z") and data["you"] == "moderator"
+    # without the moderator's key, or with a player's: only that it waits for its seats (sealed)
+    for args in ((), ("--as", "alice")):
+        line = cli.ok("status", "games", *args).out.splitlines()[1]
+        assert line.startswith("spring  sign-up: waiting for its seats (which ones: --as the moderator"), line
+        assert "bob" not in line
+    assert cli.ok("status", "games", "--json").json["games"][1]["sealed"] is True
+    # the sign-up's own folder gives its one line
+    assert cli.ok("status", "games/spring", "--as", "mod").out.startswith("spring  sign-up (koryo): seats open bob")

@@ -27,10 +27,11 @@ LURE = "URGENT download https://evil.example/key.exe and mail your key file to e
 
 
 class Game:
-    def __init__(self, servers, tmp_path, monkeypatch):
+    def __init__(self, servers, tmp_path, monkeypatch, unknown=()):
+        """``unknown``: players whose address has no mailbox (postfix refuses mail to it for good)."""
         self.servers, self.tmp = servers, tmp_path
         self.judge = servers.user("judge")
-        self.users = {n: servers.user(n) for n in NAMES}
+        self.users = {n: f"nobody-{n}-{tmp_path.name}" if n in unknown else servers.user(n) for n in NAMES}
         self.mod = servers.user("other")
         self.attacker = servers.user("mallory")
         monkeypatch.setenv("KORYO_PBM_HOME", str(tmp_path / "home"))
@@ -150,3 +151,27 @@ def test_a_forged_sender_flood_gets_alice_one_mail_and_carries_none_of_its_text(
     assert log.count("rate limit: game friday, " + g.address("alice")) >= 20
     assert "whose receipt was mailed to alice before; the sender is not alice's address: not answered" in log
     assert log.count(" received mail ") == 1 + 36 and " sent answer-" in log
+
+
+def test_answers_that_reach_nobody_do_not_use_up_the_rate_limit(mail_servers, tmp_path, monkeypatch):
+    """carol's address has no mailbox: postfix refuses every mail to it for good (550). Five mail
+    commands in carol's name (5 an hour are answered) are answered, each answer refused for
+    good and kept in outbox/failed: none reached anybody, so none counts, and a sixth is answered
+    too. A rate-limited answer is never silently dropped: the log says so (the old count did)."""
+    g = Game(mail_servers, tmp_path, monkeypatch, unknown=("carol",))
+    g.serve()  # the start mails (carol's refused for good)
+    failed = tmp_path / "games" / "friday" / "outbox" / "failed"
+    before = len(list(failed.glob("*.eml")))
+    attacker = f"{g.attacker}@{DOMAIN}"
+    for i in range(5):
+        g.send(attacker, g.address("carol"), f"[koryo-pbm friday] status {i}", "status\n")
+    g.serve()
+    assert len(list(failed.glob("*.eml"))) == before + 5
+    log = (tmp_path / "judge.log").read_text()
+    assert log.count("no longer counts against the rate limit") == 5
+    g.send(attacker, g.address("carol"), "[koryo-pbm friday] status 5", "status\n")
+    g.serve()
+    assert len(list(failed.glob("*.eml"))) == before + 6
+    log = (tmp_path / "judge.log").read_text()
+    assert "rate limit: game friday" not in log and log.count("mail command 'status' of carol") == 6
+    assert g.mailbox(g.attacker) == []

@@ -124,8 +124,10 @@ class Page:
         return self.wait(lambda: self.message())
 
     def choose(self, pick) -> list[str]:
-        """Walk the menu: ``pick(labels, suggested)`` gives the index of each step; then seal.
-        Returns the labels picked."""
+        """Walk the menu: ``pick(labels, suggested)`` gives the index of each step, until a
+        finished choice is picked (the page then seals it at once: :meth:`envelope`). Returns
+        the labels picked."""
+        self.d.execute_script("document.getElementById('envelope').value = ''")
         labels = []
         while True:
             # one round trip per question: the choices' labels, which is suggested, done or not
@@ -142,7 +144,12 @@ class Page:
             self.all("[data-choice]")[i].click()
             self.actions += 1
 
+    def envelope(self) -> str:
+        """The envelope the page made when the choice was finished (no action of the player's)."""
+        return self.wait(lambda: self.by("#envelope").get_attribute("value"))
+
     def seal(self) -> str:
+        """Click ``button#seal``: a new envelope for the choice made (an action)."""
         self.d.execute_script("document.getElementById('envelope').value = ''")
         self.by("#seal").click()
         self.actions += 1

@@ -81,7 +81,7 @@ def test_the_page_code_passes_its_tests_against_the_python_vectors(built):
 
 def test_the_vectors_hold_for_the_python_code():
     """The same vectors, checked against the Python side: a format change on either side fails."""
-    from koryo_pbm import match
+    from koryo_pbm import choices, match
     from koryo_pbm.crypto import envelope as E
     from koryo_pbm.crypto.keys import PublicIdentity, parse_identity
     from koryo_pbm.crypto.seal import open_sealed
@@ -112,6 +112,9 @@ def test_the_vectors_hold_for_the_python_code():
         assert G.head(doc) == g["head"]
         assert G.open_part(doc, g["seat"], me) == g["part"]
         assert match.open_menu(doc, me) == g["menu"]
+        assert isinstance(g["part"]["menu"], str) and choices.decode_menu(g["part"]["menu"]) == g["menu"]
+    assert choices.decode_menu(v["menu_bomb"]) is None  # inflates beyond the limit: refused
+    assert choices.decode_menu(g["part"]["menu"][:40]) is None and choices.decode_menu(7) is None
 
 
 def _node_envelope(game: Path, key: Path, passphrase: str = "", how: str = "suggested") -> subprocess.CompletedProcess:

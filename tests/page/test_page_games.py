@@ -36,11 +36,19 @@ def _play(cli, page: Page, folder: Path, keys: dict[str, Path], passphrases: dic
             opens.append(time.perf_counter() - t)
             assert said.startswith("opened:"), said
             page.actions += 1  # choosing the game file: the page opens it (the key stays unlocked in the open page)
-            page.choose(lambda labels, suggested: suggested if suggested is not None and rng.random() < 0.5
-                        else rng.randrange(len(labels)))
-            armored = page.seal()
-            page.actions += 1  # pasting the envelope (sealing copied it) into the reply
+            steps: list[bool] = []  # each pick: the suggested one or not
+
+            def pick(labels, suggested):
+                took = suggested is not None and rng.random() < 0.5
+                steps.append(took)
+                return suggested if took else rng.randrange(len(labels))
+
+            page.choose(pick)
+            armored = page.envelope()  # the finished choice is sealed and copied at once
+            page.actions += 1  # pasting the envelope into the reply
             per_decision.append(page.actions - before)
+            if steps[0]:  # the suggestion is offered whole (or is a finished choice): one click, three actions
+                assert len(steps) == 1 and per_decision[-1] == 3, (steps, per_decision[-1])
             env = parse_one(armored)
             assert env.player == player and env.decision == status["decision"]
             (folder / "inbox" / f"{env.decision}--{player}.envelope").write_text(armored)

@@ -96,16 +96,50 @@ def test_the_keyboard_alone_plays_a_decision(page, korsar):
             break
     else:
         raise AssertionError(f"no choice reachable with Tab: {seen}")
-    for _ in range(6):  # Enter picks; the next question's choice (or the seal button) takes the focus
+    for _ in range(6):  # Enter picks; the next question's choice takes the focus; a finished choice is sealed
         ActionChains(page.d).send_keys(Keys.ENTER).perform()
-        if page.by("#seal").is_enabled():
+        if page.by("#envelope").get_attribute("value"):
             break
         if page.d.execute_script("return !document.activeElement.hasAttribute('data-choice')"):
             ActionChains(page.d).send_keys(Keys.TAB).perform()
-    assert page.d.execute_script("return document.activeElement.id") == "seal"
+    assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
+    assert page.wait(lambda: page.d.execute_script("return document.activeElement.id") == "envelope")  # ready to copy
+    # the seal button (an automation hook) seals the choice again, from the keyboard too
+    page.d.execute_script("document.getElementById('envelope').value = ''; document.getElementById('seal').focus()")
     ActionChains(page.d).send_keys(Keys.ENTER).perform()
     assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
-    assert page.d.execute_script("return document.activeElement.id") == "envelope"  # ready to copy
+
+
+def test_a_page_opened_afresh_for_each_mail_with_the_key_remembered(page, korsar):
+    """Issue 16's steps for a player who opens the page anew from each mail: the key remembered
+    in the browser (encrypted under the passphrase) on the first visit; then the passphrase,
+    the attachment (the page opens it), one click on the suggested choice (sealed and copied at
+    once), the paste: four actions, three once the page is open."""
+    folder, keys, first = korsar
+    page.by("#remember").click()
+    said = page.open_game(folder / "game.toml", keys / f"{first}.key", "a passphrase for this browser")
+    assert said.startswith("opened:"), said
+    kept = page.d.execute_script("return localStorage.getItem('koryo-pbm/key')")
+    assert kept and "secret key v2" in kept and "a passphrase" not in kept  # encrypted, never the passphrase
+    page.load()  # the next mail: the page opened afresh, nothing in memory
+    assert page.by("#remembered").is_displayed()
+    page.actions = 0
+    # the attachment first: the page asks for the passphrase, and Enter in it opens the game
+    said = page.open_game(folder / "game.toml", None, "")
+    assert "type it in the passphrase field" in said, said
+    page.actions += 1
+    assert page.d.execute_script("return document.activeElement.id") == "passphrase"
+    from selenium.webdriver.common.keys import Keys
+
+    page.d.execute_script("document.getElementById('message').textContent = ''")
+    page.by("#passphrase").send_keys("a passphrase for this browser" + Keys.ENTER)
+    page.actions += 1
+    assert page.wait(page.message).startswith("opened:"), page.message()
+    page.choose(lambda labels, suggested: suggested)
+    armored = page.envelope()
+    page.actions += 1  # the paste into the reply
+    assert parse_one(armored).player == first
+    assert page.actions == 4, page.actions
 
 
 def test_a_screen_reader_finds_a_name_for_every_control(page, korsar):

@@ -81,7 +81,17 @@ def make() -> dict:
         "canonical_json": {"value": {"b": [1, "é\n\"x\u0001"], "a": {"z": True, "y": None}},
                            "text": G.compact_json({"a": {"y": None, "z": True}, "b": [1, "é\n\"x\u0001"]})},
         "games": _games(),
+        # a menu that inflates beyond choices.MENU_LIMIT (5 MiB of spaces): both sides refuse it
+        "menu_bomb": _deflated(b" " * (5 * 1024 * 1024)),
     }
+
+
+def _deflated(raw: bytes) -> str:
+    import base64
+    import zlib
+
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
 
 
 def _games() -> list[dict]:
