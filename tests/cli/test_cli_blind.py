@@ -96,32 +96,31 @@ def _card_ids(value):
     return found
 
 
-def what_key_opens(doc, identity) -> list:
-    """Everything ``identity`` can open in ``doc``: each sealed part sealed to it, and each blob
-    inside those that opens with it (the co-dealer's shares sealed to players: none should)."""
+def what_key_opens(run, doc, identity) -> list:
+    """Everything ``identity`` can open in ``doc``, as ``koryo-pbm inspect --as`` opens it (every
+    sealed part tried with the key), and each blob inside those that opens with it too (the
+    co-dealer's shares sealed to players: none may)."""
     from koryo_pbm.blind import shares_info
     from koryo_pbm.crypto.seal import open_sealed
     from koryo_pbm.errors import TamperedError
-    from koryo_pbm.store import gamefile
 
-    opened = []
-    mine = identity.public.fingerprint()
-    for name, part in doc.sealed.items():
-        if part["recipient"] == mine:
-            data = gamefile.open_part(doc, name, identity)
-            opened.append(data)
-            carl = data.get("state", {}).get("carl", {})
-            for deck, by_player in carl.items():
-                for player, blob in by_player.items():
-                    with pytest.raises(TamperedError):
-                        open_sealed(identity, base64.b64decode(blob), shares_info(doc.game_id, deck, player))
+    shown = run.json("inspect", "g", "--as", identity.name)
+    assert shown["version"] == doc.version and shown["opened"], shown
+    opened = [part["data"] for part in shown["opened"]]
+    for data in opened:
+        carl = data.get("state", {}).get("carl", {})
+        for deck, by_player in carl.items():
+            for player, blob in by_player.items():
+                with pytest.raises(TamperedError):
+                    open_sealed(identity, base64.b64decode(blob), shares_info(doc.game_id, deck, player))
     return opened
 
 
 @pytest.fixture(scope="module")
 def blind_game(tmp_path_factory):
     """A complete blind 3-player Koryo game by shared folder; at every version, what the
-    moderator's key and the co-dealer's key open is checked against every hidden card."""
+    moderator's key and the co-dealer's key open (``koryo-pbm inspect``) is checked against
+    every hidden card."""
     from koryo_pbm.store import gamefile
     from koryo_pbm.store.keyring import find_identity
 
@@ -151,7 +150,7 @@ def blind_game(tmp_path_factory):
         public_ids = _card_ids(doc.public)
         for identity in (mod, carl):
             pairs: list = []
-            opened = what_key_opens(doc, identity)
+            opened = what_key_opens(run, doc, identity)
             for data in opened:
                 _walk(data, pairs)
             leaked = [(k, v) for k, v in pairs if isinstance(k, str) and k in hidden and v == hidden[k]]
