@@ -75,6 +75,7 @@ class _Run:
     record: list[dict[str, Any]]  # every order counted so far (published at the end)
     contributions: dict[str, str] | None = None
     by_digest: dict[str, list[Candidate]] = field(default_factory=dict)
+    signed: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # digest -> orders, inner signature
     changed: bool = False
 
     @classmethod
@@ -155,10 +156,11 @@ def _open(run: _Run) -> list[tuple[Candidate, str]]:
             continue
         env = c.envelope
         try:
-            text = env.open(mv.identity, mv.doc.players[env.player])
+            text, inner = env.open_signed(mv.identity, mv.doc.players[env.player])
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
             continue
+        run.signed[env.digest] = (text, inner)  # kept for the record: each envelope is opened once
         opened.append((c, text))
     return opened
 
@@ -274,7 +276,8 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
     join's contributions, the held envelopes accepted. Returns the accepted digests."""
     doc, held = run.mv.doc, run.held
     accepted = [held[p]["digest"] for p in decision.players if p in held]
-    run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"]) if p in held
+    run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"], run.signed.get(held[p]["digest"]))
+                   if p in held
                    else _bot_record(decision.id, p, played[p][0],
                                     canonical_orders(doc.game_id, decision.id, orders[p]))
                    for p in decision.players]
@@ -364,16 +367,18 @@ def held_size(player: str, entry: Mapping[str, Any]) -> int:
 RECORD_QUANTUM = 1024  # an order kept for the replay takes a multiple of this in the moderator's part
 
 
-def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str) -> dict[str, Any]:
+def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str,
+                   opened: tuple[str, bytes] | None = None) -> dict[str, Any]:
     """A player's accepted order as kept in the moderator's part until the end: what
     :func:`publish_orders` publishes (not the whole envelope: its padded ciphertext is most of
     its size and checks nothing more), its orders text padded with spaces to a multiple of
     :data:`RECORD_QUANTUM` bytes as compact JSON (``length``: its own length), so that the part's
     size says no more of the orders than the envelope's did (its orders padded to 1 KiB), and
-    ``key``, the public key that signed it."""
+    ``key``, the public key that signed it. ``opened``: the envelope's orders and inner signature
+    when this run opened it (then it is not opened again)."""
     from koryo_pbm.store.gamefile import compact_json
 
-    published = _published(mv, {"decision": decision, "player": player, "envelope": envelope})
+    published = _published(mv, {"decision": decision, "player": player, "envelope": envelope}, opened)
     text = published["orders"]
     size = len(compact_json(text).encode("utf-8")) - 2
     # the signer's key always (a substitute may take the seat before the end: published then)
@@ -404,9 +409,11 @@ def _published_bot(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]
     return {k: (text[:length] if k == "orders" else v) for k, v in item.items() if k != "length"}
 
 
-def _published(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
+def _published(mv: ModeratorView, item: Mapping[str, Any],
+               opened: tuple[str, bytes] | None = None) -> dict[str, str]:
     """One player's order of the record as published: from its envelope (opened with the
-    moderator's key), or as :func:`_signed_record` kept it."""
+    moderator's key, unless ``opened`` gives what it holds: its orders and inner signature, by
+    the seat's key of today), or as :func:`_signed_record` kept it."""
     from koryo_pbm.crypto.envelope import parse_one
 
     player = item["player"]
@@ -422,11 +429,14 @@ def _published(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]:
     env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
     current = mv.doc.players[player]
     for key in [current, *reversed(mv.former.get(player, []))]:
-        try:
-            env.verify(key)
-        except KoryoPbmError:
-            continue
-        text, inner = env.open_signed(mv.identity, key)
+        if opened is not None and key == current:
+            text, inner = opened  # opened and checked with this key in this run
+        else:
+            try:
+                env.verify(key)
+            except KoryoPbmError:
+                continue
+            text, inner = env.open_signed(mv.identity, key)
         published = {"decision": item["decision"], "player": player, "answers": env.header["answers"],
                      "submitted": env.submitted, "nonce": env.nonce, "digest": env.digest, "orders": text,
                      "inner": base64.b64encode(inner).decode("ascii")}
