@@ -84,6 +84,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
+from koryo_pbm.values import Frozen
 
 FORMAT = "koryo-pbm-game/v3"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -674,15 +675,21 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 MAX_HEADER = 64 * 1024  # the plain lines before the first table: format .. seed
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(Frozen):
     """What a game file says of itself before its first table, read without parsing the rest:
     enough to know whose signature to check and which game and version it claims to be."""
 
+    _fields = ("game_id", "game", "version", "moderator")
     game_id: str
     game: str
     version: int
     moderator: PublicIdentity
+
+    def __init__(self, game_id: str, game: str, version: int, moderator: PublicIdentity) -> None:
+        object.__setattr__(self, "game_id", game_id)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "moderator", moderator)
 
 
 def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
