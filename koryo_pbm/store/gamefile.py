@@ -73,7 +73,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -651,25 +651,58 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     _validate(doc)
     verify_log(doc)
     top = _to_toml(doc)
-    # The sealed parts' base64 is written as TOML literal strings ('...'): the same values, but
-    # read and written at C speed (tomllib and tomli_w go through a basic string character by
-    # character in Python, and the parts are most of a game file).
-    blobs: dict[str, str] = {}
+    # The sealed parts' base64 and the strings of the log and the replay record are written as
+    # TOML literal strings ('...', or '''...''' when they hold line breaks) where they can be:
+    # the same values, but read and written at C speed (tomllib and tomli_w go through a basic
+    # string character by character in Python, and these strings are most of a game file). Each
+    # is swapped for a marker that tomli_w writes, then the marker for the literal string.
+    token = os.urandom(4).hex()
+    blobs: list[str] = []
+
+    def mark(value: str) -> str:
+        blobs.append(value)
+        return f"@{token}-{len(blobs) - 1}@"
+
     for part in top["sealed"].values():
-        mark = f"@part-{os.urandom(8).hex()}@"
-        blobs[mark], part["data"] = part["data"], mark
+        part["data"] = mark(part["data"])
+    top["log"] = _literals(top["log"], mark)
+    if "replay" in top:
+        top["replay"] = _literals(top["replay"], mark)
     try:
         text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
-    for mark, data in blobs.items():
-        at = text.rindex(f'"{mark}"')
-        text = text[:at] + f"'{data}'" + text[at + len(mark) + 2:]
+
+    def literal(m: re.Match[str]) -> str:
+        value = blobs[int(m.group(1))]
+        return f"'''{value}'''" if "\n" in value else f"'{value}'"
+
+    text = re.sub(f'"@{token}-([0-9]+)@"', literal, text)
     body = text.encode("utf-8")
     first = top["format"]
     assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, body)
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
+
+
+# Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
+# line), or but tab and line feed, not first (a multi-line literal string drops a first line break).
+_LITERAL = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}")
+_MULTILINE_LITERAL = re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}")
+
+
+def _literals(value: Any, mark: Callable[[str], str]) -> Any:
+    """``value`` (tables, lists, strings of a game file) with each string of 16 characters or more
+    that a TOML literal string can hold swapped for ``mark(string)``; shorter ones are not worth it."""
+    if isinstance(value, str):
+        if _LITERAL.fullmatch(value) or ("\n" in value and _MULTILINE_LITERAL.fullmatch(value)):
+            return mark(value)
+        return value
+    if isinstance(value, dict):
+        return {k: _literals(v, mark) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_literals(v, mark) for v in value]
+    return value
 
 
 MAX_HEADER = 64 * 1024  # the plain lines before the first table: format .. seed
