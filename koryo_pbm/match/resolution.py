@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +26,7 @@ from koryo_pbm.match.policy import _bot_note, _bot_players, _count_missed, _dead
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Value
 
 
 def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime | None = None) -> Resolution:
@@ -58,11 +58,12 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     return _finish(run, pending)
 
 
-@dataclass
-class _Run:
+class _Run(Value):
     """One resolve run as it goes: the state reached, the orders held for the pending decision,
     the next version (its log grows as decisions are applied; written only if ``changed``)."""
 
+    _fields = ("mv", "now", "policy", "state", "held", "seen", "answered", "new", "result", "record",
+               "contributions", "by_digest", "changed")
     mv: ModeratorView
     now: datetime | None
     policy: deadlines.Policy
@@ -73,9 +74,26 @@ class _Run:
     new: GameDoc
     result: Resolution
     record: list[dict[str, str]]  # every order counted so far (published at the end)
-    contributions: dict[str, str] | None = None
-    by_digest: dict[str, list[Candidate]] = field(default_factory=dict)
-    changed: bool = False
+    contributions: dict[str, str] | None
+    by_digest: dict[str, list[Candidate]]
+    changed: bool
+
+    def __init__(self, mv: ModeratorView, now: datetime | None, policy: deadlines.Policy, state: State,
+                 held: dict[str, dict[str, Any]], seen: set[str | None], answered: set[str], new: GameDoc,
+                 result: Resolution, record: list[dict[str, str]]) -> None:
+        self.mv = mv
+        self.now = now
+        self.policy = policy
+        self.state = state
+        self.held = held
+        self.seen = seen
+        self.answered = answered
+        self.new = new
+        self.result = result
+        self.record = record
+        self.contributions = None
+        self.by_digest = {}
+        self.changed = False
 
     @classmethod
     def start(cls, mv: ModeratorView, candidates: Sequence[Candidate], now: datetime | None) -> _Run:
