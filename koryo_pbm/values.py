@@ -5,12 +5,13 @@ out as source text and compiled), and a quick command such as ``status`` imports
 them. The classes it imports are written as plain classes instead: each has its own typed
 ``__init__`` and lists its fields in ``_fields``; this base gives them what the dataclass gave
 (equality and ``repr`` over the fields; :class:`Frozen`: a hash and no assignment after
-``__init__``, which sets its fields with ``object.__setattr__``). See docs/speed.md.
+``__init__``, which sets its fields with ``object.__setattr__``; :meth:`Value.replace` for
+``dataclasses.replace``). See docs/speed.md.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 
 class Value:
@@ -33,6 +34,15 @@ class Value:
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{self.__class__.__qualname__}({inner})"
+
+    def replace(self, **changes: Any) -> Self:
+        """A new value with ``changes`` (as ``dataclasses.replace``: built through ``__init__``)."""
+        values = {name: getattr(self, name) for name in self._fields}
+        for name in changes:
+            if name not in values:
+                raise TypeError(f"{self.__class__.__qualname__} has no field {name!r}")
+        values.update(changes)
+        return self.__class__(**values)
 
 
 class Frozen(Value):

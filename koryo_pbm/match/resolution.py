@@ -10,7 +10,6 @@ then :func:`_mark_unanswered` and :func:`_finish`. It is pure apart from sealing
 from __future__ import annotations
 
 import base64
-import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -336,14 +335,14 @@ def _finish(run: _Run, pending: Decision | None) -> Resolution:
         result.doc = mv.doc
         return result
     new.service = run.policy.to_table() or None
-    secrets = dataclasses.replace(mv.secrets, played=run.record)
+    secrets = mv.secrets.replace(played=run.record)
     if run.contributions is not None:
         new.contributions = run.contributions
     if pending is None and len(new.log) > len(mv.doc.log):
         # published with the end: anyone can check the commitment and replay the game
         new.seed, new.salt = secrets.seed, secrets.salt
         new.replay = {**secrets.setup, "orders": publish_orders(mv, run.record)}
-        secrets = dataclasses.replace(secrets, played=[])  # published: no second, sealed copy
+        secrets = secrets.replace(played=[])  # published: no second, sealed copy
     _fill(new, mv.game, run.state, _secret(secrets, run.held, mv.emails, mv.former), now=run.now)
     result.doc, result.written = new, True
     return result
@@ -367,7 +366,7 @@ def answerable_heads(doc: GameDoc) -> set[str]:
     i = len(log)
     while i > 0 and log[i - 1].get("decision") == open_id:
         i -= 1
-        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(dataclasses.replace(doc, log=[])))
+        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(doc.replace(log=[])))
     return heads
 
 

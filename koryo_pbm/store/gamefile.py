@@ -68,13 +68,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import json
 import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -84,7 +82,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
-from koryo_pbm.values import Frozen
+from koryo_pbm.values import Frozen, Value
 
 FORMAT = "koryo-pbm-game/v3"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -122,27 +120,52 @@ _FPR = re.compile(r"[0-9a-f]{16}")
 _SIG_LINE = re.compile(r'signature = "([A-Za-z0-9+/]{86}==)"')
 
 
-@dataclass
-class GameDoc:
+class GameDoc(Value):
     """A game file's content. ``players`` keeps seat order; ``sealed`` maps a part name (a
-    player, or ``"moderator"``) to ``{"recipient": fingerprint, "data": base64}``."""
+    player, or ``"moderator"``) to ``{"recipient": fingerprint, "data": base64}``. A new version
+    is made with :meth:`~koryo_pbm.values.Value.replace`."""
 
+    _fields = ("game_id", "game", "version", "moderator", "seed_commitment", "players", "decision", "public", "log",
+               "sealed", "seed", "service", "deal", "salt", "contributions", "replay")
     game_id: str
     game: str
     version: int
     moderator: PublicIdentity
     seed_commitment: str
     players: dict[str, PublicIdentity]
-    decision: dict[str, Any] | None = None
-    public: dict[str, Any] = field(default_factory=dict)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    sealed: dict[str, dict[str, str]] = field(default_factory=dict)
-    seed: str | None = None  # published once the game is over (decision is None)
-    service: dict[str, Any] | None = None  # the deadline and absent-player policy (koryo_pbm.deadlines)
-    deal: str = "seed"  # "joined", "seed" or "position"
-    salt: str | None = None  # published with the seed
-    contributions: dict[str, str] | None = None  # deal "joined", once dealt
-    replay: dict[str, Any] | None = None  # published once the game is over
+    decision: dict[str, Any] | None
+    public: dict[str, Any]
+    log: list[dict[str, Any]]
+    sealed: dict[str, dict[str, str]]
+    seed: str | None  # published once the game is over (decision is None)
+    service: dict[str, Any] | None  # the deadline and absent-player policy (koryo_pbm.deadlines)
+    deal: str  # "joined", "seed" or "position"
+    salt: str | None  # published with the seed
+    contributions: dict[str, str] | None  # deal "joined", once dealt
+    replay: dict[str, Any] | None  # published once the game is over
+
+    def __init__(self, game_id: str, game: str, version: int, moderator: PublicIdentity, seed_commitment: str,
+                 players: dict[str, PublicIdentity], decision: dict[str, Any] | None = None,
+                 public: dict[str, Any] | None = None, log: list[dict[str, Any]] | None = None,
+                 sealed: dict[str, dict[str, str]] | None = None, seed: str | None = None,
+                 service: dict[str, Any] | None = None, deal: str = "seed", salt: str | None = None,
+                 contributions: dict[str, str] | None = None, replay: dict[str, Any] | None = None) -> None:
+        self.game_id = game_id
+        self.game = game
+        self.version = version
+        self.moderator = moderator
+        self.seed_commitment = seed_commitment
+        self.players = players
+        self.decision = decision
+        self.public = {} if public is None else public
+        self.log = [] if log is None else log
+        self.sealed = {} if sealed is None else sealed
+        self.seed = seed
+        self.service = service
+        self.deal = deal
+        self.salt = salt
+        self.contributions = contributions
+        self.replay = replay
 
 
 def seed_commitment(seed: str, salt: str) -> str:
@@ -911,8 +934,7 @@ def signed_bytes(doc: GameDoc) -> bytes | None:
 def _fresh(doc: GameDoc) -> GameDoc:
     # Fresh top-level containers; what is nested inside is shared and must not be changed in
     # place (nothing does: a new version gets new public and decision tables).
-    return dataclasses.replace(
-        doc,
+    return doc.replace(
         players=dict(doc.players),
         decision=dict(doc.decision) if doc.decision is not None else None,
         service=dict(doc.service) if doc.service is not None else None,
