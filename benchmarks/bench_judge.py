@@ -256,7 +256,8 @@ def main() -> None:
         fsyncs = work / "fsyncs"
         cpu: list[float] = []
         elapsed, samples, log = serve_once(work, mail, judge, fsyncs, cpu)
-        folders = [g for g in run.iterdir() if g.is_dir()]  # not the judge's lock file
+        # the game folders: not the judge's lock file, nor its own state (.koryo-pbm-judge)
+        folders = [g for g in run.iterdir() if g.is_dir() and not g.name.startswith(".")]
         sent = sum(len(os.listdir(g / "outbox" / "sent")) for g in folders)
         waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in folders)
         accepted = log.count(": accepted") + log.count(": held")

@@ -7,7 +7,8 @@ import, at module level and inside functions):
   :mod:`koryo_pbm.deadlines`, :mod:`koryo_pbm.waiting` — errors, text safe for a terminal, the
   syntax of a mail address, times and the public deadline policy (no clock), the wording of who
   a decision waits for: plain values any layer may use (the game file checks its deadlines and
-  policy); :mod:`koryo_pbm.assets`, the built player page.
+  policy); :mod:`koryo_pbm.assets`, the built player page; :mod:`koryo_pbm.values`, plain value
+  classes (cheaper to import than dataclasses).
 * :mod:`koryo_pbm.engine` — the game contract, the scene a game draws, the registry, the seeded
   generator, simulation. Knows no game and no file.
 * games (package ``koryo_pbm_games``, folder ``games/``) — pure rules, one folder per game.
@@ -36,7 +37,7 @@ __version__ = "0.2.0"
 #: ``koryo_pbm`` is this file alone.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("koryo_pbm", "koryo_pbm.errors", "koryo_pbm.printable", "koryo_pbm.address", "koryo_pbm.deadlines",
-     "koryo_pbm.assets", "koryo_pbm.waiting"),
+     "koryo_pbm.assets", "koryo_pbm.waiting", "koryo_pbm.values"),
     ("koryo_pbm.engine",),
     ("koryo_pbm_games",),
     ("koryo_pbm.crypto",),

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from koryo_pbm.errors import FormatError, UsageError
+from koryo_pbm.values import Value
 
 MAX_DURATION = timedelta(days=90)
 MAX_ABANDON = 100
@@ -139,21 +139,38 @@ def parse_new_deadline(text: str, current: datetime | None, now: datetime) -> da
 # -- the policy --------------------------------------------------------------------------------
 
 
-@dataclass
-class Policy:
+class Policy(Value):
     """A game's service policy (the ``[service]`` table)."""
 
-    deadlines: dict[str, str] = field(default_factory=dict)
-    grace: str = ""
-    missed: str = "wait"
-    bot_level: str = ""
-    abandon_after: int = 0
-    remind: str = ""
-    bots: dict[str, str] = field(default_factory=dict)
-    abandoned: list[str] = field(default_factory=list)
-    missed_in_row: dict[str, int] = field(default_factory=dict)
-    press: str = ""  # "" is "private": press to any players
-    state_mail: str = ""  # "" is "turn" (the judge's default): game.toml to the players who must act
+    _fields = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
+               "missed_in_row", "press", "state_mail")
+    deadlines: dict[str, str]
+    grace: str
+    missed: str
+    bot_level: str
+    abandon_after: int
+    remind: str
+    bots: dict[str, str]
+    abandoned: list[str]
+    missed_in_row: dict[str, int]
+    press: str  # "" is "private": press to any players
+    state_mail: str  # "" is "turn" (the judge's default): game.toml to the players who must act
+
+    def __init__(self, deadlines: dict[str, str] | None = None, grace: str = "", missed: str = "wait",
+                 bot_level: str = "", abandon_after: int = 0, remind: str = "", bots: dict[str, str] | None = None,
+                 abandoned: list[str] | None = None, missed_in_row: dict[str, int] | None = None, press: str = "",
+                 state_mail: str = "") -> None:
+        self.deadlines = {} if deadlines is None else deadlines
+        self.grace = grace
+        self.missed = missed
+        self.bot_level = bot_level
+        self.abandon_after = abandon_after
+        self.remind = remind
+        self.bots = {} if bots is None else bots
+        self.abandoned = [] if abandoned is None else abandoned
+        self.missed_in_row = {} if missed_in_row is None else missed_in_row
+        self.press = press
+        self.state_mail = state_mail
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""

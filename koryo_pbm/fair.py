@@ -21,12 +21,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
 from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome, State
 from koryo_pbm.errors import FormatError, OrderError, PositionError
+from koryo_pbm.values import Frozen
 
 JOIN = "join"  # the id and the kind of the join decision
 DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game file's ``deal``)
@@ -35,17 +35,27 @@ DEALS = ("joined", "seed", "position")  # how a game's deal was made (the game f
 # -- the join step -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class JoinState:
+class JoinState(Frozen):
     """A game waiting for its players to join. ``seed`` (the moderator's secret) is set in the
     moderator's state only; a player's state (:meth:`Joining.from_view`) has ``""``."""
 
+    _fields = ("game_id", "players", "seed", "first", "options", "commitment")
     game_id: str
     players: tuple[str, ...]
-    seed: str = ""
-    first: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-    commitment: str = ""  # the seed commitment of the game file: every join order names it
+    seed: str
+    first: str | None
+    options: Mapping[str, Any]
+    commitment: str  # the seed commitment of the game file: every join order names it
+
+    def __init__(self, game_id: str, players: tuple[str, ...], seed: str = "", first: str | None = None,
+                 options: Mapping[str, Any] | None = None, commitment: str = "") -> None:
+        set_ = object.__setattr__
+        set_(self, "game_id", game_id)
+        set_(self, "players", players)
+        set_(self, "seed", seed)
+        set_(self, "first", first)
+        set_(self, "options", {} if options is None else options)
+        set_(self, "commitment", commitment)
 
 
 _PUBLIC_KEY = "not_dealt"  # the public part of a game not dealt yet: {not_dealt = true, players = [...]}

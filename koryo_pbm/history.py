@@ -8,32 +8,42 @@ what a part is (:meth:`~koryo_pbm.engine.contract.Game.log_section`); the engine
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from koryo_pbm.engine.contract import Game
+from koryo_pbm.values import Frozen, Value
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Frozen):
     """One logged event: its text, the decision it followed, the version that logged it."""
 
+    _fields = ("version", "decision", "text")
     version: int
     decision: str
     text: str
+
+    def __init__(self, version: int, decision: str, text: str) -> None:
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "text", text)
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": self.version, "decision": self.decision, "text": self.text}
 
 
-@dataclass
-class Section:
+class Section(Value):
     """A part of the match (``"round 3"``; ``None`` for a game without parts) and its events.
     ``opened_by`` is the event that began it when an event did (printed as its heading)."""
 
+    _fields = ("title", "events", "opened_by")
     title: str | None
-    events: list[Event] = field(default_factory=list)
-    opened_by: Event | None = None
+    events: list[Event]
+    opened_by: Event | None
+
+    def __init__(self, title: str | None, events: list[Event] | None = None, opened_by: Event | None = None) -> None:
+        self.title = title
+        self.events = [] if events is None else events
+        self.opened_by = opened_by
 
     def lines(self) -> list[str]:
         """The section as text: its heading (the event that opened it, or its title), then

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, TamperedError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Frozen, Value
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _HASH = re.compile(r"sha256:[0-9a-f]{64}")
@@ -80,17 +80,29 @@ def as_signed(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n")
 
 
-@dataclass(frozen=True)
-class Pin:
+class Pin(Frozen):
     """The memory of one game (see the module docstring); fields ``None`` when not recorded."""
 
-    moderator: str | None = None
-    first_seen: str | None = None
-    version: int | None = None
-    head: str | None = None
-    log_length: int | None = None
-    decision: str | None = None  # the decision the version seen waited for ("" when over)
-    file: str | None = None
+    _fields = ("moderator", "first_seen", "version", "head", "log_length", "decision", "file")
+    moderator: str | None
+    first_seen: str | None
+    version: int | None
+    head: str | None
+    log_length: int | None
+    decision: str | None  # the decision the version seen waited for ("" when over)
+    file: str | None
+
+    def __init__(self, moderator: str | None = None, first_seen: str | None = None, version: int | None = None,
+                 head: str | None = None, log_length: int | None = None, decision: str | None = None,
+                 file: str | None = None) -> None:
+        set_ = object.__setattr__
+        set_(self, "moderator", moderator)
+        set_(self, "first_seen", first_seen)
+        set_(self, "version", version)
+        set_(self, "head", head)
+        set_(self, "log_length", log_length)
+        set_(self, "decision", decision)
+        set_(self, "file", file)
 
     @property
     def has_history(self) -> bool:
@@ -138,13 +150,18 @@ def _pin_text(doc: GameDoc, first_seen: str, digest: str | None) -> str:
 # -- the pinned copy ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Copy:
+class Copy(Frozen):
     """The pinned copy as found: the document when it holds the version pinned, else why not."""
 
+    _fields = ("path", "doc", "problem")
     path: Path
     doc: GameDoc | None
     problem: str | None  # "missing", or "damaged (...)"
+
+    def __init__(self, path: Path, doc: GameDoc | None, problem: str | None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "doc", doc)
+        object.__setattr__(self, "problem", problem)
 
     @property
     def where(self) -> str:
@@ -230,11 +247,11 @@ def _parting_entry(doc: GameDoc, pin: Pin, copy: Copy) -> str:
 # -- pinning -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Older:
+class Older(Frozen):
     """A file older than the version seen here whose history is not proven another (see
     :func:`pin`): the newer copy's path, and whether this file's decision is resolved already."""
 
+    _fields = ("game_id", "version", "seen_version", "copy", "copy_problem", "decision", "resolved")
     game_id: str
     version: int
     seen_version: int
@@ -242,6 +259,17 @@ class Older:
     copy_problem: str | None  # None: the copy holds the version seen and this file is in its history
     decision: str | None  # what this file waits for (None: over)
     resolved: bool  # that decision is resolved in the history seen (or cannot be told from it)
+
+    def __init__(self, game_id: str, version: int, seen_version: int, copy: Path, copy_problem: str | None,
+                 decision: str | None, resolved: bool) -> None:
+        set_ = object.__setattr__
+        set_(self, "game_id", game_id)
+        set_(self, "version", version)
+        set_(self, "seen_version", seen_version)
+        set_(self, "copy", copy)
+        set_(self, "copy_problem", copy_problem)
+        set_(self, "decision", decision)
+        set_(self, "resolved", resolved)
 
     def sentence(self) -> str:
         """What ``show``, ``status``, ``log`` and ``play`` say of it."""
@@ -261,13 +289,18 @@ class Older:
                 f"{self.seen_version} you saw, and its decision {self.decision} is resolved already: {where}")
 
 
-@dataclass
-class Sight:
+class Sight(Value):
     """What :func:`pin` found: the date the key was first seen, an older file, notes to warn."""
 
+    _fields = ("first_seen", "older", "notes")
     first_seen: str
-    older: Older | None = None
-    notes: list[str] = field(default_factory=list)
+    older: Older | None
+    notes: list[str]
+
+    def __init__(self, first_seen: str, older: Older | None = None, notes: list[str] | None = None) -> None:
+        self.first_seen = first_seen
+        self.older = older
+        self.notes = [] if notes is None else notes
 
 
 def pin(doc: GameDoc, data: bytes | None, *, strict: bool = False, today: str | None = None) -> Sight:

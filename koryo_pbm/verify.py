@@ -43,7 +43,6 @@ import binascii
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,28 +53,41 @@ from koryo_pbm.crypto.receipt import Receipt
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.store.submissions import Submission, latest
+from koryo_pbm.values import Value
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass
-class Check:
+class Check(Value):
+    _fields = ("name", "ok", "detail")
     name: str
     ok: bool
     detail: str
+
+    def __init__(self, name: str, ok: bool, detail: str) -> None:
+        self.name = name
+        self.ok = ok
+        self.detail = detail
 
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.name, "ok": self.ok, "detail": self.detail}
 
 
-@dataclass
-class Report:
-    checks: list[Check] = field(default_factory=list)
-    fair_proof: bool = False  # no contribution to the deal is anyone's word alone (see word_alone)
-    not_fair: str = ""  # why not, for the verdict: "its deal was chosen by the moderator", ...
+class Report(Value):
+    _fields = ("checks", "fair_proof", "not_fair", "not_rederivable")
+    checks: list[Check]
+    fair_proof: bool  # no contribution to the deal is anyone's word alone (see word_alone)
+    not_fair: str  # why not, for the verdict: "its deal was chosen by the moderator", ...
     #: decisions (``"r3-orders (carol)"``) where a bot hit its safety time limit: what it would
     #: have chosen cannot be chosen again
-    not_rederivable: list[str] = field(default_factory=list)
+    not_rederivable: list[str]
+
+    def __init__(self, checks: list[Check] | None = None, fair_proof: bool = False, not_fair: str = "",
+                 not_rederivable: list[str] | None = None) -> None:
+        self.checks = [] if checks is None else checks
+        self.fair_proof = fair_proof
+        self.not_fair = not_fair
+        self.not_rederivable = [] if not_rederivable is None else not_rederivable
 
     @property
     def ok(self) -> bool:
@@ -126,20 +138,29 @@ def _when(text: str) -> datetime | None:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-@dataclass
-class _Service:
+class _Service(Value):
     """What the public policy let the moderator's bot do at each log entry, replayed from the
     log: which key holds each seat (a bot seat holds the moderator's), the seats abandoned, the
     missed decisions in a row, the deadlines the moderator moved. The policy's fixed part
     (deadlines, grace, missed, bot level, abandon-after) is the file's ``[service]``."""
 
+    _fields = ("policy", "moderator", "keys", "abandoned", "in_row", "moved", "played")
     policy: Any
     moderator: str
     keys: dict[str, str]
-    abandoned: set[str] = field(default_factory=set)
-    in_row: dict[str, int] = field(default_factory=dict)
-    moved: dict[str, str] = field(default_factory=dict)
-    played: dict[tuple[str, str], tuple[str, str | None]] = field(default_factory=dict)  # (decision, seat) -> why, resolved
+    abandoned: set[str]
+    in_row: dict[str, int]
+    moved: dict[str, str]
+    played: dict[tuple[str, str], tuple[str, str | None]]  # (decision, seat) -> why, resolved
+
+    def __init__(self, policy: Any, moderator: str, keys: dict[str, str]) -> None:
+        self.policy = policy
+        self.moderator = moderator
+        self.keys = keys
+        self.abandoned = set()
+        self.in_row = {}
+        self.moved = {}
+        self.played = {}
 
     @classmethod
     def of(cls, doc: GameDoc) -> _Service:
@@ -565,8 +586,7 @@ def _order_text(order: Any) -> str:
     return text if len(text) <= 240 else text[:237] + "..."
 
 
-@dataclass
-class BotReplay:
+class BotReplay(Value):
     """Every order the moderator's bots played, chosen again during the replay (see the module
     docstring, check ``bots``). A bot order is the moderator's word alone (nobody signed it), so
     it stands only if the bot gives it again: from the seat's view of the replayed state (the
@@ -574,14 +594,26 @@ class BotReplay:
     generator of :func:`~koryo_pbm.engine.bots.seat_seed` (game id, decision, seat), with no
     time limit (the bot's work is a count)."""
 
+    _fields = ("game_id", "policy", "levels", "seats", "orders", "timed_out", "join_timed_out", "join_bots")
     game_id: str
     policy: deadlines.Policy
     levels: dict[tuple[str, str], str]  # (decision, seat) -> the level published with the order
-    seats: int = 0  # how many seats the game has
-    orders: int = 0
-    timed_out: list[str] = field(default_factory=list)
-    join_timed_out: bool = False
-    join_bots: int = 0  # join contributions that were bots' (known before anyone joined)
+    seats: int  # how many seats the game has
+    orders: int
+    timed_out: list[str]
+    join_timed_out: bool
+    join_bots: int  # join contributions that were bots' (known before anyone joined)
+
+    def __init__(self, game_id: str, policy: deadlines.Policy, levels: dict[tuple[str, str], str],
+                 seats: int = 0) -> None:
+        self.game_id = game_id
+        self.policy = policy
+        self.levels = levels
+        self.seats = seats
+        self.orders = 0
+        self.timed_out = []
+        self.join_timed_out = False
+        self.join_bots = 0
 
     @classmethod
     def of(cls, doc: GameDoc, game: Any) -> BotReplay:

@@ -35,13 +35,18 @@ def _same_cards(a: Any, b: Any) -> bool:
     return isinstance(a, list) and isinstance(b, list) and sorted(map(str, a)) == sorted(map(str, b))
 
 
+def _picked(values: Sequence[Any], picked: Sequence[Any]) -> dict[str, Any]:
+    """The order picked from a one-question menu whose options pick ``values``."""
+    choice = picked[0]
+    if len(picked) > 1 or not any(v == choice for v in values):
+        raise ValueError("not a legal choice here")
+    return dict(choice)
+
+
 def _single(question: str, options: list[Option], picked: Sequence[Any], hint: Mapping[str, Any] | None,
             key: str) -> Menu | dict[str, Any]:
     if picked:
-        choice = picked[0]
-        if len(picked) > 1 or not any(o.value == choice for o in options):
-            raise ValueError("not a legal choice here")
-        return dict(choice)
+        return _picked([o.value for o in options], picked)
     default = None
     if hint is not None:
         default = next((i for i, o in enumerate(options) if _same_cards(o.value[key], hint.get(key))), None)
@@ -49,14 +54,18 @@ def _single(question: str, options: list[Option], picked: Sequence[Any], hint: M
 
 
 def play_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
-    options = [Option(describe_counts(_counts(play)), {"play": [CARD_IDS[c] for c in play]})
-               for play in rules.legal_plays(s, p)]
+    plays = rules.legal_plays(s, p)
+    if picked:  # an answer: the options' values alone (their labels are for the question)
+        return _picked([{"play": [CARD_IDS[c] for c in play]} for play in plays], picked)
+    options = [Option(describe_counts(_counts(play)), {"play": [CARD_IDS[c] for c in play]}) for play in plays]
     return _single(f"Round {s.round}: which cards do you place face down? (the rest of your hand is discarded)",
                    options, picked, hint, "play")
 
 
 def discard_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
     k, opts = rules.discard_options(s, p)
+    if picked:  # an answer: the options' values alone (their labels are for the question)
+        return _picked([{"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]} for d in opts], picked)
     options = [Option(describe_counts(d), {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]})
                for d in opts]
     return _single(f"End of round {s.round}: discard which {k} character(s)? (your table is over the limit)",

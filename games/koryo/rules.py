@@ -5,7 +5,7 @@ Everything here follows ``shared/rules/koryo.md``; the section names below are t
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
 
 from koryo_pbm.engine.contract import Event
 from koryo_pbm.errors import IllegalOrder
@@ -685,17 +685,22 @@ def discard_options(s: KoryoState, p: int, stop_at: int = 0) -> tuple[int, list[
     remain = [0] * (m + 1)
     for i in range(m - 1, -1, -1):
         remain[i] = remain[i + 1] + caps[i]
-    partial: list[tuple[tuple[int, ...], int]] = [((), k)]
-    for i in range(m):
-        cap, rest = caps[i], remain[i + 1]
-        grown = []
-        for pre, left in partial:
-            for x in range(left - rest if left > rest else 0, (cap if cap < left else left) + 1):
-                grown.append(((*pre, x), left - x))
-        partial = grown
+    choices: Iterable[tuple[int, ...]]
+    if stop_at:  # one at a time, in the same order, so that the first few cost no more than they are
+        choices = _discards(caps, remain, k)
+    else:
+        partial: list[tuple[tuple[int, ...], int]] = [((), k)]
+        for i in range(m):
+            cap, rest = caps[i], remain[i + 1]
+            grown = []
+            for pre, left in partial:
+                for x in range(left - rest if left > rest else 0, (cap if cap < left else left) + 1):
+                    grown.append(((*pre, x), left - x))
+            partial = grown
+        choices = [choice for choice, _ in partial]
     out: list[tuple[int, ...]] = []
     d = [0] * NCHARS
-    for choice, _ in partial:
+    for choice in choices:
         for i in range(m):
             d[present[i]] = choice[i]
         if not no_check:
@@ -710,6 +715,43 @@ def discard_options(s: KoryoState, p: int, stop_at: int = 0) -> tuple[int, list[
         if stop_at and len(out) >= stop_at:
             break
     return k, out
+
+
+def _discards(caps: list[int], remain: list[int], k: int) -> Iterator[tuple[int, ...]]:
+    """Every way to take ``k`` cards from piles of ``caps`` cards (``remain[i]``: the cards in
+    piles ``i`` onwards), as counts per pile, in increasing (lexicographic) order, one at a time:
+    what :func:`discard_options` lists in full, depth first."""
+    m = len(caps)
+    if m == 0:
+        if k == 0:
+            yield ()
+        return
+    counts = [0] * m
+    lefts = [0] * (m + 1)  # cards still to take before pile i
+    highs = [0] * m
+    lefts[0] = k
+    i = 0
+    low = k - remain[1] if k > remain[1] else 0
+    counts[0] = low
+    highs[0] = caps[0] if caps[0] < k else k
+    while True:
+        if counts[i] > highs[i]:  # pile i exhausted: back to the pile before it
+            if i == 0:
+                return
+            i -= 1
+            counts[i] += 1
+            continue
+        left = lefts[i] - counts[i]
+        if i == m - 1:
+            if left == 0:
+                yield tuple(counts)
+            counts[i] += 1
+            continue
+        i += 1
+        lefts[i] = left
+        rest = remain[i + 1]
+        counts[i] = left - rest if left > rest else 0
+        highs[i] = caps[i] if caps[i] < left else left
 
 
 def do_discard(s: KoryoState, p: int, d, events: list[Event] | None, auto: bool) -> None:

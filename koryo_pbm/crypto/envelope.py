@@ -45,11 +45,11 @@ import base64
 import binascii
 import os
 import re
-from dataclasses import dataclass
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
+from koryo_pbm.values import Frozen
 
 FORMAT = "koryo-pbm-envelope/v2"
 OLD_FORMATS = ("koryo-pbm-envelope/v1",)
@@ -130,19 +130,19 @@ def header_bytes(header: dict[str, str]) -> bytes:
     return "".join(f"{k}: {header[k]}\n" for k in FIELDS).encode("ascii")
 
 
-@dataclass(frozen=True)
-class Envelope:
+class Envelope(Frozen):
+    _fields = ("header", "ciphertext", "signature")
     header: dict[str, str]
     ciphertext: bytes
     signature: bytes
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.header, dict):
+    def __init__(self, header: dict[str, str], ciphertext: bytes, signature: bytes) -> None:
+        if not isinstance(header, dict):
             raise FormatError("envelope header must be a table")
         # detach from the caller's objects: an envelope never changes once made
-        object.__setattr__(self, "header", dict(self.header))
-        object.__setattr__(self, "ciphertext", bytes(self.ciphertext))
-        object.__setattr__(self, "signature", bytes(self.signature))
+        object.__setattr__(self, "header", dict(header))
+        object.__setattr__(self, "ciphertext", bytes(ciphertext))
+        object.__setattr__(self, "signature", bytes(signature))
         _validate_header(self.header)
         if len(self.signature) != SIGNATURE_SIZE:
             raise FormatError("envelope signature has the wrong length")

@@ -282,28 +282,35 @@ def keyring_dir() -> Path:
 # X25519 keys from their raw bytes through the function that the ``cryptography`` package's own
 # ``X25519PrivateKey.from_private_bytes`` and ``X25519PublicKey.from_public_bytes`` end in. Those
 # first ask the OpenSSL backend whether X25519 is supported, and importing that backend (every
-# cipher module, the cffi bindings and their locks) costs some 10 ms, every command that opens or
-# seals anything paying it; the answer is yes in every build of the package that this one supports
-# (it needs the Rust bindings). Should the package move that function, its public class methods
-# are used as before.
+# cipher module, the cffi bindings and their locks) costs every command that opens or seals
+# anything about 17 ms of CPU, some 15% of a command's bare start (measured side by side in
+# docs/speed.md); the answer is yes in every build of the package that this one supports (it needs
+# the Rust bindings). That function is not public API: should a release of the package move it,
+# rename it or change what it takes or returns, the public class methods are used as before (the
+# result is checked to be the public class's, and tests/crypto/test_crypto_keys.py checks both
+# give the same keys).
 def _x25519_private(raw: bytes) -> X25519PrivateKey:
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
-        make = rust_openssl.x25519.from_private_bytes
-    except (ImportError, AttributeError):  # pragma: no cover - another version of the package
-        make = X25519PrivateKey.from_private_bytes
-    return make(raw)
+        key = rust_openssl.x25519.from_private_bytes(raw)
+        if isinstance(key, X25519PrivateKey):
+            return key
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another version of the package
+        pass
+    return X25519PrivateKey.from_private_bytes(raw)  # pragma: no cover
 
 
 def _x25519_public(raw: bytes) -> X25519PublicKey:
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
-        make = rust_openssl.x25519.from_public_bytes
-    except (ImportError, AttributeError):  # pragma: no cover - another version of the package
-        make = X25519PublicKey.from_public_bytes
-    return make(raw)
+        key = rust_openssl.x25519.from_public_bytes(raw)
+        if isinstance(key, X25519PublicKey):
+            return key
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another version of the package
+        pass
+    return X25519PublicKey.from_public_bytes(raw)  # pragma: no cover
 
 
 # --- secret key files ------------------------------------------------------------------------

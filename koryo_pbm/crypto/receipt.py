@@ -25,11 +25,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError
+from koryo_pbm.values import Frozen
 
 FORMAT = "koryo-pbm-receipt/v1"
 BEGIN = "-----BEGIN KORYO-PBM RECEIPT-----"
@@ -44,10 +44,14 @@ _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)"
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 
 
-@dataclass(frozen=True)
-class Receipt:
+class Receipt(Frozen):
+    _fields = ("header", "signature")
     header: dict[str, str]
     signature: bytes
+
+    def __init__(self, header: dict[str, str], signature: bytes) -> None:
+        object.__setattr__(self, "header", header)
+        object.__setattr__(self, "signature", signature)
 
     @property
     def moderator(self) -> PublicIdentity:

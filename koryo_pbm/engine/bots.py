@@ -29,12 +29,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from koryo_pbm.engine.contract import Game, State, TimeLimit
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.errors import KoryoPbmError, UsageError
+from koryo_pbm.values import Frozen
 
 
 def __getattr__(name: str) -> Any:
@@ -58,18 +58,27 @@ class BotLevelError(UsageError):
     """A bot level the game does not have."""
 
 
-@dataclass(frozen=True)
-class BotChoice:
+class BotChoice(Frozen):
     """What a bot chose: the ``order``, the ``level`` that chose it, ``fallback`` (``""``, or
     why a random legal order replaced the level's), the ``seconds`` (by the bot's clock) the
     choice took, and ``timed_out``: the fallback is there because the bot hit its safety time
     limit (the one reason that does not happen again on replay)."""
 
+    _fields = ("order", "level", "fallback", "seconds", "timed_out")
     order: dict[str, Any]
     level: str
     fallback: str
     seconds: float
-    timed_out: bool = False
+    timed_out: bool
+
+    def __init__(self, order: dict[str, Any], level: str, fallback: str, seconds: float,
+                 timed_out: bool = False) -> None:
+        set_ = object.__setattr__
+        set_(self, "order", order)
+        set_(self, "level", level)
+        set_(self, "fallback", fallback)
+        set_(self, "seconds", seconds)
+        set_(self, "timed_out", timed_out)
 
 
 def seat_seed(game_id: str, decision: str, seat: str) -> tuple[str, str, str]:

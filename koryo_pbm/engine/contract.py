@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from koryo_pbm.errors import GameError
+from koryo_pbm.values import Frozen
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
@@ -75,8 +75,7 @@ Order = Mapping[str, Any]
 State = Any
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Frozen):
     """The decision a game waits for.
 
     ``id`` is unique within one match (e.g. ``"r3-orders"``, ``"r3-action-bob"``): an order
@@ -85,9 +84,15 @@ class Decision:
     answer, in seat order: all at once for a simultaneous phase, one for a turn.
     """
 
+    _fields = ("id", "kind", "players")
     id: str
     kind: str
     players: tuple[str, ...]
+
+    def __init__(self, id: str, kind: str, players: tuple[str, ...]) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "players", players)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "players": list(self.players)}
@@ -108,12 +113,16 @@ class Event(NamedTuple):
         return {"kind": self.kind, "text": self.text, **({"data": dict(self.data)} if self.data else {})}
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Frozen):
     """The result of a finished match. Ties for the highest score share the win."""
 
+    _fields = ("scores", "winners")
     scores: Mapping[str, int]
     winners: tuple[str, ...]
+
+    def __init__(self, scores: Mapping[str, int], winners: tuple[str, ...]) -> None:
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "winners", winners)
 
     def to_dict(self) -> dict[str, Any]:
         return {"scores": dict(self.scores), "winners": list(self.winners)}

@@ -8,25 +8,35 @@ clock; the terminal dialogue lives in :mod:`koryo_pbm.cli.play`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from koryo_pbm.values import Frozen
 
-@dataclass(frozen=True)
-class Option:
+
+class Option(Frozen):
     """One numbered line of a menu: what the player reads, and the value it picks."""
 
+    _fields = ("label", "value")
     label: str
     value: Any
 
+    def __init__(self, label: str, value: Any) -> None:
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True)
-class Menu:
+
+class Menu(Frozen):
     """A question, its legal answers (never empty) and the suggested one (an index), if any."""
 
+    _fields = ("question", "options", "default")
     question: str
     options: tuple[Option, ...]
-    default: int | None = None
+    default: int | None
+
+    def __init__(self, question: str, options: tuple[Option, ...], default: int | None = None) -> None:
+        object.__setattr__(self, "question", question)
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "default", default)
 
 
 def tree_menu(

@@ -33,7 +33,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,7 @@ class Judge:
         kept = self._written.get(ref.folder)
         if kept is not None and kept[0] == stamp:
             doc = kept[1]
-            return match.open_moderator(replace(doc, players=dict(doc.players), log=list(doc.log),
+            return match.open_moderator(doc.replace(players=dict(doc.players), log=list(doc.log),
                                                 sealed=dict(doc.sealed)), self.identity)
         return match.load_for_resolve(ref.path, self.identity)
 

@@ -4,13 +4,13 @@ of it), the :class:`Resolution` of a run, and the lines that describe candidates
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from koryo_pbm.engine.contract import Decision, Event
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Value
 
 # Envelopes of one player for one decision that one resolve reads: the latest ones by their
 # signed submission time. More are set aside unread (archive/set-aside): resolve's cost stays
@@ -18,31 +18,54 @@ from koryo_pbm.store.gamefile import GameDoc
 MAX_PER_DECISION = 16
 
 
-@dataclass
-class Candidate:
+class Candidate(Value):
     """One envelope found by resolve, and what became of it."""
 
+    _fields = ("source", "envelope", "error", "path", "sha256", "status", "reason", "conflict", "link", "replaces")
     source: str  # a path in the inbox or a mail location, for messages
     envelope: Any  # Envelope | None (None when it could not be parsed)
-    error: KoryoPbmError | None = None
-    path: Path | None = None  # set for inbox files: they are archived
-    sha256: str | None = None  # of the inbox file's bytes as read (archived only if unchanged)
-    status: str = "pending"  # accepted | held | rejected | duplicate | superseded | late | skipped | set-aside
-    reason: str = ""
-    conflict: bool = False
-    link: bool = False  # an inbox entry that is a symbolic link: skipped, never read nor moved
-    replaces: str | None = None  # digest of the same player's earlier orders this one replaced
+    error: KoryoPbmError | None
+    path: Path | None  # set for inbox files: they are archived
+    sha256: str | None  # of the inbox file's bytes as read (archived only if unchanged)
+    status: str  # accepted | held | rejected | duplicate | superseded | late | skipped | set-aside
+    reason: str
+    conflict: bool
+    link: bool  # an inbox entry that is a symbolic link: skipped, never read nor moved
+    replaces: str | None  # digest of the same player's earlier orders this one replaced
+
+    def __init__(self, source: str, envelope: Any, error: KoryoPbmError | None = None, path: Path | None = None,
+                 sha256: str | None = None, status: str = "pending", reason: str = "", conflict: bool = False,
+                 link: bool = False, replaces: str | None = None) -> None:
+        self.source = source
+        self.envelope = envelope
+        self.error = error
+        self.path = path
+        self.sha256 = sha256
+        self.status = status
+        self.reason = reason
+        self.conflict = conflict
+        self.link = link
+        self.replaces = replaces
 
 
-@dataclass
-class Resolution:
+class Resolution(Value):
     """What one resolve run did."""
 
-    applied: list[tuple[Decision, list[Event]]] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    written: bool = False
-    doc: GameDoc | None = None
-    no_envelope: list[str] = field(default_factory=list)  # mails read (resolve --mail) that held none
+    _fields = ("applied", "candidates", "written", "doc", "no_envelope")
+    applied: list[tuple[Decision, list[Event]]]
+    candidates: list[Candidate]
+    written: bool
+    doc: GameDoc | None
+    no_envelope: list[str]  # mails read (resolve --mail) that held none
+
+    def __init__(self, applied: list[tuple[Decision, list[Event]]] | None = None,
+                 candidates: list[Candidate] | None = None, written: bool = False, doc: GameDoc | None = None,
+                 no_envelope: list[str] | None = None) -> None:
+        self.applied = [] if applied is None else applied
+        self.candidates = [] if candidates is None else candidates
+        self.written = written
+        self.doc = doc
+        self.no_envelope = [] if no_envelope is None else no_envelope
 
     @property
     def rejected(self) -> list[Candidate]:

@@ -5,10 +5,8 @@ the moderator's part padded so its size tells nothing)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +18,7 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Value
 
 MODERATOR_PART = "moderator"
 RESERVED_NAMES = frozenset({MODERATOR_PART})
@@ -189,15 +188,22 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-@dataclass
-class Secrets:
+class Secrets(Value):
     """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
     every order accepted so far (all published when the game is over)."""
 
+    _fields = ("seed", "salt", "setup", "played")
     seed: str
     salt: str
-    setup: dict[str, Any] = field(default_factory=dict)
-    played: list[dict[str, Any]] = field(default_factory=list)
+    setup: dict[str, Any]
+    played: list[dict[str, Any]]
+
+    def __init__(self, seed: str, salt: str, setup: dict[str, Any] | None = None,
+                 played: list[dict[str, Any]] | None = None) -> None:
+        self.seed = seed
+        self.salt = salt
+        self.setup = {} if setup is None else setup
+        self.played = [] if played is None else played
 
 
 def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],
@@ -270,4 +276,4 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
 
 def next_version(doc: GameDoc) -> GameDoc:
     """A copy of ``doc`` one version on (log copied, parts to be sealed anew)."""
-    return dataclasses.replace(doc, version=doc.version + 1, log=list(doc.log), sealed={})
+    return doc.replace(version=doc.version + 1, log=list(doc.log), sealed={})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +30,46 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
 
 def _inline(value: Any) -> str:
     """``value`` as an inline TOML value (lists and tables on one line)."""
-    import tomli_w
-
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_inline(v) for v in value) + "]"
+    if type(value) is str and len(value) <= 64:  # the same few words in every order: written once
+        return _text(value)
+    if type(value) is int and -(1 << 63) <= value < 1 << 63:
+        return _integer(value)
+    return _dump_scalar(value)
+
+
+def _dump_scalar(value: Any) -> str:
+    import tomli_w
+
     return tomli_w.dumps({"v": value}).removeprefix("v = ").removesuffix("\n")
 
 
+@lru_cache(maxsize=4096)
+def _text(value: str) -> str:
+    return _dump_scalar(value)
+
+
+@lru_cache(maxsize=1024)
+def _integer(value: int) -> str:  # apart from _text: the cache would take 1 for True
+    return _dump_scalar(value)
+
+
 def _key(key: str) -> str:
+    return _short_key(key) if type(key) is str and len(key) <= 64 else _dump_key(key)
+
+
+def _dump_key(key: str) -> str:
     import tomli_w
 
     return tomli_w.dumps({key: 0}).removesuffix(" = 0\n")
+
+
+@lru_cache(maxsize=1024)
+def _short_key(key: str) -> str:
+    return _dump_key(key)
 
 
 def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:

@@ -10,9 +10,7 @@ then :func:`_mark_unanswered` and :func:`_finish`. It is pure apart from sealing
 from __future__ import annotations
 
 import base64
-import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +25,7 @@ from koryo_pbm.match.policy import _bot_note, _bot_players, _count_missed, _dead
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Value
 
 
 def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime | None = None) -> Resolution:
@@ -58,11 +57,12 @@ def resolve(mv: ModeratorView, candidates: Sequence[Candidate], *, now: datetime
     return _finish(run, pending)
 
 
-@dataclass
-class _Run:
+class _Run(Value):
     """One resolve run as it goes: the state reached, the orders held for the pending decision,
     the next version (its log grows as decisions are applied; written only if ``changed``)."""
 
+    _fields = ("mv", "now", "policy", "state", "held", "seen", "answered", "new", "result", "record",
+               "contributions", "by_digest", "signed", "changed")
     mv: ModeratorView
     now: datetime | None
     policy: deadlines.Policy
@@ -73,10 +73,28 @@ class _Run:
     new: GameDoc
     result: Resolution
     record: list[dict[str, Any]]  # every order counted so far (published at the end)
-    contributions: dict[str, str] | None = None
-    by_digest: dict[str, list[Candidate]] = field(default_factory=dict)
-    signed: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # digest -> orders, inner signature
-    changed: bool = False
+    contributions: dict[str, str] | None
+    by_digest: dict[str, list[Candidate]]
+    signed: dict[str, tuple[str, bytes]]  # digest -> orders, inner signature (opened in this run)
+    changed: bool
+
+    def __init__(self, mv: ModeratorView, now: datetime | None, policy: deadlines.Policy, state: State,
+                 held: dict[str, dict[str, Any]], seen: set[str | None], answered: set[str], new: GameDoc,
+                 result: Resolution, record: list[dict[str, Any]]) -> None:
+        self.mv = mv
+        self.now = now
+        self.policy = policy
+        self.state = state
+        self.held = held
+        self.seen = seen
+        self.answered = answered
+        self.new = new
+        self.result = result
+        self.record = record
+        self.contributions = None
+        self.by_digest = {}
+        self.signed = {}
+        self.changed = False
 
     @classmethod
     def start(cls, mv: ModeratorView, candidates: Sequence[Candidate], now: datetime | None) -> _Run:
@@ -321,14 +339,14 @@ def _finish(run: _Run, pending: Decision | None) -> Resolution:
         result.doc = mv.doc
         return result
     new.service = run.policy.to_table() or None
-    secrets = dataclasses.replace(mv.secrets, played=run.record)
+    secrets = mv.secrets.replace(played=run.record)
     if run.contributions is not None:
         new.contributions = run.contributions
     if pending is None and len(new.log) > len(mv.doc.log):
         # published with the end: anyone can check the commitment and replay the game
         new.seed, new.salt = secrets.seed, secrets.salt
         new.replay = {**secrets.setup, "orders": publish_orders(mv, run.record)}
-        secrets = dataclasses.replace(secrets, played=[])  # published: no second, sealed copy
+        secrets = secrets.replace(played=[])  # published: no second, sealed copy
     _fill(new, mv.game, run.state, _secret(secrets, run.held, mv.emails, mv.former), now=run.now)
     result.doc, result.written = new, True
     return result
@@ -352,7 +370,7 @@ def answerable_heads(doc: GameDoc) -> set[str]:
     i = len(log)
     while i > 0 and log[i - 1].get("decision") == open_id:
         i -= 1
-        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(dataclasses.replace(doc, log=[])))
+        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(doc.replace(log=[])))
     return heads
 
 

@@ -5,7 +5,6 @@ player's own orders against that view before they are sealed."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +17,33 @@ from koryo_pbm.match.creation import MODERATOR_PART, Secrets
 from koryo_pbm.match.orders import parse_orders
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.values import Value
 
 
-@dataclass
-class ModeratorView:
+class ModeratorView(Value):
     """Everything the moderator holds: the document, the game, the full state, the secrets."""
 
+    _fields = ("doc", "identity", "game", "state", "secrets", "orders", "emails", "former")
     doc: GameDoc
     identity: Identity
     game: Game
     state: State
     secrets: Secrets
     orders: dict[str, dict[str, Any]]
-    emails: dict[str, str] = field(default_factory=dict)
-    former: dict[str, list[PublicIdentity]] = field(default_factory=dict)  # seat -> its former keys
+    emails: dict[str, str]
+    former: dict[str, list[PublicIdentity]]  # seat -> its former keys
+
+    def __init__(self, doc: GameDoc, identity: Identity, game: Game, state: State, secrets: Secrets,
+                 orders: dict[str, dict[str, Any]], emails: dict[str, str] | None = None,
+                 former: dict[str, list[PublicIdentity]] | None = None) -> None:
+        self.doc = doc
+        self.identity = identity
+        self.game = game
+        self.state = state
+        self.secrets = secrets
+        self.orders = orders
+        self.emails = {} if emails is None else emails
+        self.former = {} if former is None else former
 
     @property
     def seed(self) -> str:

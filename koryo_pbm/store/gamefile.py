@@ -68,13 +68,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import json
 import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -84,6 +82,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
+from koryo_pbm.values import Frozen, Value
 
 FORMAT = "koryo-pbm-game/v3"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -122,27 +121,52 @@ _FPR = re.compile(r"[0-9a-f]{16}")
 _SIG_LINE = re.compile(r'signature = "([A-Za-z0-9+/]{86}==)"')
 
 
-@dataclass
-class GameDoc:
+class GameDoc(Value):
     """A game file's content. ``players`` keeps seat order; ``sealed`` maps a part name (a
-    player, or ``"moderator"``) to ``{"recipient": fingerprint, "data": base64}``."""
+    player, or ``"moderator"``) to ``{"recipient": fingerprint, "data": base64}``. A new version
+    is made with :meth:`~koryo_pbm.values.Value.replace`."""
 
+    _fields = ("game_id", "game", "version", "moderator", "seed_commitment", "players", "decision", "public", "log",
+               "sealed", "seed", "service", "deal", "salt", "contributions", "replay")
     game_id: str
     game: str
     version: int
     moderator: PublicIdentity
     seed_commitment: str
     players: dict[str, PublicIdentity]
-    decision: dict[str, Any] | None = None
-    public: dict[str, Any] = field(default_factory=dict)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    sealed: dict[str, dict[str, str]] = field(default_factory=dict)
-    seed: str | None = None  # published once the game is over (decision is None)
-    service: dict[str, Any] | None = None  # the deadline and absent-player policy (koryo_pbm.deadlines)
-    deal: str = "seed"  # "joined", "seed", "position" or "blind"
-    salt: str | None = None  # published with the seed
-    contributions: dict[str, str] | None = None  # deal "joined", once dealt
-    replay: dict[str, Any] | None = None  # published once the game is over
+    decision: dict[str, Any] | None
+    public: dict[str, Any]
+    log: list[dict[str, Any]]
+    sealed: dict[str, dict[str, str]]
+    seed: str | None  # published once the game is over (decision is None)
+    service: dict[str, Any] | None  # the deadline and absent-player policy (koryo_pbm.deadlines)
+    deal: str  # "joined", "seed", "position" or "blind"
+    salt: str | None  # published with the seed
+    contributions: dict[str, str] | None  # deal "joined", once dealt
+    replay: dict[str, Any] | None  # published once the game is over
+
+    def __init__(self, game_id: str, game: str, version: int, moderator: PublicIdentity, seed_commitment: str,
+                 players: dict[str, PublicIdentity], decision: dict[str, Any] | None = None,
+                 public: dict[str, Any] | None = None, log: list[dict[str, Any]] | None = None,
+                 sealed: dict[str, dict[str, str]] | None = None, seed: str | None = None,
+                 service: dict[str, Any] | None = None, deal: str = "seed", salt: str | None = None,
+                 contributions: dict[str, str] | None = None, replay: dict[str, Any] | None = None) -> None:
+        self.game_id = game_id
+        self.game = game
+        self.version = version
+        self.moderator = moderator
+        self.seed_commitment = seed_commitment
+        self.players = players
+        self.decision = decision
+        self.public = {} if public is None else public
+        self.log = [] if log is None else log
+        self.sealed = {} if sealed is None else sealed
+        self.seed = seed
+        self.service = service
+        self.deal = deal
+        self.salt = salt
+        self.contributions = contributions
+        self.replay = replay
 
 
 def seed_commitment(seed: str, salt: str) -> str:
@@ -452,15 +476,21 @@ PART_BINDINGS: list[Callable[[GameDoc, str, str], bytes]] = [
 ]
 
 
-@dataclass
-class OpenedPart:
+class OpenedPart(Value):
     """A sealed part that a key opens: its name, the recipient the file names (fingerprint),
     whether that is the key's own, and the table inside."""
 
+    _fields = ("name", "recipient", "labelled_mine", "data")
     name: str
     recipient: str
     labelled_mine: bool
     data: dict[str, Any]
+
+    def __init__(self, name: str, recipient: str, labelled_mine: bool, data: dict[str, Any]) -> None:
+        self.name = name
+        self.recipient = recipient
+        self.labelled_mine = labelled_mine
+        self.data = data
 
 
 def open_every_part(doc: GameDoc, identity: Identity) -> tuple[list[OpenedPart], list[str]]:
@@ -717,13 +747,23 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     _validate(doc)
     verify_log(doc)
     top = _to_toml(doc)
-    # The sealed parts' base64 is written as TOML literal strings ('...'): the same values, but
-    # read and written at C speed (tomllib and tomli_w go through a basic string character by
-    # character in Python, and the parts are most of a game file).
-    blobs: dict[str, str] = {}
+    # The sealed parts' base64 and the strings of the log and the replay record are written as
+    # TOML literal strings ('...', or '''...''' when they hold line breaks) where they can be:
+    # the same values, but read and written at C speed (tomllib and tomli_w go through a basic
+    # string character by character in Python, and these strings are most of a game file). Each
+    # is swapped for a marker that tomli_w writes, then the marker for the literal string.
+    token = os.urandom(4).hex()
+    blobs: list[str] = []
+
+    def mark(value: str) -> str:
+        blobs.append(value)
+        return f"@{token}-{len(blobs) - 1}@"
+
     for part in top["sealed"].values():
-        mark = f"@part-{os.urandom(8).hex()}@"
-        blobs[mark], part["data"] = part["data"], mark
+        part["data"] = mark(part["data"])
+    top["log"] = _literals(top["log"], mark)
+    if "replay" in top:
+        top["replay"] = _literals(top["replay"], mark)
     record = top["public"].get("blind") if doc.deal == "blind" else None
     for deck in record.get("decks", []) if isinstance(record, dict) else []:
         outputs = deck.get("outputs") if isinstance(deck, dict) else None
@@ -731,15 +771,17 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
             continue
         for i, data in enumerate(outputs):
             if isinstance(data, str) and _B64.fullmatch(data):  # a blind table's deck: 4.7 kB of base64
-                mark = f"@deck-{os.urandom(8).hex()}@"
-                blobs[mark], outputs[i] = data, mark
+                outputs[i] = mark(data)
     try:
         text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
-    for mark, data in blobs.items():
-        at = text.rindex(f'"{mark}"')
-        text = text[:at] + f"'{data}'" + text[at + len(mark) + 2:]
+
+    def literal(m: re.Match[str]) -> str:
+        value = blobs[int(m.group(1))]
+        return f"'''{value}'''" if "\n" in value else f"'{value}'"
+
+    text = re.sub(f'"@{token}-([0-9]+)@"', literal, text)
     body = text.encode("utf-8")
     first = top["format"]
     assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
@@ -747,18 +789,44 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
 
 
+# Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
+# line), or but tab and line feed, not first (a multi-line literal string drops a first line break).
+_LITERAL = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}")
+_MULTILINE_LITERAL = re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}")
+
+
+def _literals(value: Any, mark: Callable[[str], str]) -> Any:
+    """``value`` (tables, lists, strings of a game file) with each string of 16 characters or more
+    that a TOML literal string can hold swapped for ``mark(string)``; shorter ones are not worth it."""
+    if isinstance(value, str):
+        if _LITERAL.fullmatch(value) or ("\n" in value and _MULTILINE_LITERAL.fullmatch(value)):
+            return mark(value)
+        return value
+    if isinstance(value, dict):
+        return {k: _literals(v, mark) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_literals(v, mark) for v in value]
+    return value
+
+
 MAX_HEADER = 64 * 1024  # the plain lines before the first table: format .. seed
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(Frozen):
     """What a game file says of itself before its first table, read without parsing the rest:
     enough to know whose signature to check and which game and version it claims to be."""
 
+    _fields = ("game_id", "game", "version", "moderator")
     game_id: str
     game: str
     version: int
     moderator: PublicIdentity
+
+    def __init__(self, game_id: str, game: str, version: int, moderator: PublicIdentity) -> None:
+        object.__setattr__(self, "game_id", game_id)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "moderator", moderator)
 
 
 def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
@@ -947,8 +1015,7 @@ def signed_bytes(doc: GameDoc) -> bytes | None:
 def _fresh(doc: GameDoc) -> GameDoc:
     # Fresh top-level containers; what is nested inside is shared and must not be changed in
     # place (nothing does: a new version gets new public and decision tables).
-    return dataclasses.replace(
-        doc,
+    return doc.replace(
         players=dict(doc.players),
         decision=dict(doc.decision) if doc.decision is not None else None,
         service=dict(doc.service) if doc.service is not None else None,

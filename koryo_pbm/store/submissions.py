@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from koryo_pbm.errors import FormatError, StorageError
+from koryo_pbm.values import Frozen
 
 MAX_ENTRIES = 4096
 MAX_BYTES = MAX_ENTRIES * 256
@@ -28,12 +28,18 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 
 
-@dataclass(frozen=True)
-class Submission:
+class Submission(Frozen):
+    _fields = ("decision", "player", "digest", "submitted")
     decision: str
     player: str
     digest: str
     submitted: str
+
+    def __init__(self, decision: str, player: str, digest: str, submitted: str) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "digest", digest)
+        object.__setattr__(self, "submitted", submitted)
 
 
 def record_dir() -> Path:

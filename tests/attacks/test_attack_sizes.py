@@ -113,9 +113,7 @@ def test_a_part_opens_only_with_spaces_as_padding(world):
 
 
 def dataclass_with(doc, **parts):
-    import dataclasses
-
-    return dataclasses.replace(doc, sealed={**doc.sealed, **parts})
+    return doc.replace(sealed={**doc.sealed, **parts})
 
 
 # -- the moderator's part and held orders -------------------------------------------------------

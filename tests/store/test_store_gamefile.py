@@ -531,3 +531,19 @@ def test_the_fast_paths_of_plain_and_room_give_what_the_general_code_gives(value
     assert fast == slow
     if fast[0] == "ok":
         assert outcome(gamefile._room, fast[1]) == outcome(_room_reference, fast[1])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=40) | st.sampled_from(
+    ["it's", "'''", "a\nb", "\nlead", "tail\n", "x" * 16 + "'", "tab\there" * 3, "crlf\r\nline" * 2,
+     "naïve ✓ " * 4, "ends with '''", "\u2028 line separator " * 2]), min_size=1, max_size=6))
+def test_the_strings_of_the_log_read_back_whatever_form_they_are_written_in(keys, texts):
+    """Long strings of the log are written as TOML literal strings where TOML allows it (speed):
+    any text, apostrophes, line breaks and control characters included, reads back the same."""
+    doc = make_doc(keys)
+    append_log(doc, "r2-orders", texts, ["d" * 64])
+    data = encode(doc, keys["mod"])
+    back = decode(data)
+    assert back.log == doc.log
+    assert [e["events"] for e in back.log][-1] == texts
+    assert decode(encode(back, keys["mod"])) == back
