@@ -21,7 +21,14 @@ twenty times::
      "fresh": "contribution",                 # only for the join: the page replaces the 64 zeros
                                               #   of this key with 32 fresh random bytes (hex)
      "complete": true | false,                # false: some rare long turns were left out (fit)
-     "view": "<the table as the player sees it, as text (game.render)>"}
+     "view": "<the table as the player sees it, as text (game.render)>",
+     "picture": {"title": "<the game's title>", "scene": <the scene of game.picture(view)>}}
+
+``picture``: the same picture as ``show --as NAME --html`` of the player's own view (their
+hidden cards included, nothing more), as the scene the game draws
+(:func:`koryo_pbm.engine.scene.to_json`); the page lays it out with a port of
+:mod:`koryo_pbm.picture.svg` and frames it with what the game file says (version, who is
+awaited, the deadline, what happened last). It is left out of a menu that cannot fit with it.
 
 Sizes leak nothing: a waiting player's part is padded to its usual size (its shape) plus
 :func:`room` bytes, which depend on the decision's public kind alone
@@ -259,12 +266,14 @@ class _Finished:
 
 def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[str, Any],
               privates: Mapping[str, Mapping[str, Any]], views: Mapping[str, str] | None = None,
-              suggest: bool = True, only: Sequence[str] | None = None) -> dict[str, str]:
+              suggest: bool = True, only: Sequence[str] | None = None,
+              pictures: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
     """The menu of every player the pending decision of ``state`` waits for, each built from
     that player's own view (public part and their private part only), with the heuristic
     bot's choice from that view suggested (as ``koryo-pbm play`` suggests it), each encoded
     (:func:`encode_menu`) to fit :func:`room`. ``views``: each player's table as text, put into
-    their menu (cut to :data:`VIEW_LIMIT`). ``only``: these players alone (default: all the
+    their menu (cut to :data:`VIEW_LIMIT`). ``pictures``: each player's picture (``{"title",
+    "scene"}``), put into their menu while it fits. ``only``: these players alone (default: all the
     decision waits for)."""
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
@@ -289,18 +298,20 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         while _cost(text) > VIEW_LIMIT:
             text = text[:len(text) * 3 // 4]
         encoded = _fitted(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
-                          hint=hint, view_text=text)
+                          hint=hint, view_text=text, picture=(pictures or {}).get(name))
         if encoded is not None:
             out[name] = encoded
     return out
 
 
 def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
-            hint: Mapping[str, Any] | None, view_text: str) -> str | None:
+            hint: Mapping[str, Any] | None, view_text: str, picture: Mapping[str, Any] | None = None) -> str | None:
     """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut
     to the most expansions that fit (the questions are asked of the game once, at most
     :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
-    bounded); ``None`` when not even the first question fits."""
+    bounded); ``None`` when not even the first question fits. The picture and the view are
+    courtesies: a menu that does not fit even cut to its first question is tried without the
+    picture, then without the view too."""
     space = room(game, kind)
     builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
     if builder is None:
@@ -311,6 +322,8 @@ def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: 
         if menu is None:
             return None
         menu["view"] = view_text
+        if picture is not None:
+            menu["picture"] = dict(picture)
         return encode_menu(menu)
 
     budget = RATIO * space
@@ -334,8 +347,12 @@ def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: 
             fits, low = text, mid + 1
         else:
             high = mid - 1
+    if fits is None and picture is not None:
+        picture = None  # the picture is a courtesy (``show --html`` has it): the choices come first
+        text = encoded(1)
+        fits = text if text is not None and sealed_cost(text) <= space else None
     if fits is None and view_text:
-        view_text = ""  # the view is a courtesy (``show`` has it): the choices come first
+        view_text = ""  # so is the view (``show`` has it)
         text = encoded(1)
         fits = text if text is not None and sealed_cost(text) <= space else None
     return fits

@@ -13,6 +13,7 @@ import pytest
 
 from koryo_pbm import choices, match
 from koryo_pbm.crypto.keys import Identity
+from koryo_pbm.engine import scene
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.store import gamefile
 
@@ -91,17 +92,20 @@ def test_every_menu_of_random_games_fits_its_room_and_only_long_action_turns_are
         while (decision := game.pending(state)) is not None:
             public = game.public(state)
             privates = {p: game.private(state, p) for p in players}
-            views = {p: game.render({**game.view(public, privates[p]), "me": p, "id": f"{name}-0123456789",
-                                     "game": name, "version": 99, "decision": decision.id,
-                                     "waiting_for": list(decision.players), "received": []})
-                     for p in decision.players}
+            full = {p: {**game.view(public, privates[p]), "me": p, "id": f"{name}-0123456789", "game": name,
+                        "version": 99, "decision": decision.id, "waiting_for": list(decision.players),
+                        "received": []} for p in decision.players}
+            views = {p: game.render(full[p]) for p in decision.players}
+            pictures = {p: {"title": game.title, "scene": scene.to_json(game.picture(full[p]))}
+                        for p in decision.players}
             menus = choices.menus_for(game, state, game_id=f"{name}-0123456789", game_public=public,
-                                      privates=privates, views=views)
+                                      privates=privates, views=views, pictures=pictures)
             assert set(menus) == set(decision.players)
             for p, encoded in menus.items():
                 assert choices.sealed_cost(encoded) <= choices.room(game, decision.kind)
                 menu = choices.decode_menu(encoded)
                 assert menu is not None and menu["view"] == views[p]
+                assert menu["picture"] == pictures[p], "the picture was left out"  # it is carried whole
                 seen += 1
                 if not menu["complete"]:
                     assert (name, decision.kind) == ("koryo", "action"), f"a {decision.kind} menu was cut"

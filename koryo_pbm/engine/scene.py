@@ -7,7 +7,10 @@ imports it from here (never the other way round)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 #: The marks a card tile may carry, and what the legend says of each.
 MARKS: dict[str, str] = {
@@ -86,3 +89,50 @@ class Scene:
     private: tuple[Panel, ...] = ()
     result: str = ""
     legend: tuple[str, ...] = ()
+
+
+def to_json(scene: Scene) -> dict[str, Any]:
+    """``scene`` as plain JSON values for the player page (carried in a waiting player's menu,
+    :mod:`koryo_pbm.choices`): every dataclass a mapping of its fields, a field at its default
+    left out (compact); :func:`from_json` reads it back."""
+    return _plain(scene)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if f.default is not dataclasses.MISSING and v == f.default:
+                continue
+            out[f.name] = _plain(v)
+        return out
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def from_json(data: Any) -> Scene:
+    """The scene :func:`to_json` wrote (``ValueError`` when it is not one)."""
+    try:
+        return _scene(data)
+    except (TypeError, KeyError, AttributeError) as e:
+        raise ValueError(f"not a scene: {e}") from None
+
+
+def _card(d: Mapping[str, Any]) -> Card:
+    return Card(**{**d, "marks": tuple(d.get("marks", ()))})
+
+
+def _row(d: Mapping[str, Any]) -> Row:
+    return Row(**{**d, "cards": tuple(_card(c) for c in d["cards"])})
+
+
+def _panel(d: Mapping[str, Any]) -> Panel:
+    return Panel(**{**d, "facts": tuple(d.get("facts", ())), "rows": tuple(_row(r) for r in d.get("rows", ()))})
+
+
+def _scene(d: Mapping[str, Any]) -> Scene:
+    groups = tuple(Group(**{**g, "panels": tuple(_panel(p) for p in g["panels"])}) for g in d.get("groups", ()))
+    return Scene(**{**d, "facts": tuple(d.get("facts", ())), "legend": tuple(d.get("legend", ())), "groups": groups,
+                    "private": tuple(_panel(p) for p in d.get("private", ()))})

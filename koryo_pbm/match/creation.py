@@ -252,8 +252,12 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     humans = [name for name in (decision.players if decision is not None else ())
               if doc.players[name] != doc.moderator]  # a bot seat (the moderator's key) needs no menu
     views = {name: game.render({**full_view(doc, game, privates[name]), "me": name}) for name in humans}
+    from koryo_pbm.engine import scene
+
+    pictures = {name: {"title": game.title, "scene": scene.to_json(game.picture(full_view(doc, game, privates[name])))}
+                for name in humans}
     menus = choices.menus_for(game, state, game_id=doc.game_id, game_public=doc.public, privates=privates,
-                              views=views, only=humans)
+                              views=views, only=humans, pictures=pictures)
     doc.sealed = {}
     for name, key in doc.players.items():
         if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room

@@ -4,6 +4,7 @@
 // #hand, [data-choice] ([data-suggested]), button#seal, textarea#envelope, input#new-name,
 // button#keygen, textarea#public-key, a#key-download.
 import * as core from "./core.js";
+import { frameOf, svg } from "./picture.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
@@ -159,6 +160,7 @@ function render(pin, older) {
     add(more, "p", `${key.replace(/_/g, " ")}: ${value.length ? value.join(", ") : "(none)"}`);
   }
   $("table").textContent = page.opened?.view || "(the table is shown while a decision waits for you; the command line's `koryo-pbm show` shows it always)";
+  showPicture(top, seat);
   const log = top.log ?? [];
   const since = pin && !older ? pin.logLength : 0;
   const news = $("news");
@@ -178,6 +180,27 @@ function render(pin, older) {
   if (!page.menu) { showNoMenu("Your part holds no menu for this decision (a moderator on an older koryo-pbm): answer with the command line (koryo-pbm play)."); return; }
   say(`opened: game ${top.game_id}, version ${top.version}, you are ${seat}`, "ok");
   showNode();
+}
+
+// The table as the same picture as `show --html` (the scene sealed in the menu, laid out by
+// picture.js); the text view stays for screen readers and as a fallback.
+function showPicture(top, seat) {
+  const box = $("picture");
+  clear(box);
+  const pic = page.opened?.picture;
+  const fresh = pic && page.opened.decision === top.decision?.id;
+  box.hidden = !fresh;
+  $("table-text").open = !fresh;
+  if (!fresh) return;
+  try {
+    const frame = frameOf(top, String(pic.title), seat);
+    box.append(svg(pic.scene, frame));
+    box.setAttribute("aria-label", `The table as a picture: ${frame.title} ${frame.game_id}, version ${frame.version}, as seen by ${seat}; the same table as text follows`);
+  } catch {
+    clear(box);
+    box.hidden = true;
+    $("table-text").open = true;
+  }
 }
 
 function showNoMenu(text) {

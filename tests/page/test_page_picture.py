@@ -1,0 +1,55 @@
+"""The page shows the table as the same picture as ``show --html`` / ``show --svg``: the scene
+sealed in the player's menu, laid out in the browser by ``player-page/src/picture.js`` (a port of
+``koryo_pbm/picture/svg.py``), equals the SVG the command line writes for the same game file and
+player. Normalisation (documented in picture.js): both are parsed and serialised by the
+browser's own XML parser and serialiser (escaping and the XML declaration aside, the text is
+then compared exactly), and the one ``style`` attribute of svg.py's root is dropped (the page's
+Content-Security-Policy allows no inline style: its style sheet sets that max-width)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SAME = """
+const py = new DOMParser().parseFromString(arguments[0], "image/svg+xml").documentElement;
+py.removeAttribute("style");
+const mine = document.querySelector("#picture svg");
+const s = new XMLSerializer();
+return [s.serializeToString(py), mine ? s.serializeToString(mine) : ""];
+"""
+
+
+def _compare(cli, page, folder: Path, keys: Path, name: str) -> None:
+    said = page.open_game(folder / "game.toml", keys / f"{name}.key", "")
+    assert said.startswith("opened:"), said
+    out = cli.cwd / f"{name}.svg"
+    cli.ok("show", folder, "--as", name, "--svg", out)
+    python, browser = page.d.execute_script(SAME, out.read_text(encoding="utf-8"))
+    assert browser, "the page shows no picture"
+    assert browser == python
+    box = page.by("#picture")
+    assert box.get_attribute("role") == "img" and name in box.get_attribute("aria-label")
+    # the player's own hidden cards are in it, and the text view is still there
+    assert page.d.execute_script("return document.querySelectorAll('#picture [data-zone=hand]').length") > 0
+    assert page.by("#table").get_attribute("textContent").strip()
+
+
+@pytest.mark.parametrize(("game", "names", "rounds"), [("koryo", ("alice", "bob", "carol"), 2),
+                                                     ("korsar", ("alice", "bob", "carol", "dave"), 2)])
+def test_the_page_draws_the_same_picture_as_show_svg(cli, page, game, names, rounds):
+    for n in (*names, "mod"):
+        cli.ok("keygen", n)
+    keys = cli.home / "keys"
+    folder = cli.cwd / game
+    teams = ["--team", "alice,bob", "--team", "carol,dave"] if game == "korsar" else []
+    cli.ok("new", folder, "--game", game, "--as", "mod", "--seed", "picture", *teams,
+           *[f"--player={n}={keys / (n + '.pub')}" for n in names])
+    for r in range(rounds):
+        waiting = cli.ok("status", folder, "--json").json["missing"]
+        _compare(cli, page, folder, keys, waiting[0])
+        if r + 1 < rounds:
+            for n in waiting:
+                cli.ok("bot", folder, "--as", n)
+            cli.ok("resolve", folder, "--as", "mod")
