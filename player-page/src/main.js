@@ -194,8 +194,12 @@ function showPicture(top, seat) {
   if (!fresh) return;
   try {
     const frame = frameOf(top, String(pic.title), seat);
-    box.append(svg(pic.scene, frame));
+    // svg.py's drawing width (960) on a laptop; on a narrower screen the width it has (at least
+    // 320), so that cards keep their size and the panels go one under the other
+    const room = Math.floor(box.getBoundingClientRect().width);
+    box.append(svg(pic.scene, frame, room >= 600 ? 960 : Math.max(320, room)));
     box.setAttribute("aria-label", `The table as a picture: ${frame.title} ${frame.game_id}, version ${frame.version}, as seen by ${seat}; the same table as text follows`);
+    box.setAttribute("aria-describedby", "table");
   } catch {
     clear(box);
     box.hidden = true;

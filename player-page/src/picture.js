@@ -237,7 +237,7 @@ export function frameOf(top, title, forPlayer) {
   };
 }
 
-/** The picture's <svg> element (svg.py's svg(scene, frame)). */
+/** The picture's <svg> element (svg.py's svg(scene, frame, width)). */
 export function svg(sceneData, frame, width = WIDTH) {
   const scene = fill(sceneData);
   const c = new Canvas();

@@ -53,3 +53,36 @@ def test_the_page_draws_the_same_picture_as_show_svg(cli, page, game, names, rou
             for n in waiting:
                 cli.ok("bot", folder, "--as", n)
             cli.ok("resolve", folder, "--as", "mod")
+
+
+def test_on_a_phone_the_page_draws_the_picture_at_the_phone_s_width_as_svg_py_does(cli, page):
+    """On a narrow screen the page lays the scene out for the width it has (cards keep their
+    size; panels go one under the other): what svg.py draws at that width."""
+    from koryo_pbm.engine.scene import from_json
+    from koryo_pbm.picture import frame_of
+    from koryo_pbm.picture.svg import svg
+    from koryo_pbm.store.gamefile import read_game
+
+    names = ("alice", "bob", "carol")
+    for n in (*names, "mod"):
+        cli.ok("keygen", n)
+    keys = cli.home / "keys"
+    folder = cli.cwd / "phone"
+    cli.ok("new", folder, "--as", "mod", "--seed", "phone", *[f"--player={n}={keys / (n + '.pub')}" for n in names])
+    page.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        said = page.open_game(folder / "game.toml", keys / "bob.key", "")
+        assert said.startswith("opened:"), said
+        width = int(page.d.execute_script(
+            "return document.querySelector('#picture svg').getAttribute('viewBox').split(' ')[2]"))
+        assert 320 <= width < 390, width
+        opened = cli.ok("inspect", folder, "--as", "bob", "--json").json["opened"]
+        sealed = next(o["data"]["menu"]["picture"] for o in opened if o["part"] == "bob")
+        frame = frame_of(read_game(folder / "game.toml"), sealed["title"], "bob")
+        expected = svg(from_json(sealed["scene"]), frame, width)
+        python, browser = page.d.execute_script(SAME, expected)
+        assert browser == python
+        assert 'class="panel"' in browser and "data-card" in browser
+    finally:
+        page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

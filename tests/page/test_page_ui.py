@@ -172,7 +172,10 @@ def test_it_fits_a_phone_and_a_laptop(page, korsar, width, height, name, tmp_pat
         assert said.startswith("opened:"), said
         overflow = page.d.execute_script("return document.documentElement.scrollWidth")
         assert overflow <= width, f"the page is {overflow} px wide on a {width} px screen"
-        page.d.execute_script("document.getElementById(arguments[0]).scrollIntoView()", "decide" if width < 500 else "game")
+        # the picture of the table is drawn and scales to the screen
+        drawn = page.d.execute_script("return document.querySelector('#picture svg').getBoundingClientRect().width")
+        assert 0 < drawn <= width, drawn
+        page.d.execute_script("document.getElementById(arguments[0]).scrollIntoView()", "h-table" if width < 500 else "game")
         target = Path(os.environ.get("KORYO_PBM_PICTURES", tmp_path))
         shot = target / f"player-page-{name}.png"
         page.d.save_screenshot(str(shot))
