@@ -29,6 +29,8 @@ def _compare(cli, page, folder: Path, keys: Path, name: str) -> None:
     python, browser = page.d.execute_script(SAME, out.read_text(encoding="utf-8"))
     assert browser, "the page shows no picture"
     assert browser == python
+    if folder.name == "korsar":
+        assert "answer by " in browser and "data-deadline" in browser
     box = page.by("#picture")
     assert box.get_attribute("role") == "img" and name in box.get_attribute("aria-label")
     # the player's own hidden cards are in it, and the text view is still there
@@ -43,7 +45,8 @@ def test_the_page_draws_the_same_picture_as_show_svg(cli, page, game, names, rou
         cli.ok("keygen", n)
     keys = cli.home / "keys"
     folder = cli.cwd / game
-    teams = ["--team", "alice,bob", "--team", "carol,dave"] if game == "korsar" else []
+    # Korsar with a deadline: the frame's "answer by ..." comes from the game file on both sides
+    teams = ["--team", "alice,bob", "--team", "carol,dave", "--deadline", "3d"] if game == "korsar" else []
     cli.ok("new", folder, "--game", game, "--as", "mod", "--seed", "picture", *teams,
            *[f"--player={n}={keys / (n + '.pub')}" for n in names])
     for r in range(rounds):
