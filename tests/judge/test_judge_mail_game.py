@@ -9,7 +9,7 @@ from pathlib import Path
 from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 
 PLAYERS = ["alice", "bob", "carol"]
-VOLUME_LIMIT = 1_350_000
+VOLUME_LIMIT = 1_600_000
 
 
 def setup_game(cli, tmp_path, *, emails=PLAYERS, seed: str | None = "mail-game", folder="friday"):
@@ -137,7 +137,8 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     # the mail a whole game costs each player (issue 18's goal: under 1 MB, met for most deals, not
     # all: 0.75 to 1.23 MB measured with the menus compressed and the orders kept without their
     # envelopes, 0.92 to 1.72 MB before; 2.33 MB before --state-mail turn; see docs/moderators.md,
-    # "Light mail"). A guard 10% over the largest measured, not the goal.
+    # "Light mail"; the table's picture in the menus adds about 10%). A guard over the largest
+    # measured that still fails on mail twice as heavy as before, not the goal.
     print(f"\nmail per player, a whole 3-player game: {volume}")
     assert all(v < VOLUME_LIMIT for v in volume.values()), volume
 
