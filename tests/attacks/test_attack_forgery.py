@@ -91,7 +91,7 @@ def test_every_byte_of_a_game_file_flipped_is_refused_by_the_loader(arena, world
     assert swept == len(g2_end) + len(g4) - (hi - lo) + 1000 > 20_000
 
 
-def test_every_byte_of_a_game_file_flipped_is_refused(arena, world):
+def test_game_files_with_a_byte_flipped_are_refused_by_show_status_and_resolve(arena, world):
     """The real commands given flipped game files: every byte of the header and of the signature
     line of the 4-player game after its first decision, and a seeded sample of 1,500 of the rest,
     each in turn to ``show``, ``status`` and ``resolve``: every one refused with one line, the
