@@ -46,7 +46,7 @@ def _flip_in_place(path, i: int) -> None:
 
 
 def _sealed_span(data: bytes) -> tuple[int, int]:
-    """The byte range of a game file's ``[sealed.*]`` tables (the HPKE blobs: 78 KB of g4's 80 KB)."""
+    """The byte range of a game file's ``[sealed.*]`` tables (the HPKE blobs: 48 KB of g4's 51 KB)."""
     start = data.index(b"\n[sealed.") + 1
     end = data.rfind(b"\n", 0, len(data) - 1) + 1  # the signature line follows the sealed tables
     assert data.find(b"\n[", data.rfind(b"\n[sealed.") + 1, end) < 0, "a table after [sealed]"
@@ -58,7 +58,7 @@ def test_every_byte_of_a_game_file_flipped_is_refused_by_the_loader(arena, world
     which ``show``, ``status``, ``resolve`` and every other command read a game file (the next
     test shows the commands refusing through it): it must raise a ``KoryoPbmError``, which the
     CLI's one error boundary turns into one line and a non-zero exit; anything else would be a
-    traceback. The finished 2-player game (21 KB) holds every kind of part but a decision (the
+    traceback. The finished 2-player game (24 KB) holds every kind of part but a decision (the
     header with seed and salt, players, public, log, replay, sealed, signature); of the
     4-player game after its first decision, every byte but its sealed blobs (the header,
     players, decision, public, log and the signature line), the sealed blobs by a seeded sample
