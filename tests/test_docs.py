@@ -186,7 +186,7 @@ def readme_block(section: str) -> list[str]:
     return re.findall(r"^```sh\n(.*?)^```", text[start:end], flags=re.M | re.S)
 
 
-def test_the_readme_walk_through_a_game_runs_as_written(tmp_path):
+def test_the_readme_walk_through_a_game_runs_as_written(tmp_path, monkeypatch):
     """The README's "On the command line": its commands run by bash as written, with three real
     key lines in place of the ``koryo-pbm-pub-v1:...`` it abbreviates, and the players' turns
     answered from the ``play`` menus (Enter: the suggestion, then y) until the game is over;
@@ -224,8 +224,22 @@ def test_the_readme_walk_through_a_game_runs_as_written(tmp_path):
                                    for name in ("play", "show", "orders", "submit"))
     r = bash(f"{orders}\n{submit}")  # alice joins with an orders file, as the README shows
     assert r.returncode == 0 and "submitted alice's orders for join" in r.stderr, r.stderr
+    def status() -> dict:
+        """The test's own look at the game between turns (not a README command): in-process,
+        with the keyring the commands above use (a process each cost ~0.2 s, ~20 of them)."""
+        import contextlib
+        import io
+
+        from koryo_pbm.cli.main import main
+
+        monkeypatch.setenv("KORYO_PBM_HOME", str(home / ".config" / "koryo-pbm"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["status", str(tmp_path / "friday"), "--json"]) == 0
+        return json.loads(out.getvalue())
+
     for _ in range(120):
-        state = json.loads(bash("koryo-pbm status friday --json").stdout)
+        state = status()
         if state.get("decision") is None:
             break
         for player in state["missing"]:  # the others answer from the menus, as the README shows

@@ -4,7 +4,6 @@ moderator resolves), sync-conflict copies of the game file and of envelopes."""
 from __future__ import annotations
 
 import fcntl
-import functools
 import json
 import os
 import shutil
@@ -85,12 +84,21 @@ def test_two_resolves_at_once_apply_the_decision_once(arena, world, hold_lock):
 
 
 def test_a_resolve_that_cannot_get_the_lock_says_so(arena, world, hold_lock, monkeypatch):
+    from koryo_pbm.match import run
     from koryo_pbm.store import lock
 
     folder = arena.game(world.g4_v1, envelopes={f"r1-orders--{p}.envelope": world.env4[p] for p in PLAYERS4})
-    monkeypatch.setattr(lock, "game_lock", functools.partial(lock.game_lock, wait=0.3))
+    waits = []
+
+    def short_lock(directory, wait=10.0, **kw):  # 0.3 s instead of the 10 s a real resolve waits
+        waits.append(wait)
+        return lock.game_lock(directory, 0.3, **kw)
+
+    # where resolve looks the lock up (patching koryo_pbm.store.lock alone left the 10 s wait)
+    monkeypatch.setattr(run, "game_lock", short_lock)
     hold_lock(folder)
     err = assert_refused(arena("resolve", folder, "--as", "mod"))
+    assert len(waits) == 1
     assert "another resolve is running" in err
     assert (folder / "game.toml").read_bytes() == world.g4_v1
     assert len(list((folder / "inbox").iterdir())) == 4

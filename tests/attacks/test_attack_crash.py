@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from attack_kit import PLAYERS4, assert_refused, run
+from attack_kit import PLAYERS4, assert_refused, run, sync_tree
 
 from koryo_pbm.store import gamefile
 
@@ -53,9 +53,20 @@ def scenario(world) -> dict[str, bytes]:
 
 
 def setup_trial(world, root: Path) -> tuple[Path, Path]:
-    """A fresh game folder (version 1 + the six inbox files) and a fresh home; returns both."""
+    """A fresh game folder (version 1 + the six inbox files) and a fresh home; returns both.
+    Made once in ``root``'s folder as a template; a trial's ``root`` is made to hold exactly what
+    the template holds, rewriting only what the last trial changed (see ``sync_tree``)."""
+    template = root.parent / "trial-template"
+    if not template.exists():
+        _make_trial(world, template)
     if root.exists():
-        shutil.rmtree(root)
+        sync_tree(template, root)
+    else:
+        shutil.copytree(template, root, symlinks=True)
+    return root / "g", root / "home"
+
+
+def _make_trial(world, root: Path) -> None:
     home = root / "home"
     shutil.copytree(world.keys, home / "keys")
     folder = root / "g"
@@ -64,7 +75,6 @@ def setup_trial(world, root: Path) -> tuple[Path, Path]:
     (folder / "game.toml").write_bytes(world.g4_v1)
     for name, data in scenario(world).items():
         (folder / "inbox" / name).write_bytes(data)
-    return folder, home
 
 
 def parsed(path: Path) -> dict:

@@ -4,10 +4,10 @@ per address, and players who read their mail and answer it with the real CLI."""
 from __future__ import annotations
 
 import email
+import email.parser
 import email.policy
 import os
 import stat
-import sys
 import time
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -32,24 +32,23 @@ def deliver(box: Path, data: bytes) -> Path:
     return box / "new" / name
 
 
-SENDMAIL = r'''#!{python}
-import os, sys, time
-args = sys.argv[1:]
-rcpts = args[args.index("--") + 1:]
-data = sys.stdin.buffer.read()
-if os.path.exists({down!r}):
-    sys.stderr.write("mail system down\n")
-    sys.exit(75)
-for r in rcpts:
-    box = os.path.join({root!r}, r)
-    for sub in ("new", "cur", "tmp"):
-        os.makedirs(os.path.join(box, sub), exist_ok=True)
-    name = "%d.P%d.%s.sent" % (time.time_ns(), os.getpid(), os.urandom(4).hex())
-    with open(os.path.join(box, "tmp", name), "wb") as f:
-        f.write(data)
-    os.rename(os.path.join(box, "tmp", name), os.path.join(box, "new", name))
-with open({log!r}, "a") as f:
-    f.write(" ".join(rcpts) + "\n")
+# A shell script: a Python one costs 16-50 ms to start per mail (the judge-killed test sends
+# ~2,000 mails), this one ~5 ms. Same contract: the addresses after '--', the message on stdin,
+# exit 75 (EX_TEMPFAIL) while the DOWN flag exists, one line of addresses per mail in the log.
+SENDMAIL = r'''#!/bin/sh
+while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done
+[ "$#" -gt 0 ] && shift
+if [ -e '{down}' ]; then echo "mail system down" >&2; exit 75; fi
+in='{root}/.incoming.'$$
+cat > "$in" || exit 75
+for r in "$@"; do
+    box='{root}/'"$r"
+    [ -d "$box/tmp" ] || mkdir -p -- "$box/new" "$box/cur" "$box/tmp" || exit 75
+    name=$(date +%s%N).P$$.sent
+    cp -- "$in" "$box/tmp/$name" && mv -- "$box/tmp/$name" "$box/new/$name" || exit 75
+done
+rm -f -- "$in"
+echo "$*" >> '{log}'
 '''
 
 
@@ -62,8 +61,7 @@ class PostOffice:
         self.down_flag = root / "DOWN"
         self.log = root / "sendmail.log"
         self.sendmail = root / "sendmail"
-        self.sendmail.write_text(SENDMAIL.format(python=sys.executable, root=str(root), down=str(self.down_flag),
-                                                 log=str(self.log)))
+        self.sendmail.write_text(SENDMAIL.format(root=str(root), down=str(self.down_flag), log=str(self.log)))
         self.sendmail.chmod(self.sendmail.stat().st_mode | stat.S_IXUSR)
         self.judge_box = maildir(root / JUDGE)
 
@@ -80,6 +78,16 @@ class PostOffice:
             if take:
                 os.rename(path, box / "cur" / (path.name + ":2,S"))
         return found
+
+    def message_ids(self, address: str) -> list[str]:
+        """The Message-IDs of the mails in ``address``'s Maildir, new/ (oldest first), headers
+        only (a state mail carries the game file: parsing it whole costs more than the serve)."""
+        parser = email.parser.BytesHeaderParser(policy=email.policy.default)
+        ids = []
+        for path in sorted((self.box(address) / "new").iterdir(), key=lambda p: p.name):
+            head = path.read_bytes().replace(b"\r\n", b"\n").partition(b"\n\n")[0]
+            ids.append(str(parser.parsebytes(head + b"\n\n")["Message-ID"]))
+        return ids
 
     def send_to_judge(self, sender: str, subject: str, body: str, *, attachments=(), headers=None,
                       in_reply_to: str | None = None) -> bytes:

@@ -12,13 +12,13 @@ PLAYERS = ["alice", "bob", "carol"]
 VOLUME_LIMIT = 1_600_000
 
 
-def setup_game(cli, tmp_path, *, emails=PLAYERS, seed: str | None = "mail-game", folder="friday"):
-    pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *PLAYERS]}
+def setup_game(cli, tmp_path, *, emails=None, seed: str | None = "mail-game", folder="friday", players=PLAYERS):
+    pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *players]}
     (cli.cwd / "games").mkdir(exist_ok=True)
     args = ["new", f"games/{folder}", "--as", "mod", *(["--seed", seed] if seed is not None else [])]
-    for n in PLAYERS:
+    for n in players:
         args += ["--player", f"{n}={pubs[n]}"]
-    for n in emails:
+    for n in players if emails is None else emails:
         args += ["--email", f"{n}={n}@example.org"]
     cli.ok(*args)
     return PostOffice(tmp_path / "post")

@@ -6,7 +6,8 @@ by IMAPS and its answers leave by SMTPS, and each trial stops one ``serve --once
 of the steps where a stop can lose or repeat something: every rename of a file (the game file,
 the queued mails, their move to ``outbox/sent``; the IMAP source renames nothing), every mail handed to SMTP, every mail marked
 handled and every IMAP MOVE to ``koryo-pbm/done``. Then the judge is started again (twice). Each
-trial must end where a clean run ends: the same game file, the four incoming mails all in
+trial must end where a clean run ends: the same game file, the three incoming mails (the two
+players' orders, the first held, and a help request) all in
 ``koryo-pbm/done`` (none lost, none left in INBOX), each player holding exactly the mails of the
 clean run by Message-ID, a mail repeated only when the stop fell between SMTP accepting it and
 its move to ``outbox/sent``.
@@ -32,7 +33,7 @@ from koryo_pbm.judge import service
 from koryo_pbm.transport.imap import ImapSource
 from koryo_pbm.transport.smtp import SmtpSender
 
-NAMES = ("alice", "bob", "carol")
+NAMES = ("alice", "bob")  # two: every trial costs about its number of players
 
 
 class Killed(BaseException):
@@ -220,10 +221,10 @@ def test_the_judge_over_imap_and_smtp_stopped_at_every_step_finishes_the_job_exa
     assert code == 0
     n_calls = inj.calls
     clean = t.outcome()
-    assert clean["folders"] == (0, 4)
-    assert clean["game"]["version"] == 4 and len(clean["game"]["log"]) == 1
+    assert clean["folders"] == (0, len(incoming))
+    assert clean["game"]["version"] == 3 and len(clean["game"]["log"]) == 1  # one held, then resolved
     # each player: a receipt and the new state; alice also the help
-    assert {n: sum(c.values()) for n, c in clean["mails"].items()} == {"alice": 3, "bob": 2, "carol": 2}
+    assert {n: sum(c.values()) for n, c in clean["mails"].items()} == {"alice": 3, "bob": 2}
     assert n_calls >= 15, n_calls
 
     where: Counter = Counter()
@@ -238,7 +239,7 @@ def test_the_judge_over_imap_and_smtp_stopped_at_every_step_finishes_the_job_exa
         got = t.outcome()
         context = f"stopped at step {k} ({inj.where})"
         assert got["game"] == clean["game"], context
-        assert got["folders"] == (0, 4), context  # every mail moved to koryo-pbm/done, none lost
+        assert got["folders"] == (0, len(incoming)), context  # every mail moved to koryo-pbm/done, none lost
         twice = 0
         for n in NAMES:
             assert set(got["mails"][n]) == set(clean["mails"][n]), (context, n)
