@@ -134,7 +134,17 @@ def check_player_count(game: Any, n: int) -> None:
 def echo_json(data: Any) -> None:
     """``data`` as one line of JSON; what a terminal would obey (C1 controls, bidi overrides) is
     written as ``\\uXXXX`` escapes (JSON escapes C0 controls itself): the same value for a script."""
-    click.echo(json_safe(json.dumps(data, sort_keys=True, ensure_ascii=False)))
+    click.echo(json_safe(json.dumps(data, sort_keys=True, ensure_ascii=False, default=_toml_value)))
+
+
+def _toml_value(value: Any) -> str:
+    """A TOML date or time (a game file may hold one where a number was due: a signed file
+    still says what it says) as JSON text, in its ISO form."""
+    from datetime import date, time
+
+    if isinstance(value, (date, time)):  # a datetime is a date
+        return value.isoformat()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def write_output(output: Path | None, text: str) -> bool:

@@ -561,3 +561,28 @@ def test_fuzz_public_key_lines(world, tmp_path):
 
     case()
     done(target)
+
+
+def test_a_toml_date_where_the_public_state_wants_a_number_is_no_traceback(world, tmp_path):
+    """A file signed by a stranger with a TOML date in its public state (found by the fuzzer
+    above: ``show --json`` raised a TypeError): every command prints JSON with the date in its
+    ISO form, or refuses in one line."""
+    import datetime
+    import json
+    import tomllib
+
+    arena = Arena(world, tmp_path / "a")
+    eve_game = arena.cwd / "eve"
+    args = ["new", eve_game, "--key", arena.key("eve"), "--seed", "eve"]
+    for p in PLAYERS4:
+        args += ["--player", f"{p}={world.lines[p]}"]
+    arena.ok(*args)
+    doc = tomllib.loads(body_of((eve_game / "game.toml").read_bytes()).decode())
+    doc["public"]["round"] = datetime.date(2020, 1, 2)
+    folder = arena.game(sign_game(tomli_w.dumps(doc).encode(), identity(world, "eve")), name="g")
+    for cmd in [("show", folder, "--as", "carol", "--json"), ("show", folder, "--json"), ("status", folder, "--json")]:
+        r = arena(*cmd)
+        if r.code != 0:
+            assert_refused(r)
+        else:
+            assert "2020-01-02" in json.dumps(json.loads(r.out)), cmd

@@ -9,7 +9,7 @@ from pathlib import Path
 from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 
 PLAYERS = ["alice", "bob", "carol"]
-VOLUME_LIMIT = 1_600_000
+VOLUME_LIMIT = 2_000_000
 
 
 def setup_game(cli, tmp_path, *, emails=None, seed: str | None = "mail-game", folder="friday", players=PLAYERS):
