@@ -335,14 +335,7 @@ class BlindKoryo(BlindRules):
                 b.hands[p].extend(given)
                 for x in given:
                     recipients[parse_slot(x)[1]] = name
-            cards = "card" if take == 1 else "cards"
-            if want == base and take == want:
-                text = f"{name} is dealt {take} {cards}"
-            else:
-                extra = " (broadcaster)" if want > base else ""
-                short = f", the deck ran out ({want} due)" if take < want else ""
-                text = f"{name} is dealt {take} {cards}{extra}{short}"
-            events.append(Event("deal", text, {"player": name, "cards": take}))
+            events.append(Event("deal", rules.deal_text(name, take, want, base), {"player": name, "cards": take}))
         k.phase = ORDERS
         k.turn = 0
 

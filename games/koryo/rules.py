@@ -177,16 +177,20 @@ def start_round(s: KoryoState, events: list[Event] | None) -> None:
             del deck[-take:]
         if events is not None:
             name = players[p]
-            cards = "card" if take == 1 else "cards"
-            if want == base and take == want:
-                text = f"{name} is dealt {take} {cards}"
-            else:
-                extra = " (broadcaster)" if want > base else ""
-                short = f", the deck ran out ({want} due)" if take < want else ""
-                text = f"{name} is dealt {take} {cards}{extra}{short}"
-            events.append(event("deal", text, {"player": name, "cards": take}))
+            events.append(event("deal", deal_text(name, take, want, base), {"player": name, "cards": take}))
     s.phase = ORDERS
     s.turn = 0
+
+
+def deal_text(name: str, take: int, want: int, base: int) -> str:
+    """What the log says of a player dealt ``take`` cards where ``want`` were due (``base``
+    without the broadcaster's one more)."""
+    cards = "card" if take == 1 else "cards"
+    if want == base and take == want:
+        return f"{name} is dealt {take} {cards}"
+    extra = " (broadcaster)" if want > base else ""
+    short = f", the deck ran out ({want} due)" if take < want else ""
+    return f"{name} is dealt {take} {cards}{extra}{short}"
 
 
 def end_round(s: KoryoState, events: list[Event] | None) -> None:

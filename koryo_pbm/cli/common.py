@@ -74,9 +74,25 @@ def load_identity(as_name: str | None, key_file: Path | None, *, required: bool 
         if as_name not in doc.players:
             raise NoSuchKey(
                 f"no key for {as_name!r} in {where}, and {as_name} is not a player of game {doc.game_id} "
-                f"(the players are {', '.join(doc.players)})"
+                f"({_seats_said(doc)})"
             ) from None
         raise
+
+
+def _seats_said(doc: Any) -> str:
+    """Who holds the seats of ``doc``: its players, and at a blind table its co-dealer apart."""
+    seats = list(doc.players)
+    if doc.deal == "blind":
+        from koryo_pbm.blind import co_dealer_of
+        from koryo_pbm.errors import KoryoPbmError
+
+        try:
+            dealer = co_dealer_of(doc)
+        except KoryoPbmError:
+            dealer = None
+        if dealer is not None:
+            return f"the players are {', '.join(s for s in seats if s != dealer)}; the co-dealer is {dealer}"
+    return f"the players are {', '.join(seats)}"
 
 
 def _prompt_passphrase() -> bytes | None:

@@ -32,7 +32,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from attack_kit import PLAYERS4, assert_refused, run, sync_tree
+from attack_kit import PLAYERS4, assert_refused, run
+from tree_sync import sync_tree
 
 from koryo_pbm.store import gamefile
 

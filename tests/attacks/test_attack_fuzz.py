@@ -440,19 +440,24 @@ def _mutate(draw, value, depth=0):
     return draw(VALUE)
 
 
-def test_fuzz_game_files_signed_by_a_stranger(world, tmp_path):
-    """Eve signs well-formed game files with hostile content: the checks after the signature
-    (and the game's own view of the public state) must hold on their own."""
-    import tomllib
-
-    target = "game files, signed by a stranger (show/status/orders/resolve)"
+def _game_of_eve(world, tmp_path):
+    """An arena and a 4-player game file that eve made and signed as its moderator."""
     arena = Arena(world, tmp_path / "a")
     eve_game = arena.cwd / "eve"
     args = ["new", eve_game, "--key", arena.key("eve"), "--seed", "eve"]
     for p in PLAYERS4:
         args += ["--player", f"{p}={world.lines[p]}"]
     arena.ok(*args)
-    base = (eve_game / "game.toml").read_bytes()
+    return arena, (eve_game / "game.toml").read_bytes()
+
+
+def test_fuzz_game_files_signed_by_a_stranger(world, tmp_path):
+    """Eve signs well-formed game files with hostile content: the checks after the signature
+    (and the game's own view of the public state) must hold on their own."""
+    import tomllib
+
+    target = "game files, signed by a stranger (show/status/orders/resolve)"
+    arena, base = _game_of_eve(world, tmp_path)
     doc = tomllib.loads(body_of(base).decode())
     eve = identity(world, "eve")
     folder = arena.game(base, name="g")
@@ -571,13 +576,8 @@ def test_a_toml_date_where_the_public_state_wants_a_number_is_no_traceback(world
     import json
     import tomllib
 
-    arena = Arena(world, tmp_path / "a")
-    eve_game = arena.cwd / "eve"
-    args = ["new", eve_game, "--key", arena.key("eve"), "--seed", "eve"]
-    for p in PLAYERS4:
-        args += ["--player", f"{p}={world.lines[p]}"]
-    arena.ok(*args)
-    doc = tomllib.loads(body_of((eve_game / "game.toml").read_bytes()).decode())
+    arena, base = _game_of_eve(world, tmp_path)
+    doc = tomllib.loads(body_of(base).decode())
     doc["public"]["round"] = datetime.date(2020, 1, 2)
     folder = arena.game(sign_game(tomli_w.dumps(doc).encode(), identity(world, "eve")), name="g")
     for cmd in [("show", folder, "--as", "carol", "--json"), ("show", folder, "--json"), ("status", folder, "--json")]:

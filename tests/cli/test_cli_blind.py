@@ -478,6 +478,9 @@ def test_the_co_dealer_is_awaited_with_a_deadline_like_a_player(cli):
     assert status["decision"] == "keys" and status["missing"] == ["carl"] and status["deadline"]
     assert status["service"]["deadlines"] == {"deal": "1h", "orders": "2d"}
     assert "waiting for carl" in cli.ok("status", "g").out
+    # a name of no seat is told who the players are, and the co-dealer apart from them
+    r = cli.fails("show", "g", "--as", "nobody")
+    assert "(the players are alice, bob; the co-dealer is carl)" in r.err, r.err
 
 
 def test_serve_as_the_co_dealer_answers_by_shared_folder_beside_the_moderators_judge(cli):

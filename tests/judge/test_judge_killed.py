@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from judge_kit import PostOffice
 from test_judge_mail_game import serve_once, setup_game
+from tree_sync import sync_tree
 
 from koryo_pbm.transport import senders
 
@@ -82,44 +83,9 @@ def _snapshot(cli, tmp_path) -> Path:
 
 def _restore(cli, tmp_path, snap: Path) -> None:
     for name, target in (("work", cli.cwd), ("post", tmp_path / "post")):
-        _sync(snap / name, target)
+        sync_tree(snap / name, target)
 
 
-def _sync(source: Path, target: Path) -> None:
-    """Make ``target`` hold what ``source`` holds (every name, byte, mode and time), rewriting
-    only what differs: removing and copying every file again costs ~4 ms a file on this
-    machine's ext4, and a trial changes a third of them."""
-    wanted = {}
-    for dirpath, dirnames, filenames in os.walk(source):
-        for n in dirnames + filenames:
-            p = Path(dirpath) / n
-            wanted[p.relative_to(source)] = p
-    for dirpath, dirnames, filenames in os.walk(target, topdown=False):
-        for n in filenames + dirnames:
-            p = Path(dirpath) / n
-            src = wanted.get(p.relative_to(target))
-            if src is None or src.is_dir() != (p.is_dir() and not p.is_symlink()) or p.is_symlink() or src.is_symlink():
-                if p.is_dir() and not p.is_symlink():
-                    shutil.rmtree(p)
-                else:
-                    p.unlink()
-    for rel, src in sorted(wanted.items(), key=lambda kv: len(kv[0].parts)):
-        dst = target / rel
-        if src.is_symlink():
-            if not dst.is_symlink():
-                os.symlink(os.readlink(src), dst)
-        elif src.is_dir():
-            dst.mkdir(exist_ok=True)
-        else:
-            s, d = src.stat(), (dst.stat() if dst.exists() else None)
-            if d is None or d.st_size != s.st_size or dst.read_bytes() != src.read_bytes():
-                shutil.copy2(src, dst)
-            else:
-                shutil.copystat(src, dst)
-    for rel, src in wanted.items():  # directory times last: filling a directory changes its time
-        if src.is_dir() and not src.is_symlink():
-            shutil.copystat(src, target / rel)
-    shutil.copystat(source, target)
 
 
 def _outcome(cli, po: PostOffice) -> dict:
