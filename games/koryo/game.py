@@ -195,6 +195,38 @@ class KoryoGame(Game):
             return O.random_action(state, p, rng)
         return O.random_discard(state, p, rng)
 
+    def random_playout(self, state: KoryoState, rng: BotRandom, max_decisions: int = 100_000) -> KoryoState:
+        # What apply does with random_order's orders, on one copy of the state changed in place,
+        # the orders kept as the rules read them (never written out as tables and parsed back)
+        if state.hidden is not None:
+            raise GameError("cannot apply orders to a state rebuilt from one player's view")
+        s = state.copy()
+        players = s.players
+        for _ in range(max_decisions):
+            d = _decision(s)
+            if d is False:
+                return s
+            assert isinstance(d, Decision)
+            kind = d.kind
+            if kind == "orders":
+                plays = {}
+                for name in d.players:
+                    p = players.index(name)
+                    cards = O.random_cards(s, p, rng)
+                    rules.check_play(s, p, cards)
+                    plays[p] = cards
+                rules.resolve_orders(s, plays, None, rules.forced_plays(s, plays))
+            elif kind == "action":
+                p = s.current()
+                rules.run_steps(s, p, O.random_steps(s, p, rng), None)
+                s.turn += 1
+            else:
+                p = s.current()
+                rules.do_discard(s, p, O.random_discard_counts(s, p, rng), None, False)
+                s.turn += 1
+            rules.advance(s, None)
+        raise RuntimeError(f"koryo: no end after {max_decisions} decisions")
+
     def blind_rules(self) -> BlindRules:
         from .blind import BlindKoryo
 
