@@ -212,9 +212,7 @@ class KoryoGame(Game):
                 plays = {}
                 for name in d.players:
                     p = players.index(name)
-                    cards = O.random_cards(s, p, rng)
-                    rules.check_play(s, p, cards)
-                    plays[p] = cards
+                    plays[p] = O.random_cards(s, p, rng)  # legal as drawn: not checked again
                 rules.resolve_orders(s, plays, None, rules.forced_plays(s, plays))
             elif kind == "action":
                 p = s.current()

@@ -227,12 +227,10 @@ def random_cards(s: KoryoState, p: int, rnd: BotRandom) -> list[int]:
         pairs = m * (m - 1) // 2
     i = int(rnd.random() * (singles + pairs))  # every legal play has a chance
     if i < singles:
-        c = 0
-        for k in hand:
+        for c, k in enumerate(hand):
             if i < k:
                 return [c] * (i + 1)
             i -= k
-            c += 1
     i -= singles
     present = [c for c in range(NCARDS) if hand[c]]
     m = len(present)
