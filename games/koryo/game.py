@@ -201,27 +201,27 @@ class KoryoGame(Game):
         if state.hidden is not None:
             raise GameError("cannot apply orders to a state rebuilt from one player's view")
         s = state.copy()
-        players = s.players
         for _ in range(max_decisions):
-            d = _decision(s)
-            if d is False:
-                return s
-            assert isinstance(d, Decision)
-            kind = d.kind
-            if kind == "orders":
+            phase = s.phase
+            if phase == ORDERS:  # the seats asked (more than one card in hand) draw in seat order
                 plays = {}
-                for name in d.players:
-                    p = players.index(name)
-                    plays[p] = O.random_cards(s, p, rng)  # legal as drawn: not checked again
-                rules.resolve_orders(s, plays, None, rules.forced_plays(s, plays))
-            elif kind == "action":
+                for p, hand in enumerate(s.hands):
+                    k = sum(hand)
+                    if k > 1:
+                        plays[p] = O.random_cards(s, p, rng)  # legal as drawn: not checked again
+                    elif k == 1:  # not asked: the only legal play (rules.forced_plays)
+                        plays[p] = [hand.index(1)]
+                rules.resolve_orders(s, plays, None)
+            elif phase == ACTIONS:
                 p = s.current()
                 rules.run_steps(s, p, O.random_steps(s, p, rng), None)
                 s.turn += 1
-            else:
+            elif phase == END:
                 p = s.current()
                 rules.do_discard(s, p, O.random_discard_counts(s, p, rng), None, False)
                 s.turn += 1
+            else:
+                return s
             rules.advance(s, None)
         raise RuntimeError(f"koryo: no end after {max_decisions} decisions")
 
