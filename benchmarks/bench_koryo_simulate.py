@@ -31,10 +31,11 @@ ROOT = os.path.dirname(HERE)
 
 # Run in a process of its own: the code of the tree ``argv[1]`` stands in for the installed
 # package (``koryo_pbm`` first on the path; ``koryo_pbm_games``, the games' package, loaded
-# from its ``games`` folder before anything asks for it), then one warm-up and one timed run.
+# from its ``games`` folder before anything asks for it), then ``tree_run(*argv[4:])`` of the
+# benchmark module ``argv[3]`` (of this folder, ``argv[2]``) prints its rates.
 TREE_RUN = """
-import importlib.util, sys
-root, here, games, seed = sys.argv[1:5]
+import importlib, importlib.util, sys
+root, here, bench, *args = sys.argv[1:]
 sys.path[:0] = [root, here]
 spec = importlib.util.spec_from_file_location(
     "koryo_pbm_games", root + "/games/__init__.py", submodule_search_locations=[root + "/games"])
@@ -43,10 +44,38 @@ sys.modules["koryo_pbm_games"] = module
 spec.loader.exec_module(module)
 import koryo_pbm
 assert koryo_pbm.__file__.startswith(root), koryo_pbm.__file__
-import bench_koryo_simulate as b
-b.one_run(20, "warm-up")
-print(*b.one_run(int(games), seed))
+print(*importlib.import_module(bench).tree_run(*args))
 """
+
+
+def code_trees(revs: list[str], tmp: str) -> dict[str, str]:
+    """The code (``koryo_pbm`` and ``games``) of each commit of ``revs``, taken out of git into a
+    folder of ``tmp``, and this checkout's: label -> folder."""
+    trees: dict[str, str] = {}
+    for rev in revs:
+        tree = os.path.join(tmp, str(len(trees)))
+        os.mkdir(tree)
+        archive = subprocess.run(["git", "-C", ROOT, "archive", rev, "koryo_pbm", "games"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], check=True,
+                                capture_output=True, text=True).stdout.strip()
+        trees[f"{rev} ({commit})"] = tree
+    trees["this checkout"] = ROOT
+    return trees
+
+
+def run_in_tree(tree: str, bench: str, *args: str, cwd: str) -> list[float]:
+    """``bench.tree_run(*args)`` with the code of ``tree``, in a process of its own."""
+    out = subprocess.run([sys.executable, "-c", TREE_RUN, tree, HERE, bench, *args], check=True, cwd=cwd,
+                         capture_output=True, text=True).stdout.split()
+    return [float(x) for x in out]
+
+
+def tree_run(games: str, seed: str) -> list[float]:
+    """What ``--commit`` runs with each code: one warm-up, then the CPU-time rate of one run."""
+    one_run(20, "warm-up")
+    return [one_run(int(games), seed)[1]]
 
 
 def one_run(games: int, seed: str) -> tuple[float, float]:
@@ -64,23 +93,12 @@ def one_run(games: int, seed: str) -> tuple[float, float]:
 def compare_trees(revs: list[str], games: int, seed: str, rounds: int) -> None:
     """This checkout's code against the code of the commits ``revs``, in turn, in one run."""
     with tempfile.TemporaryDirectory(prefix="bench-koryo-") as tmp:
-        trees: dict[str, str] = {}
-        for rev in revs:
-            tree = os.path.join(tmp, str(len(trees)))
-            os.mkdir(tree)
-            archive = subprocess.run(["git", "-C", ROOT, "archive", rev, "koryo_pbm", "games"],
-                                     check=True, capture_output=True).stdout
-            subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
-            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], check=True,
-                                    capture_output=True, text=True).stdout.strip()
-            trees[f"{rev} ({commit})"] = tree
-        trees["this checkout"] = ROOT
+        trees = code_trees(revs, tmp)
         best = {label: 0.0 for label in trees}
         for r in range(rounds):
             for label, tree in trees.items():
-                out = subprocess.run([sys.executable, "-c", TREE_RUN, tree, HERE, str(games), f"{seed}/{r}"],
-                                     check=True, cwd=tmp, capture_output=True, text=True).stdout.split()
-                best[label] = max(best[label], float(out[1]))
+                rate = run_in_tree(tree, "bench_koryo_simulate", str(games), f"{seed}/{r}", cwd=tmp)[0]
+                best[label] = max(best[label], rate)
         first = best[next(iter(trees))]
         print(f"best of {rounds} rounds of {games} random 4-player Koryo games, each code in turn (CPU time):")
         for label, cpu in best.items():
