@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.menus import tree_menu
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
 
@@ -251,6 +251,11 @@ class KorsarGame(Game):
 
     def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         return views.score_breakdown(view)
+
+    def blind_rules(self) -> BlindRules:
+        from .blind import BlindKorsar
+
+        return BlindKorsar()
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))
