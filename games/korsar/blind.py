@@ -10,9 +10,11 @@ word. What differs:
 * The deal is the dealers' (decision ``deal``): the 78 cards are one deck ``deck`` shuffled by
   both dealers; six slots go to each player in turn as the ordinary rules deal them (position 0
   first), the rest is the draw pile, top first.
-* A draw moves the pile's top slot into the drawer's hand; the dealers then give it (decision
-  ``give``): their decryption shares of it are sealed to the drawer and, in team games, to the
-  partner. Nobody else learns the card.
+* A draw moves the pile's top slot into the drawer's hand; the dealers give it (decision
+  ``give``) before the next turn of a player who sees it: their decryption shares of it are
+  sealed to the drawer and, in team games, to the partner. Nobody else learns the card. The
+  cards drawn meanwhile are given in the same answer: one co-dealer message per round of the
+  table at most (two in team games), never one more wait for a player.
 * A play or discard names the slot and the card (``{action = "play", slot = "deck:12", card =
   "red-3", galleon = "g1", share = "..."}``): the blind table (:class:`koryo_pbm.blind.Dealing`)
   checks the claim with both dealers' shares before these rules see it, and makes the card
@@ -47,24 +49,29 @@ class _NoRng:
     def copy(self) -> _NoRng:
         return self
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NoRng)
+
+    __hash__ = object.__hash__
+
 
 class BlindKorsarState:
     """A blind Korsar match: ``k`` the state with slots in hands and pile (top first).
 
     * ``need``: ``"deck"`` until the dealers have shuffled it; ``dealt``: deck id -> the recipient
       of each position (``""``: not dealt yet, still in the pile);
-    * ``give``: slots drawn whose shares the dealers have not given yet, and ``give_id`` the
-      decision that gives them;
+    * ``give``: slots drawn whose shares the dealers have not given yet: they give them all in
+      one answer before the turn of a player who sees one of them (its drawer, or a partner), or
+      before the hands are shown at the end;
     * ``ending``: the side whose empty hands end the game, while the hands are shown.
     """
 
-    __slots__ = ("dealt", "ending", "give", "give_id", "k", "need")
+    __slots__ = ("dealt", "ending", "give", "k", "need")
 
     k: KorsarState
     need: str
     dealt: dict[str, list[str]]
     give: list[str]
-    give_id: str
     ending: str
 
     def copy(self) -> BlindKorsarState:
@@ -73,7 +80,6 @@ class BlindKorsarState:
         b.need = self.need
         b.dealt = {d: r[:] for d, r in self.dealt.items()}
         b.give = self.give[:]
-        b.give_id = self.give_id
         b.ending = self.ending
         return b
 
@@ -126,15 +132,15 @@ class BlindKorsar(BlindRules):
                         loot={p: [] for p in names}, removed=[], current=names.index(first), turn=1,
                         next_galleon=1, last_beside="", over=False, rng=_NoRng())  # type: ignore[arg-type]
         b = BlindKorsarState.__new__(BlindKorsarState)
-        b.k, b.need, b.dealt, b.give, b.give_id, b.ending = k, DECK, {}, [], "", ""
+        b.k, b.need, b.dealt, b.give, b.ending = k, DECK, {}, [], ""
         return b
 
     def pending(self, state: BlindKorsarState) -> Decision | None:
         b = state
         if b.need:
             return Decision("deal", "deal", ())
-        if b.give:
-            return Decision(b.give_id, "give", ())
+        if b.give and (b.ending or self._seen_next(b)):
+            return Decision("end-give" if b.ending else f"t{b.k.turn}-give", "give", ())
         if b.ending:
             return Decision("end-reveal", "reveal", ())
         k = b.k
@@ -142,6 +148,15 @@ class BlindKorsar(BlindRules):
             return None
         p = k.current_player
         return Decision(f"t{k.turn}-{p}", "turn", (p,))
+
+    def _seen_next(self, b: BlindKorsarState) -> bool:
+        """Whether the player to move next sees a card drawn and not given yet (their own, or
+        their partner's): the dealers give every card drawn so far then, in one answer."""
+        k = b.k
+        if k.over:
+            return False
+        dealt = b.dealt[DECK]
+        return any(k.current_player in self.viewers(b, dealt[parse_slot(x)]) for x in b.give)
 
     def deck_input(self, state: BlindKorsarState) -> tuple[str, list[str]]:
         if not state.need:
@@ -231,7 +246,7 @@ class BlindKorsar(BlindRules):
             R.begin_turn(k, events)
             self._settle(b, events)
         elif d.kind == "give":
-            b.give, b.give_id = [], ""
+            b.give = []
         elif d.kind == "reveal":
             cards = orders.get("", {}).get("cards") if isinstance(orders.get(""), Mapping) else None
             slots = self.revealing(b)
@@ -285,8 +300,6 @@ class BlindKorsar(BlindRules):
         if action == "draw":
             slot = k.pile[0]
             b.dealt[DECK][parse_slot(slot)] = player
-            if not b.give:
-                b.give_id = f"t{k.turn}-give"
             b.give.append(slot)
         R.do_action(k, player, action, card, gid, events, forced)
 
@@ -394,7 +407,7 @@ class BlindKorsar(BlindRules):
             "current": k.current, "turn": k.turn, "next_galleon": k.next_galleon, "last_beside": k.last_beside,
             "last_launched": k.last_launched, "over": k.over,
             "need": b.need, "dealt": {d: r[:] for d, r in b.dealt.items()}, "give": b.give[:],
-            "give_id": b.give_id, "ending": b.ending,
+            "ending": b.ending,
         }
 
     def load_state(self, data: Mapping[str, Any]) -> BlindKorsarState:
@@ -414,7 +427,7 @@ class BlindKorsar(BlindRules):
                 rng=_NoRng())  # type: ignore[arg-type]
             b = BlindKorsarState.__new__(BlindKorsarState)
             b.k = k
-            b.need, b.give_id, b.ending = str(data["need"]), str(data["give_id"]), str(data["ending"])
+            b.need, b.ending = str(data["need"]), str(data["ending"])
             b.dealt = {str(d): [str(x) for x in r] for d, r in data["dealt"].items()}
             b.give = [str(x) for x in data["give"]]
         except (KeyError, TypeError, ValueError, AttributeError) as e:
