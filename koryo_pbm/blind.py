@@ -78,6 +78,12 @@ def _deck(text: str) -> cb.Deck:
     return cb.deck_from_bytes(base64.b64decode(text))
 
 
+@lru_cache(maxsize=8)
+def _table_of(cards: tuple[str, ...]) -> cb.CardTable:
+    """The card table of a catalogue, made once (78 hashes to the group) per process."""
+    return cb.CardTable(cards)
+
+
 def shares_info(game_id: str, deck_id: str, recipient: str) -> bytes:
     """HPKE info of the co-dealer's shares sealed to a player: bound to game, deck and recipient."""
     return _SHARES_INFO + b"\x00".join(x.encode() for x in (game_id, deck_id, recipient))
@@ -390,7 +396,7 @@ class Dealing(Game):
             key, nonces = _mod_key(st)
             mine = cb.decryption_share(at, _card_at(st, s), mod, key, nonce_key=nonces)
             try:
-                found = cb.open_card(at, _card_at(st, s), keys, [mine, theirs], cb.CardTable(self._catalogue(st)))
+                found = cb.open_card(at, _card_at(st, s), keys, [mine, theirs], _table_of(tuple(self._catalogue(st))))
             except cb.BlindCheckError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             if found != card:
@@ -493,7 +499,7 @@ class Dealing(Game):
             player = self._revealer(st)
             slots = self.rules.revealing(st.rules)
             keys = _dealer_keys(st)
-            table = cb.CardTable(self._catalogue(st))
+            table = _table_of(tuple(self._catalogue(st)))
             cards = []
             key, nonces = _mod_key(new) if new.secret else (None, b"")
             for s in slots:
@@ -899,7 +905,7 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
             theirs.update(json.loads(raw))
         except ValueError:
             raise cb.BlindCheckError(f"{carl}'s shares of deck {deck_id} for {player} are malformed") from None
-    table = cb.CardTable(next((d["input"] for d in st.decks), []))
+    table = _table_of(tuple(next((d["input"] for d in st.decks), [])))
     cards = {}
     for s, mine in part.get("mod", {}).items():
         if s not in theirs:
