@@ -36,19 +36,18 @@ def _korsar_ids(value) -> Counter:
 
 
 def _order_file(run, root, doc, p) -> object:
-    """The player's orders file: dora and erin draw while they can (so the game is short), alice
-    and bob play the example ``koryo-pbm orders`` writes (a play with its share, when one is legal)."""
+    """The player's orders file as ``koryo-pbm orders`` writes it: a play with its card's share
+    when one is legal (so hands empty fast, and the game is short), else the draw."""
     path = root / f"o-{p}.toml"
-    if p in ("dora", "erin") and doc.public["rules"]["pile"]:
-        path = root / f"draw-{p}.toml"
-        path.write_text(f'game = "{doc.game_id}"\ndecision = "{doc.decision["id"]}"\naction = "draw"\n')
-    else:
-        run.ok("orders", "g", "--as", p, "-o", path)
+    run.ok("orders", "g", "--as", p, "-o", path)
     return path
 
 
 @pytest.fixture(scope="module")
 def korsar_game(tmp_path_factory):
+    from koryo_pbm.blind import shares_info
+    from koryo_pbm.crypto.seal import open_sealed
+    from koryo_pbm.errors import TamperedError
     from koryo_pbm.store import gamefile
     from koryo_pbm.store.gamefile import open_every_part
     from koryo_pbm.store.keyring import find_identity
@@ -64,13 +63,21 @@ def korsar_game(tmp_path_factory):
         dealers = [find_identity("mod"), find_identity("carl")]
     finally:
         os.environ.pop("KORYO_PBM_HOME", None)
-    versions, decisions, plays, partners, opened = [], [], 0, {}, []
+    versions, decisions, plays, partners, opened, hands, sealed_tried = [], [], 0, {}, [], [], 0
     for _ in range(300):
         path = root / "g" / "game.toml"
         versions.append(path.read_bytes())
         doc = gamefile.read_game(path)
         # what each dealer's key opens in this version, as `inspect` opens it (every sealed part tried)
         opened.append({d.name: [p.data for p in open_every_part(doc, d)[0]] for d in dealers})
+        for d in dealers:  # and the co-dealer's shares kept inside, sealed to players: none opens
+            for data in opened[-1][d.name]:
+                for box, by_player in data.get("state", {}).get("carl", {}).items():
+                    for player, blob in by_player.items():
+                        with pytest.raises(TamperedError):
+                            open_sealed(d, base64.b64decode(blob), shares_info(doc.game_id, box, player))
+                        sealed_tried += 1
+        hands.append((doc.public.get("rules", {}).get("hands", {}), _korsar_ids(doc.public)))
         decisions.append(doc.decision and (doc.decision["id"], list(doc.decision["waiting_for"])))
         if doc.decision is None:
             break
@@ -88,7 +95,8 @@ def korsar_game(tmp_path_factory):
     else:
         raise AssertionError("the blind Korsar game did not end")
     return {"run": run, "root": root, "versions": versions, "decisions": decisions, "lines": lines, "plays": plays,
-            "partners": partners, "opened": opened}
+            "partners": partners, "opened": opened, "hands": hands,
+            "sealed_tried": sealed_tried}
 
 
 def test_a_blind_korsar_team_game_is_played_to_the_end_by_shared_folder(korsar_game):
@@ -121,9 +129,7 @@ def test_at_every_version_neither_dealer_key_opens_a_hidden_card(korsar_game):
     deck = {r["slot"]: r["card"] for r in final["public"]["blind"]["reveals"]}
     assert len(deck) == 78
     hidden_seen = 0
-    for raw, opened in zip(korsar_game["versions"], korsar_game["opened"], strict=True):
-        public = tomllib.loads(raw.decode())["public"]
-        hands = public.get("rules", {}).get("hands", {})
+    for opened, (hands, public_ids) in zip(korsar_game["opened"], korsar_game["hands"], strict=True):
         hidden = {x: deck[x] for cs in hands.values() for x in cs if ":" in x}
         hidden_seen += len(hidden)
         for name in ("mod", "carl"):
@@ -131,8 +137,8 @@ def test_at_every_version_neither_dealer_key_opens_a_hidden_card(korsar_game):
             _walk(opened[name], pairs)
             leaked = [(k, v) for k, v in pairs if isinstance(k, str) and hidden.get(k) == v]
             assert not leaked, f"{name} opens {leaked[:3]}"
-            assert not _korsar_ids(opened[name]) - _korsar_ids(public), name
-    assert hidden_seen > 1000
+            assert not _korsar_ids(opened[name]) - public_ids, name
+    assert hidden_seen > 1000 and korsar_game["sealed_tried"] > 50
     folder = root / "v"
     folder.mkdir()
     for i in (2, len(korsar_game["versions"]) // 2):  # the CLI shows the same, at a few versions
@@ -168,13 +174,15 @@ def test_a_false_play_claim_is_refused_like_an_illegal_order(cli):
     _blind_korsar2(cli, "f")
     cli.ok("show", "f", "--as", "alice")
     cli.ok("orders", "f", "--as", "alice", "-o", "o.toml")
-    honest = tomllib.loads((cli.cwd / "o.toml").read_text())
+    written = (cli.cwd / "o.toml").read_text()
+    honest = tomllib.loads(written)
     cards = cli.ok("show", "f", "--as", "alice", "--json").json["cards"]
-    slot = next(s for s, c in cards.items() if c.startswith("galleon-")) if any(
-        c.startswith("galleon-") for c in cards.values()) else None
+    slot = sorted(cards)[0]
+    # the share of each card is listed in the orders file's comments: alice's true share of slot
+    share = next(line.split(" = ")[1].strip() for line in written.splitlines() if line.startswith(f"#   {slot} = "))
     other = next(c for c in ("galleon-8", "galleon-7", "galleon-6") if c not in cards.values())
-    lie = {**honest, "action": "play", "slot": slot or sorted(cards)[0], "card": other}
-    lie.pop("galleon", None)
+    lie = {"game": honest["game"], "decision": honest["decision"], "action": "play", "slot": slot, "card": other,
+           "share": share}
     text = "".join(f'{k} = "{v}"\n' for k, v in lie.items())
     (cli.cwd / "lie.toml").write_text(text)
     r = cli.fails("submit", "lie.toml", "--as", "alice", "--game", "f")
