@@ -230,9 +230,10 @@ def test_slots_are_parsed_strictly():
 
 
 def test_games_with_blind_rules_give_them():
+    from koryo_pbm_games.korsar.blind import BlindKorsar
+
     from koryo_pbm.engine.contract import Game
     from koryo_pbm.engine.registry import find_game
-    from koryo_pbm_games.korsar.blind import BlindKorsar
 
     assert isinstance(BLIND, BlindKoryo)
     assert isinstance(find_game("korsar").blind_rules(), BlindKorsar)
