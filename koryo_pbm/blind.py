@@ -314,12 +314,13 @@ class Dealing(Game):
                 _unb64(shares[r], f"{carl}'s shares for {r}")
             return {"output": output}
         if rd.kind == "give":  # cards drawn: the co-dealer's shares sealed to those who see them
-            keys_only("deck", "recipients", "shares", "signature")
+            keys_only("deck", "shares", "signature")  # it signs the rules' list of recipients, public
             slots = self.rules.giving(st.rules)  # type: ignore[attr-defined]
             deck_id = slots[0].rpartition(":")[0]
             dealt = list(self.rules.dealt(st.rules)[deck_id])
-            if order["deck"] != deck_id or order["recipients"] != dealt:
-                raise IllegalOrder(f"illegal order: {carl}'s list of whom deck {deck_id} is dealt to is not the rules'")
+            if order["deck"] != deck_id:
+                raise IllegalOrder(f"illegal order: the dealers give cards of deck {deck_id} now, not "
+                                   f"{str(order['deck'])[:40]!r}")
             try:
                 _check_dealt_signature(st, deck_id, _final(st, deck_id), dealt, _unb64(order["signature"], "signature"))
             except KoryoPbmError as exc:
@@ -484,7 +485,7 @@ class Dealing(Game):
             deck_id = slots[0].rpartition(":")[0]
             old = _record(new, deck_id)
             assert old is not None
-            new.decks[new.decks.index(old)] = {**old, "recipients": list(order["recipients"]),
+            new.decks[new.decks.index(old)] = {**old, "recipients": list(self.rules.dealt(st.rules)[deck_id]),
                                                "signature": order["signature"]}
             new.carl[f"{deck_id}@{d.id}"] = dict(order["shares"])
             new.rules, events = self.rules.apply(st.rules, {})
@@ -871,7 +872,7 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
     sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, box, r)))
               for r, v in shares.items()}
     signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, final, dealt))
-    return {"deck": deck_id, "recipients": dealt, "shares": sealed, "signature": _b64(signature)}
+    return {"deck": deck_id, "shares": sealed, "signature": _b64(signature)}
 
 
 def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,

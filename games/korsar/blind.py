@@ -366,7 +366,7 @@ class BlindKorsar(BlindRules):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         lines = [f"turn {k.turn}: {player}, draw or play exactly one card ({len(k.pile)} cards in the draw pile)",
                  "Your hand: " + ", ".join(f"{x} = {cards.get(x, '(not opened)')}" for x in k.hands[player]),
-                 "Every legal order (a play names the card's slot; its share is added for you):"]
+                 "Every legal order (a play or discard names the card's slot, and gives its share, listed below):"]
         lines += ["  " + ", ".join(f"{key} = {v!r}" for key, v in o.items()) for o in orders]
         example = next((o for o in orders if o["action"] == "play"), orders[0])
         return dict(example), lines
