@@ -239,7 +239,7 @@ def _random_turn(d: Dealers, s, rnd: random.Random):
     return d.turn(s, name, o["action"], o.get("card", ""), o.get("galleon", ""))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.sampled_from([2, 3, 4, 4]))
 def test_blind_resolution_gives_the_ordinary_rules_events_and_scores_on_the_same_cards(seed, n):
     rnd = random.Random(seed)
