@@ -487,7 +487,7 @@ class Dealing(Game):
             assert old is not None
             new.decks[new.decks.index(old)] = {**old, "recipients": list(self.rules.dealt(st.rules)[deck_id]),
                                                "signature": order["signature"]}
-            new.carl[f"{deck_id}@{d.id}"] = dict(order["shares"])
+            new.carl[f"{deck_id}@{d.id}"] = {**order["shares"], "": " ".join(slots)}  # "": the slots, to prune
             new.rules, events = self.rules.apply(st.rules, {})
             if new.secret:
                 key, nonces = _mod_key(new)
@@ -537,7 +537,8 @@ class Dealing(Game):
         hidden = set(self._hidden_slots(st))
         st.mod = {s: v for s, v in st.mod.items() if s in hidden}
         decks = {s.rpartition(":")[0] for s in hidden}
-        st.carl = {k: v for k, v in st.carl.items() if k.partition("@")[0] in decks}
+        st.carl = {k: v for k, v in st.carl.items() if k.partition("@")[0] in decks
+                   and ("" not in v or hidden.intersection(v[""].split()))}
 
     def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
         hidden = getattr(self.rules, "hidden", None)
