@@ -209,19 +209,13 @@ class Dealing(Game):
     def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
               first: str | None = None, options: Mapping[str, Any] | None = None) -> DealState:
         """The first state: the moderator's public key share published, the co-dealer's awaited."""
-        from koryo_pbm.errors import SetupError
-
-        if options and not self._takes_options():
-            raise SetupError("a blind game takes no options yet")
-        self.rules.setup(list(seats), first or seats[0], *([dict(options)] if options else []))  # checks them
+        # the blind rules check the seats, the first player and the options (Korsar's teams)
+        self.rules.setup(list(seats), first or seats[0], *([dict(options)] if options else []))
         st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", options=dict(options or {}))
         key, nonces = _mod_key(st)
         pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
         st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
         return st
-
-    def _takes_options(self) -> bool:
-        return bool(getattr(self.rules, "giving", None))  # Korsar's blind rules (teams)
 
     def setup(self, players: Sequence[str], seed: str, *, first: str | None = None,
               options: Mapping[str, Any] | None = None) -> State:

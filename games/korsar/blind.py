@@ -334,7 +334,8 @@ class BlindKorsar(BlindRules):
 
     def _legal(self, b: BlindKorsarState, player: str, cards: Mapping[str, str]) -> list[dict[str, str]]:
         k = b.k
-        if self.pending(b) is None or player not in (self.pending(b) or Decision("", "", ())).players:
+        d = self.pending(b)
+        if d is None or player not in d.players:
             return []
         probe = k.copy()
         probe.hands[player] = [cards[x] for x in k.hands[player] if x in cards]
@@ -386,7 +387,8 @@ class BlindKorsar(BlindRules):
             for p in seen:
                 mine = ", ".join(f"{x} {cards.get(x, '?')}" for x in k.hands[p] if ":" in x)
                 if mine:
-                    lines.append(f"{'your' if p == me else p + chr(39) + 's'} cards: {mine}")
+                    whose = "your" if p == me else f"{p}'s"
+                    lines.append(f"{whose} cards: {mine}")
         outcome = self.outcome(b)
         if outcome is not None:
             lines.append("scores: " + ", ".join(f"{p} {s}" for p, s in outcome.scores.items())
@@ -444,7 +446,7 @@ class BlindKorsar(BlindRules):
         """The ordinary rules (:class:`~.game.KorsarGame`) on the audit's deck: dealt as the
         ordinary set-up deals, the blind game's turns played on the real cards. A turn the open
         rules make alone (the only legal move) and the blind game asked of its player is
-        checked to be that move."""
+        skipped here: the events compared (:meth:`event_text`) show it was that move."""
         from .game import KorsarGame
 
         game = KorsarGame()
