@@ -980,7 +980,7 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
             raise cb.BlindCheckError(f"deck {rec['id']} is dealt to other players than the rules deal it to")
     first = next((e.data.get("first") for e in events if e.kind == "blind" and "first" in e.data), None)
     played = [e for e in events if e.kind != "blind"]
-    what = (f"{len(records)} decks shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
+    what = (f"{len(records)} deck{'s' if len(records) != 1 else ''} shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
             f"{len(reveals)} revealed: every one recomputed from the dealers' published key shares and seeds")
     if any(e.kind == "void" for e in played):
         return what + "; a face-down play broke the orders rule (discarded, see the rules' Blind table)"

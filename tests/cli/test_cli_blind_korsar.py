@@ -154,7 +154,7 @@ def test_verify_audits_the_blind_korsar_game(korsar_game):
     report = korsar_game["run"].json("verify", "g")
     checks = {c["check"]: c for c in report["checks"]}
     assert report["ok"] and report["fair_proof"], report
-    assert checks["blind"]["detail"].startswith("1 decks shuffled by mod and carl, 78 cards dealt and 78 revealed")
+    assert checks["blind"]["detail"].startswith("1 deck shuffled by mod and carl, 78 cards dealt and 78 revealed")
     assert "the ordinary rules on the real cards give the same" in checks["blind"]["detail"]
 
 
