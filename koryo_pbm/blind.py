@@ -582,7 +582,7 @@ class Dealing(Game):
             raise GameError(f"{self.inner.title} has no orders files at a blind table")
         example, comments = describe(state.rules, player, state.cards)
         if getattr(self.rules, "claims", None) is not None and state.shares:
-            comments = [*comments, "The share of each of your cards (a play or discard gives its card's):",
+            comments = [*comments, "The share of each card you see (a play or discard gives its card's):",
                         *(f"  {s} = {v}" for s, v in sorted(state.shares.items()))]
         return self._with_share(state, example), comments
 

@@ -245,3 +245,31 @@ def test_a_wrong_share_of_a_drawn_card_is_named_when_the_drawer_opens_the_hand(c
     r = cli.fails("show", "w", "--as", "alice")
     assert "carl's share of card 12 of deck deck (dealt to alice) does not check" in r.err
     assert cli.ok("show", "w", "--as", "bob", "--json").json["cards"]["deck:13"]  # bob's drawn card is fine
+
+
+def test_a_give_signing_another_record_of_whom_the_cards_went_to_is_refused_at_once(cli):
+    from koryo_pbm.crypto.sign import sign
+
+    _blind_korsar2(cli, "s")
+    for p in ("alice", "bob"):
+        status = cli.ok("status", "s", "--json").json
+        (cli.cwd / "d.toml").write_text(f'game = "{status["id"]}"\ndecision = "{status["decision"]}"\naction = "draw"\n')
+        cli.ok("submit", "d.toml", "--as", p, "--game", "s")
+        cli.ok("resolve", "s", "--as", "mod")
+
+    def other_record(honest, doc, carl):
+        from koryo_pbm import blind
+        from koryo_pbm.match import game_of
+
+        st = game_of(doc).from_view(doc.public, {}, "carl")
+        dealt = list(st.rules.dealt["deck"])
+        dealt[12], dealt[13] = dealt[13], dealt[12]  # alice's draw said to be bob's, and bob's alice's
+        signed = sign(carl, blind._DEALT_CONTEXT, blind._dealt_bytes(doc.game_id, "deck", blind._final(st, "deck"), dealt))
+        return {**honest, "signature": base64.b64encode(signed).decode()}
+
+    before = _carl_sends(cli, "s", other_record)
+    r = cli("resolve", "s", "--as", "mod", "--json")
+    assert r.code != 0 and len(r.err.strip().splitlines()) == 1
+    assert r.json["envelopes"][0]["status"] == "rejected"
+    assert "signature of whom deck deck is dealt to" in r.json["envelopes"][0]["reason"]
+    assert (cli.cwd / "s" / "game.toml").read_bytes() == before  # nothing counted: the game waits for carl
