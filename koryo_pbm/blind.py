@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -108,6 +108,7 @@ class DealState:
     reveals: list[dict[str, Any]] = field(default_factory=list)
     published: dict[str, dict[str, Any]] = field(default_factory=dict)
     cards: dict[str, str] = field(default_factory=dict)
+    bots: tuple[str, ...] = ()  # bot seats: the co-dealer seals their shares to the moderator
 
     @property
     def co_dealer(self) -> str:
@@ -199,14 +200,16 @@ class Dealing(Game):
     # -- a new blind game ------------------------------------------------------------------
 
     def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
-              first: str | None = None, options: Mapping[str, Any] | None = None) -> DealState:
-        """The first state: the moderator's public key share published, the co-dealer's awaited."""
+              first: str | None = None, options: Mapping[str, Any] | None = None,
+              bots: Sequence[str] = ()) -> DealState:
+        """The first state: the moderator's public key share published, the co-dealer's awaited.
+        ``bots``: the bot seats (the moderator runs their bots, and opens their cards)."""
         from koryo_pbm.errors import SetupError
 
         if options:
             raise SetupError("a blind game takes no options yet")
         self.rules.setup(list(seats), first or seats[0])  # checks the seats and the first player
-        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "")
+        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", bots=tuple(bots))
         key, nonces = _mod_key(st)
         pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
         st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
@@ -364,6 +367,7 @@ class Dealing(Game):
             events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
                                          f"share with its proof); {first} is first player ({how})",
                                 {"dealers": [mod, carl], "first": first}))
+            events += [Event("blind", bot_seat_text(b, mod, carl), {"bot": b}) for b in st.bots]
             self._after(new, events)
         elif d.id == END:
             new.published[carl] = {"key": _b64(answer["key"]),
@@ -490,7 +494,8 @@ class Dealing(Game):
     def _record_public(self, st: DealState) -> dict[str, Any]:
         return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
                 "keys": {k: dict(v) for k, v in st.keys.items()}, "decks": [dict(d) for d in st.decks],
-                "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()}}
+                "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()},
+                **({"bots": list(st.bots)} if st.bots else {})}
 
     def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
         try:
@@ -500,7 +505,8 @@ class Dealing(Game):
             st = DealState(str(rec["game_id"]), tuple(str(x) for x in rec["seats"]), (dealers[0], dealers[1]),
                            signer=str(rec["signer"]), keys={str(k): dict(v) for k, v in rec["keys"].items()},
                            decks=[dict(d) for d in rec["decks"]], reveals=[dict(r) for r in rec["reveals"]],
-                           published={str(k): dict(v) for k, v in rec["published"].items()})
+                           published={str(k): dict(v) for k, v in rec["published"].items()},
+                           bots=tuple(str(x) for x in rec.get("bots", ())))
         except (KeyError, TypeError, AttributeError, ValueError):
             raise FormatError("the blind table's record is malformed") from None
         st.rules = self.rules.load_state(rules) if rules else None
@@ -589,11 +595,19 @@ class Dealing(Game):
         raise GameError(f"{self.inner.title} has no menus at a blind table yet: write an orders file")
 
     def bot_levels(self) -> tuple[str, ...]:
-        return ()
+        return self.inner.bot_levels() if hasattr(self.rules, "bot_order") else ()
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
-        raise GameError("a blind game has no bots yet")
+        """The game's bot of ``level`` on what ``player`` knows: the public table and the cards
+        opened for them (``state.cards``: a bot seat's, opened by the moderator who runs it)."""
+        assert isinstance(state, DealState)
+        d = self.pending(state)
+        chooser = getattr(self.rules, "bot_order", None)
+        if d is None or d.kind == DEAL or chooser is None:
+            raise GameError("a blind game has no bots for this decision")
+        order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
+        return order
 
 
 def _dealer_keys_partial(st: DealState) -> list[cb.DealerKey]:
@@ -636,14 +650,18 @@ def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
 
 @_guarded
 def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
-            decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+            decision_id: str, log: Sequence[Mapping[str, Any]] = (), *, moderator: Any = None,
+            bot_policy: Collection[str] = ()) -> dict[str, Any]:
     """The co-dealer's answer to the pending decision, computed from the public game file and
     its own signed record in it: the cards it gives shares of are those the public rules deal
     now (a deck never dealt before, by the record and the ``log``) or reveal now (slots its
     signed record dealt to the player whose action turn it is, never revealed before); its
     secrets only once the public rules say the game is over. Which of a player's slots are
     face down is the moderator's word until ``verify`` (docs/blind-table.md, "Not built yet").
-    ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
+    ``players``: seat -> public key (the co-dealer seals each player's shares to it).
+    ``moderator``: the moderator's key; a seat holding it is a bot seat, whose shares go to the
+    moderator only if the public record (``bots``) and the public policy (``bot_policy``, the
+    file's ``[service]``) both say the seat is a bot (:func:`check_bot_seats`)."""
     from koryo_pbm.crypto.seal import seal
 
     assert isinstance(game, Dealing)
@@ -683,6 +701,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
                             game_id=st.game_id, deck_id=deck_id, dealer=carl)
         dealt = game._dealt_now(st)
+        check_bot_seats(st, players, {r for r in dealt if r}, moderator, bot_policy)
         shares: dict[str, dict[str, str]] = {}
         for pos, recipient in enumerate(dealt):
             if recipient:
@@ -769,18 +788,14 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
     if not isinstance(rec, Mapping) or not isinstance(rec.get("dealers"), list) or len(rec["dealers"]) != 2:
         raise FormatError("the public part of this blind game has no blind table")
     return game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
-                      str(rec.get("signer", "")), deal_seed, first)
+                      str(rec.get("signer", "")), deal_seed, first, bots=[str(b) for b in rec.get("bots", ())])
 
 
 @_guarded
-def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[Decision, Mapping[str, Order]]],
-               events: Sequence[Event]) -> str:
-    """The blind table of a finished game audited from its public record: every deck recomputed
-    from the dealers' published key shares and seeds, every deal and reveal checked
-    (:func:`koryo_pbm.crypto.blind.audit`), then the game's ordinary rules run on the real cards
-    must give the events the blind rules gave (``answers``: the players' decisions and orders,
-    ``events``: every event of the replay). ``BlindCheckError``/``GameError`` name the first
-    thing that does not check; returns what was checked, in one line."""
+def audit_decks(game: Game, public: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The cryptographic part of :func:`audit_game`: every deck, deal and reveal of the public
+    record recomputed from the dealers' published secrets (``BlindCheckError`` names the first
+    thing that does not check). What :func:`audited_cards` and :func:`audit_game` read."""
     assert isinstance(game, Dealing)
     st = game.from_view(public, {}, "")
     gid = st.game_id
@@ -809,6 +824,25 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FormatError(f"the blind table's record is malformed ({exc})") from None
     result = cb.audit(gid, keys, cb.CardTable(first_feed), records, deals, reveals, secrets)
+    return st, result, records, deals, reveals, first_feed
+
+
+def audited_cards(audited: tuple[Any, ...]) -> dict[str, str]:
+    """Slot -> card id of every card of the game, from :func:`audit_decks`."""
+    return {f"{deck}:{pos}": card for deck, cards in audited[1].decks.items() for pos, card in enumerate(cards)}
+
+
+@_guarded
+def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[Decision, Mapping[str, Order]]],
+               events: Sequence[Event], audited: tuple[Any, ...] | None = None) -> str:
+    """The blind table of a finished game audited from its public record: every deck recomputed
+    from the dealers' published key shares and seeds, every deal and reveal checked
+    (:func:`koryo_pbm.crypto.blind.audit`), then the game's ordinary rules run on the real cards
+    must give the events the blind rules gave (``answers``: the players' decisions and orders,
+    ``events``: every event of the replay). ``BlindCheckError``/``GameError`` name the first
+    thing that does not check; returns what was checked, in one line."""
+    assert isinstance(game, Dealing)
+    st, result, records, deals, reveals, _ = audited or audit_decks(game, public)
     dealt = dict(game.rules.dealt(st.rules))
     for rec in st.decks:
         if rec.get("recipients") != list(dealt.get(rec["id"], ())):
@@ -887,9 +921,64 @@ def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
             return CoDealt(carl, None, why=f"{carl}'s answer to {decision['id']} is in the inbox already")
     game = game_of(doc)
     body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
-                   decision["id"], doc.log)
+                   decision["id"], doc.log, moderator=doc.moderator, bot_policy=bot_policy(doc))
     text = canonical_orders(doc.game_id, decision["id"], body)
     check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
     envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
                              answers=head(doc), player=carl, orders_text=text, submitted=submitted)
     return CoDealt(carl, decision["id"], envelope)
+
+
+# -- bots at a blind table (new --blind --bot) ---------------------------------------------------
+
+
+def bot_seat_text(seat: str, mod: str, carl: str) -> str:
+    """The public log line that says a bot seat's cards are open to the moderator."""
+    return (f"{seat} is a bot seat: {mod} and {carl} seal its cards to the moderator, who runs its bot "
+            "and sees its hand")
+
+
+def bot_policy(doc: Any) -> list[str]:
+    """The bot seats the file's public policy (``[service]``) names."""
+    from koryo_pbm import deadlines
+
+    return list(deadlines.policy_of(doc.service, list(doc.players)).bots)
+
+
+def check_bot_seats(st: DealState, players: Mapping[str, Any], recipients: Collection[str], moderator: Any,
+                    policy_bots: Collection[str]) -> None:
+    """The co-dealer's check before it seals shares: a recipient whose seat holds the
+    moderator's key gets its shares (so the moderator sees those cards) only when the game's
+    public record and its public policy both say the seat is a bot. ``GameError`` otherwise."""
+    for r in sorted(recipients):
+        key = players.get(r)
+        if moderator is not None and key == moderator and not (r in st.bots and r in policy_bots):
+            raise GameError(f"{r}'s seat holds the moderator's key, but the game's public record does not say it "
+                            f"is a bot seat: no share of {r}'s cards is sealed to the moderator")
+
+
+def bot_cards(game: Game, state: Any, player: str, identity: Any) -> dict[str, str]:
+    """The hidden cards of ``player`` the key ``identity`` opens (the moderator: a bot seat's,
+    whose shares both dealers sealed to it), every share checked."""
+    assert isinstance(game, Dealing)
+    return dict(open_hand(game.public(state), game.private(state, player), state.game_id, player, identity))
+
+
+def choose_bot(game: Game, state: Any, player: str, level: str, cards: Mapping[str, str], *, seed: Any,
+               limit: float | None = None) -> Any:
+    """The bot's choice for ``player`` from the public table and ``cards`` (the player's hidden
+    cards, opened): what the moderator's bot plays, and what ``verify`` chooses again from the
+    audited cards (``limit`` ``None``: no time limit)."""
+    import math
+
+    from koryo_pbm.engine import bots
+
+    private = {**game.private(state, player), "cards": dict(cards)}
+    return bots.choose_from_view(game, game.public(state), private, player, level, seed=seed,
+                                 limit=math.inf if limit is None else limit)
+
+
+def hidden_slots(game: Game, state: Any, player: str) -> list[str]:
+    """The slots of ``player``'s hidden cards (hand and face down) in ``state``."""
+    assert isinstance(game, Dealing)
+    return game._hidden_slots(state, player)

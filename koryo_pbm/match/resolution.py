@@ -282,7 +282,14 @@ def _orders_with_bots(run: _Run, decision: Decision,
     orders = {p: held[p]["order"] for p in decision.players if p in held}
     for p, (level, why) in played.items():
         # seeded from public values only (game id, decision, seat): verify chooses the same order again
-        choice = bots.choose(game, run.state, p, level, seed=bots.seat_seed(doc.game_id, decision.id, p))
+        seed = bots.seat_seed(doc.game_id, decision.id, p)
+        if doc.deal == "blind":  # the bot plays from the cards the moderator's key opens (a bot seat's)
+            from koryo_pbm import blind
+
+            cards = blind.bot_cards(game, run.state, p, run.mv.identity)
+            choice = blind.choose_bot(game, run.state, p, level, cards, seed=seed, limit=bots.DEFAULT_LIMIT)
+        else:
+            choice = bots.choose(game, run.state, p, level, seed=seed)
         orders[p] = choice.order
         notes.append(_bot_note(p, level, why, run.policy, choice, _deadline(doc, decision.id), run.now))
     return {p: orders[p] for p in decision.players}, notes

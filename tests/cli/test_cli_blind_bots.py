@@ -1,0 +1,123 @@
+"""Bots at a blind table through the real CLI (issue 20, "Bots"): a bot seat's cards are sealed
+by both dealers to the moderator, who runs the bot, and the log says so; the moderator opens the
+bot's hand and no human's; the co-dealer seals nothing to the moderator for a seat the public
+record does not call a bot; ``verify`` chooses every bot order again from the audited cards."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections import Counter
+
+from koryo_pbm_games.koryo.cards import CARD_IDS
+from test_cli_bymail import make_keys
+
+
+def _new(cli, folder, lines, *extra):
+    cli.ok("new", folder, "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--bot", "cat=heuristic", *extra)
+
+
+def _step(cli, folder, stop=None) -> dict:
+    """One round trip: the co-dealer or alice answers what the game waits for, the moderator
+    resolves (its bot plays cat's seat). Nothing when the game is over or waits for ``stop``."""
+    status = cli.ok("status", folder, "--json").json
+    if status["decision"] in (None, stop):
+        return status
+    if status["missing"] == ["carl"]:
+        cli.ok("co-deal", folder, "--as", "carl")
+    elif "alice" in status["missing"]:
+        cli.ok("orders", folder, "--as", "alice", "-o", cli.cwd / "o-alice.toml")
+        cli.ok("submit", cli.cwd / "o-alice.toml", "--as", "alice", "--game", folder)
+    cli.ok("resolve", folder, "--as", "mod")
+    return status
+
+
+def _ids(value) -> list[str]:
+    out: list[str] = []
+    if isinstance(value, dict):
+        for v in value.values():
+            out += _ids(v)
+    elif isinstance(value, list):
+        for v in value:
+            out += _ids(v)
+    elif isinstance(value, str) and value in CARD_IDS:
+        out.append(value)
+    return out
+
+
+def test_a_bot_seat_at_a_blind_table_is_open_to_the_moderator_alone_and_verify_replays_its_bot(cli):
+    lines = make_keys(cli, ["alice", "carl"])
+    _new(cli, "g", lines)
+    for _ in range(3):  # the key, round 1's deal
+        _step(cli, "g", stop="r1-orders")
+    log = cli.ok("log", "g").out
+    assert "cat is a bot seat: mod and carl seal its cards to the moderator, who runs its bot and sees its hand" in log
+    status = cli.ok("status", "g", "--json").json
+    assert status["decision"] == "r1-orders" and status["missing"] == ["alice"]
+    # the moderator's key opens the bot's hand (checked shares of both dealers), not alice's
+    shown = cli.ok("inspect", "g", "--as", "mod", "--json").json
+    parts = {p["part"]: p["data"] for p in shown["opened"]}
+    assert "alice" not in parts and "alice" in shown["not_opened"]
+    assert len(parts["cat"]["cards"]) == 10
+    alice = cli.ok("show", "g", "--as", "alice", "--json").json["cards"]
+    assert len(alice) == 10 and not set(alice) & set(parts["cat"]["cards"])
+    # every card id in the moderator's part is accounted for by the public part (the catalogue)
+    from koryo_pbm.store import gamefile
+
+    public = gamefile.read_game(cli.cwd / "g" / "game.toml").public
+    extra = Counter(_ids({k: v for k, v in parts.items() if k != "cat"})) - Counter(_ids(public))
+    assert not extra, extra
+    # alice's key opens her hand and not the bot's
+    mine = {p["part"]: p["data"] for p in cli.ok("inspect", "g", "--as", "alice", "--json").json["opened"]}
+    assert set(mine) == {"alice"} and mine["alice"]["cards"] == alice
+    # the game goes on to its end with the bot playing cat's seat, and verify chooses its orders again
+    for _ in range(120):
+        if _step(cli, "g")["decision"] is None:
+            break
+    log = cli.ok("log", "g").out
+    played = log.count("the heuristic bot played cat's seat")
+    assert played >= 8  # every round's orders, and its action turns with a choice
+    report = cli.ok("verify", "g", "--json").json
+    checks = {c["check"]: c["detail"] for c in report["checks"]}
+    assert report["ok"], report
+    assert "the moderator saw the cards of bot seat cat (its bot's), and no other hidden card" in checks["deal"]
+    assert checks["bots"].startswith(f"every one of the {played} orders the moderator's bots played is the one "
+                                     "the bot chooses again")
+    assert checks["blind"].startswith("8 decks shuffled by mod and carl")
+
+
+def test_the_co_dealer_seals_nothing_to_the_moderator_for_a_seat_the_record_does_not_call_a_bot(cli):
+    """A moderator who re-signs the file with cat's seat (the moderator's key) no longer a bot
+    seat in the public record and policy: the co-dealer refuses to deal, in one line, sends
+    nothing; and a file that says it is no bot seat fails verify's deal check."""
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    lines = make_keys(cli, ["alice", "carl"])
+    _new(cli, "g", lines)
+    _step(cli, "g")  # the key: r1-deal waits for the co-dealer
+    assert cli.ok("status", "g", "--json").json["decision"] == "r1-deal"
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    path = cli.cwd / "g" / "game.toml"
+    doc = gamefile.read_game(path)
+    for what in ("record", "policy"):
+        bad = copy.deepcopy(doc)
+        if what == "record":
+            bad.public["blind"].pop("bots")
+        else:
+            bad.service.pop("bots")
+        folder = cli.cwd / f"bad-{what}"
+        (folder / "inbox").mkdir(parents=True)
+        gamefile.write_game(folder / "game.toml", bad, mod)
+        # another machine of the co-dealer's (no memory of the true file)
+        r = cli.fails("co-deal", folder, "--key", cli.home / "keys" / "carl.key", home=cli.home / f"other-{what}")
+        assert ("cat's seat holds the moderator's key, but the game's public record does not say it is a bot seat"
+                in r.err), r.err
+        assert not list((folder / "inbox").iterdir())
+    # the honest file: the co-dealer deals, cat's shares sealed to the moderator
+    cli.ok("co-deal", "g", "--as", "carl")
