@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -484,12 +485,12 @@ class Dealing(Game):
     # -- storage and views ---------------------------------------------------------------
 
     def dump_state(self, state: DealState) -> dict[str, Any]:
+        """The moderator's state: its secrets and the shares it keeps. The public record and the
+        rules' state are the public part's (:meth:`public`), not repeated here: the moderator's
+        part is read with them (:func:`with_public`), as the same file signed by the moderator."""
         st = state
-        out = {PUBLIC_KEY: self._record_public(st), "secret": st.secret, "first": st.first,
-               "mod": dict(st.mod), "carl": {k: dict(v) for k, v in st.carl.items()}}
-        if st.rules is not None:
-            out["rules"] = self.rules.dump_state(st.rules)
-        return out
+        return {"secret": st.secret, "first": st.first, "mod": dict(st.mod),
+                "carl": {k: dict(v) for k, v in st.carl.items()}}
 
     def _record_public(self, st: DealState) -> dict[str, Any]:
         return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
@@ -982,3 +983,49 @@ def hidden_slots(game: Game, state: Any, player: str) -> list[str]:
     """The slots of ``player``'s hidden cards (hand and face down) in ``state``."""
     assert isinstance(game, Dealing)
     return game._hidden_slots(state, player)
+
+
+def with_public(raw_state: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
+    """The moderator's state of a blind game as :meth:`Dealing.load_state` reads it: its own part
+    with the public record and rules' state of the same file (a file written before the state
+    left them out holds them itself)."""
+    if PUBLIC_KEY in raw_state or not isinstance(public, Mapping):
+        return dict(raw_state)
+    return {**raw_state, **{k: public[k] for k in (PUBLIC_KEY, "rules") if k in public}}
+
+
+# -- each deck kept once: the co-dealer's kept answers refer to it by digest --------------------
+
+_OUTPUT_LINE = re.compile(r'^output = "([A-Za-z0-9+/=]{64,})"$', re.MULTILINE)
+_OUTPUT_REF = re.compile(r'^output = "sha256:([0-9a-f]{64})"$', re.MULTILINE)
+
+
+def _digest_of(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def refer_decks(orders_text: str) -> str:
+    """The co-dealer's signed answer as the record keeps it: the deck it shuffled (``output``,
+    kept once, in the public record) replaced by the SHA-256 of its base64 text."""
+    return _OUTPUT_LINE.sub(lambda m: f'output = "sha256:{_digest_of(m[1])}"', orders_text)
+
+
+def expand_decks(orders_text: str, public: Mapping[str, Any]) -> str:
+    """:func:`refer_decks` undone from the public record's decks: the exact text the co-dealer
+    signed, whose signature is then checked. ``FormatError`` for a digest of no deck there."""
+    if "sha256:" not in orders_text:
+        return orders_text
+    rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
+    decks = rec.get("decks", []) if isinstance(rec, Mapping) else []
+    known = {_digest_of(o): o for d in decks if isinstance(d, Mapping)
+             for o in d.get("outputs", []) if isinstance(o, str) and o.isascii()}
+
+    def back(m: re.Match[str]) -> str:
+        if m[1] not in known:
+            raise FormatError(f"the co-dealer's answer refers to a deck (sha256 {m[1][:16]}...) the public record "
+                              "does not hold")
+        return f'output = "{known[m[1]]}"'
+
+    return _OUTPUT_REF.sub(back, orders_text)

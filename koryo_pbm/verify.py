@@ -525,6 +525,10 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
         digest: str | None = None
         submitted = ""
         try:
+            if doc.deal == "blind" and isinstance(item.get("orders"), str):  # its decks, kept once, put back
+                from koryo_pbm import blind
+
+                item = {**item, "orders": blind.expand_decks(item["orders"], doc.public)}
             if "bot" not in item:
                 key = doc.players[item["player"]]
                 if "key" in item:

@@ -405,6 +405,10 @@ def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str,
 
     published = _published(mv, {"decision": decision, "player": player, "envelope": envelope}, opened)
     text = published["orders"]
+    if mv.doc.deal == "blind":  # a deck the co-dealer shuffled is kept once, in the public record
+        from koryo_pbm import blind
+
+        text = published["orders"] = blind.refer_decks(text)
     size = len(compact_json(text).encode("utf-8")) - 2
     # the signer's key always (a substitute may take the seat before the end: published then)
     return {**published, "key": published.get("key", mv.doc.players[player].line()),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from collections import Counter
 
 from koryo_pbm_games.koryo.cards import CARD_IDS
@@ -85,6 +86,32 @@ def test_a_bot_seat_at_a_blind_table_is_open_to_the_moderator_alone_and_verify_r
     assert checks["bots"].startswith(f"every one of the {played} orders the moderator's bots played is the one "
                                      "the bot chooses again")
     assert checks["blind"].startswith("8 decks shuffled by mod and carl")
+    # each deck is kept once: the co-dealer's published answers refer to it by its digest, and
+    # verify puts it back before it checks the co-dealer's signature
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+    deal = next(o for o in doc.replay["orders"] if o["player"] == "carl" and o["decision"] == "r1-deal")
+    assert 'output = "sha256:' in deal["orders"]
+    assert doc.public["blind"]["decks"][0]["outputs"][1] not in deal["orders"]
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    bad = copy.deepcopy(doc)  # the answer made to refer to another deck of the record
+    other = bad.public["blind"]["decks"][1]["outputs"][1]
+    item = next(o for o in bad.replay["orders"] if o["player"] == "carl" and o["decision"] == "r1-deal")
+    import hashlib
+
+    item["orders"] = re.sub(r'output = "sha256:[0-9a-f]{64}"',
+                            f'output = "sha256:{hashlib.sha256(other.encode()).hexdigest()}"', item["orders"])
+    (cli.cwd / "bad").mkdir()
+    gamefile.write_game(cli.cwd / "bad" / "game.toml", bad, mod)
+    r = cli.fails("verify", "bad", "--json", home=cli.home / "fresh")
+    failed = next(c for c in r.json["checks"] if not c["ok"])
+    assert failed["check"] == "orders" and "(carl for r1-deal) is not what carl signed" in failed["detail"], failed
 
 
 def test_the_co_dealer_seals_nothing_to_the_moderator_for_a_seat_the_record_does_not_call_a_bot(cli):
