@@ -370,6 +370,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     used: set[tuple[str, str]] = set()
     service = _Service.of(doc)
     answers: list[tuple[Any, dict]] = []  # the decisions and orders, for a blind game's audit
+    opens = 0  # a blind game's hands opened to the moderator for the bot (--missed bot)
     happened: list[Any] = []
     for i, entry in enumerate(doc.log, 1):
         where = f"log entry {i} ({entry['decision']})"
@@ -378,6 +379,10 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
             raise _Fail("replay", f"{where} comes after the end of the replayed game")
         if decision.id != entry["decision"]:
             raise _Fail("replay", f"{where}: the replayed game waits for {decision.id} there")
+        if doc.deal == "blind" and _is_open_request(entry):  # --missed bot: an absent hand opened for the bot
+            state = _blind_open(doc, game, state, decision, entry, service, where)
+            opens += len(entry["events"])
+            continue
         if match.is_service_entry(entry):  # a deadline moved, a seat taken over: nothing resolved
             service.service_entry(entry)
             continue
@@ -465,10 +470,55 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                                       happened, audited[0] if audited else None)
         except KoryoPbmError as exc:
             raise _Fail("blind", str(exc)) from None
+        if opens:
+            detail += (f"; {opens} absent player's hand{'s' if opens != 1 else ''} opened to the moderator for the "
+                       "bot, each after its deadline and grace under the public --missed bot policy")
         add(Check("blind", True, detail))
 
     if player is not None:
         add(_check_submitted(doc, orders, player, submitted or (), service.played, receipts))
+
+
+def _is_open_request(entry: dict[str, Any]) -> bool:
+    from koryo_pbm import blind
+
+    events = entry.get("events") or []
+    return not entry.get("accepted") and bool(events) and all(blind.OPEN_NOTE.fullmatch(str(e)) for e in events)
+
+
+def _blind_open(doc: GameDoc, game: Any, state: Any, decision: Any, entry: dict[str, Any], service: _Service,
+                where: str) -> Any:
+    """A request to open absent players' hands to the moderator (a blind table's ``--missed bot``),
+    checked against the public policy as the co-dealer checked it, and applied to the replay."""
+    from koryo_pbm import blind
+
+    found = [blind.OPEN_NOTE.fullmatch(str(e)) for e in entry["events"]]
+    notes = [m for m in found if m is not None]
+    first = notes[0]
+    for m in notes:
+        if m["decision"] != decision.id or (m["deadline"], m["grace"], m["resolved"]) != (
+                first["deadline"], first["grace"], first["resolved"]):
+            raise _Fail("blind", f"{where} opens hands for another decision than {decision.id}, or at other times")
+        deadline, resolved = _when(m["deadline"]), _when(m["resolved"])
+        if decision.id in service.moved and deadline is not None and \
+                service.moved[decision.id] != deadlines.human(deadline):
+            raise _Fail("blind", f"{where} opens {m['seat']}'s hand at the deadline {m['deadline']}, not the one the "
+                                 f"log last set for {decision.id} ({service.moved[decision.id]})")
+        if (m["grace"] != (service.policy.grace or "0m")):
+            raise _Fail("blind", f"{where} opens {m['seat']}'s hand with a grace of {m['grace']}, not the policy's")
+        try:
+            blind.check_open_claim(game, state, service.policy, decision.id, m["seat"], deadline, resolved,
+                                   doc.moderator, doc.players.get(m["seat"]))
+        except KoryoPbmError as exc:
+            raise _Fail("blind", f"{where}: {exc}: the moderator opened a hand it may not see") from None
+    try:
+        state, lines = blind.request_open(game, state, decision.id, [m["seat"] for m in notes], first["deadline"],
+                                          first["grace"], first["resolved"])
+    except KoryoPbmError as exc:
+        raise _Fail("blind", f"{where}: {exc}") from None
+    if lines != [str(e) for e in entry["events"]]:
+        raise _Fail("blind", f"{where} does not record the request to open the hands as the replay makes it")
+    return state
 
 
 def _blind_bot_seats(doc: GameDoc, record: dict[str, Any]) -> list[str]:

@@ -172,8 +172,9 @@ def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicId
         if k == key:
             raise SetupError(f"the co-dealer's key is {name}'s key: a player who deals sees the cards with the "
                              "moderator's help; give the co-dealer a key of its own")
-    if policy.missed == "bot" or policy.abandon_after:
-        raise SetupError("a blind game has no bots for missed orders yet (--missed bot, --abandon-after)")
+    if policy.abandon_after:
+        raise SetupError("a blind game has no abandoned seats yet (--abandon-after): with --missed bot the dealers "
+                         "open an absent player's hand to the moderator at each missed deadline")
 
 
 def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:

@@ -148,3 +148,83 @@ def test_the_co_dealer_seals_nothing_to_the_moderator_for_a_seat_the_record_does
         assert not list((folder / "inbox").iterdir())
     # the honest file: the co-dealer deals, cat's shares sealed to the moderator
     cli.ok("co-deal", "g", "--as", "carl")
+
+
+def test_missed_bot_opens_the_absent_players_hand_to_the_moderator_only_past_the_deadline(cli, monkeypatch):
+    """--missed bot at a blind table: alice misses r1-orders; once its deadline has passed the
+    moderator asks the dealers to open her hand (logged, checked by the co-dealer against the
+    public policy and its own clock), the bot plays it, and verify checks the opening; a file
+    whose policy did not allow it fails verify."""
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T10:00:00Z")
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    cli.ok("new", "g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}", "--player",
+           f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--deadline", "orders=1h",
+           "--missed", "bot", "--grace", "0m")
+
+    def answer(status, *who):
+        if status["missing"] == ["carl"]:
+            cli.ok("co-deal", "g", "--as", "carl")
+        for p in who:
+            if p in status["missing"]:
+                cli.ok("orders", "g", "--as", p, "-o", cli.cwd / f"o-{p}.toml")
+                cli.ok("submit", cli.cwd / f"o-{p}.toml", "--as", p, "--game", "g")
+        cli.ok("resolve", "g", "--as", "mod")
+
+    for _ in range(3):
+        status = cli.ok("status", "g", "--json").json
+        if status["decision"] == "r1-orders":
+            break
+        answer(status)
+    assert status["decision"] == "r1-orders" and status["deadline"] == "2026-11-27T11:00:00Z"
+    answer(status, "bob")  # alice does not answer; before the deadline nothing is opened
+    assert "opened" not in gamefile.read_game(cli.cwd / "g" / "game.toml").public["blind"]
+    # the co-dealer refuses to open a hand before the deadline by its own clock, even if asked
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T11:30:00Z")
+    cli.ok("resolve", "g", "--as", "mod")
+    log = cli.ok("log", "g").out
+    assert ("alice missed the deadline of r1-orders: the dealers open alice's hand to the moderator for the bot "
+            "(deadline 2026-11-27T11:00:00Z, grace 0m, resolved at 2026-11-27T11:30:00Z)") in log
+    status = cli.ok("status", "g", "--json").json
+    assert status["decision"] == "r1-orders-open" and status["missing"] == ["carl"]
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T10:30:00Z")
+    r = cli.fails("co-deal", "g", "--as", "carl")
+    assert "have not passed by the co-dealer's clock" in r.err, r.err
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T11:30:00Z")
+    cli.ok("co-deal", "g", "--as", "carl")
+    # the moderator opens alice's hand (both dealers' shares, checked) and its bot plays it
+    cli.ok("resolve", "g", "--as", "mod")
+    log = cli.ok("log", "g").out
+    assert "alice's hand opened to the moderator for the bot: carl sealed its shares of alice's 10 hidden cards" in log
+    assert "alice missed the deadline: the heuristic bot played for them (deadline 2026-11-27T11:00:00Z" in log
+    doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+    assert [o["player"] for o in doc.public["blind"]["opened"]] == ["alice"]
+    # bob's hand was never opened: the moderator's key opens no part of his, nor his shares
+    shown = cli.ok("inspect", "g", "--as", "mod", "--json").json
+    assert {p["part"] for p in shown["opened"]} == {"moderator"}
+    for _ in range(150):  # both play on time to the end
+        status = cli.ok("status", "g", "--json").json
+        if status["decision"] is None:
+            break
+        answer(status, "alice", "bob")
+    report = cli.ok("verify", "g", "--json").json
+    assert report["ok"], report
+    checks = {c["check"]: c["detail"] for c in report["checks"]}
+    assert "1 absent player's hand opened to the moderator for the bot" in checks["blind"]
+    assert "1 after a missed deadline and its grace" in checks["replay"]
+    # the same file, its policy made to say missed orders wait: verify names the opened hand
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    bad = copy.deepcopy(gamefile.read_game(cli.cwd / "g" / "game.toml"))
+    bad.service["missed"] = "wait"
+    (cli.cwd / "bad").mkdir()
+    gamefile.write_game(cli.cwd / "bad" / "game.toml", bad, mod)
+    r = cli.fails("verify", "bad", "--json", home=cli.home / "fresh")
+    failed = next(c for c in r.json["checks"] if not c["ok"])
+    assert failed["check"] == "blind" and "alice's hand may not be opened to the moderator at r1-orders" in \
+        failed["detail"] and "the moderator opened a hand it may not see" in failed["detail"], failed
