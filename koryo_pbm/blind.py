@@ -539,6 +539,16 @@ class Dealing(Game):
                            published={str(k): dict(v) for k, v in rec["published"].items()},
                            bots=tuple(str(x) for x in rec.get("bots", ())),
                            opening=dict(rec.get("opening", {})), opened=[dict(o) for o in rec.get("opened", [])])
+            if not isinstance(rec.get("bots", []), list) or not set(st.bots) <= set(st.seats):
+                raise TypeError
+            op = st.opening
+            if op and not (isinstance(op.get("decision"), str) and isinstance(op.get("players"), list)
+                           and all(isinstance(p, str) and p in st.seats for p in op["players"])
+                           and all(isinstance(op.get(k), str) for k in ("deadline", "grace", "resolved"))):
+                raise TypeError
+            if not all(isinstance(o.get("player"), str) and isinstance(o.get("decision"), str)
+                       and isinstance(o.get("slots"), list) for o in st.opened):
+                raise TypeError
         except (KeyError, TypeError, AttributeError, ValueError):
             raise FormatError("the blind table's record is malformed") from None
         st.rules = self.rules.load_state(rules) if rules else None

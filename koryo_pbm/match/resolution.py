@@ -258,6 +258,8 @@ def _apply(run: _Run, decision: Decision) -> bool:
     doc = run.mv.doc
     deadline = _deadline(doc, decision.id) if len(run.new.log) == len(doc.log) else None  # a new decision's is in the future
     opened: dict[str, str] = {}
+    if doc.deal == "blind" and decision.kind == "deal":
+        deadline = None  # no bot answers for a dealer: a late co-dealer is reminded, and awaited
     if doc.deal == "blind":  # a hand opened for the bot (--missed bot): the bot plays it now
         from koryo_pbm import blind
 

@@ -161,7 +161,7 @@ def test_missed_bot_opens_the_absent_players_hand_to_the_moderator_only_past_the
     monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T10:00:00Z")
     lines = make_keys(cli, ["alice", "bob", "carl"])
     cli.ok("new", "g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}", "--player",
-           f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--deadline", "orders=1h",
+           f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--deadline", "1h",
            "--missed", "bot", "--grace", "0m")
 
     def answer(status, *who):
@@ -192,13 +192,18 @@ def test_missed_bot_opens_the_absent_players_hand_to_the_moderator_only_past_the
     monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T10:30:00Z")
     r = cli.fails("co-deal", "g", "--as", "carl")
     assert "have not passed by the co-dealer's clock" in r.err, r.err
-    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T11:30:00Z")
+    # a co-dealer late past its own deadline is awaited (no bot answers for a dealer)
+    monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-27T13:00:00Z")
+    before = (cli.cwd / "g" / "game.toml").read_bytes()
+    assert cli.ok("resolve", "g", "--as", "mod", "--json").json["written"] is False
+    assert (cli.cwd / "g" / "game.toml").read_bytes() == before
     cli.ok("co-deal", "g", "--as", "carl")
     # the moderator opens alice's hand (both dealers' shares, checked) and its bot plays it
     cli.ok("resolve", "g", "--as", "mod")
     log = cli.ok("log", "g").out
     assert "alice's hand opened to the moderator for the bot: carl sealed its shares of alice's 10 hidden cards" in log
-    assert "alice missed the deadline: the heuristic bot played for them (deadline 2026-11-27T11:00:00Z" in log
+    assert ("alice missed the deadline: the heuristic bot played for them (deadline 2026-11-27T11:00:00Z, grace 0m, "
+            "resolved at 2026-11-27T13:00:00Z)") in log
     doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
     assert [o["player"] for o in doc.public["blind"]["opened"]] == ["alice"]
     # bob's hand was never opened: the moderator's key opens no part of his, nor his shares
