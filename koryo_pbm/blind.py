@@ -725,7 +725,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
     if _b64(key.public) != st.keys[carl]["point"]:
         raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
     if st.opening:
-        return _open_answer(game, st, key, players, moderator, service, now)
+        return _open_answer(game, st, key, players, moderator, service, now, log)
     if d.id == END:
         if game.rules.pending(st.rules) is not None:
             raise GameError("the game is not over: the co-dealer's secrets stay secret")
@@ -1166,7 +1166,7 @@ def check_open_claim(game: Game, state: Any, policy: Any, decision_id: str, play
 
 
 def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mapping[str, Any], moderator: Any,
-                 service: Mapping[str, Any] | None, now: Any) -> dict[str, Any]:
+                 service: Mapping[str, Any] | None, now: Any, log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The co-dealer's shares of each absent player's hidden cards, sealed to the moderator,
     after it checked the request against the public policy, its own clock and its own signed
     record of whom each card was dealt to."""
@@ -1182,6 +1182,15 @@ def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mappin
     if now < deadline + policy.grace_period():
         raise GameError(f"the deadline of {op['decision']} and its grace have not passed by the co-dealer's clock "
                         f"({deadlines.stamp(now)}): no hand is opened")
+    from koryo_pbm.match.policy import MOVED_NOTE
+
+    moved = [m["when"] for entry in log for m in (MOVED_NOTE.fullmatch(str(e)) for e in entry.get("events", ()))
+             if m and m["decision"] == op["decision"]]
+    if moved and moved[-1] != deadlines.human(deadline):
+        raise GameError(f"the claimed deadline of {op['decision']} is not the one the log last set ({moved[-1]}): "
+                        "no hand is opened")
+    if op.get("grace") != (policy.grace or "0m"):
+        raise GameError(f"the claimed grace of {op['decision']} is not the policy's: no hand is opened")
     carl = st.co_dealer
     shown = {r["slot"] for r in st.reveals}
     out = {}
