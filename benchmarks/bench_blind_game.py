@@ -10,6 +10,8 @@ beside it in the same run (``match.create`` with a seed, which deals the open ga
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import tempfile
 import time
@@ -61,16 +63,39 @@ def main() -> None:
         print(f"  {what:<62} {statistics.median(r[what] for r in runs) * 1000:7.1f} ms")
     from koryo_pbm.cli.demo import run_demo
 
-    print("Whole games (demo bots; finished game file, co-dealer messages):")
+    print("Whole games (demo bots; finished game file, co-dealer messages; the file at every version in play):")
     for n in (3, 4):
         with tempfile.TemporaryDirectory() as tmp:
-            blind_sum = run_demo("koryo", n, f"bench{n}", Path(tmp) / "b", blind=True, echo=lambda *a, **k: None)
-            run_demo("koryo", n, f"bench{n}", Path(tmp) / "o", echo=lambda *a, **k: None)
+            with _versions() as in_play_b:
+                blind_sum = run_demo("koryo", n, f"bench{n}", Path(tmp) / "b", blind=True, echo=lambda *a, **k: None)
+            with _versions() as in_play_o:
+                run_demo("koryo", n, f"bench{n}", Path(tmp) / "o", echo=lambda *a, **k: None)
             size_b = (Path(tmp) / "b" / "game.toml").stat().st_size
             size_o = (Path(tmp) / "o" / "game.toml").stat().st_size
             co = sum(1 for _ in (Path(tmp) / "b" / "archive").rglob("*co-dealer*"))
             print(f"  {n} players: blind {size_b:7d} bytes, open {size_o:6d} bytes ({size_b / size_o:4.1f}x); "
                   f"{co} co-dealer messages over {blind_sum['decisions']} decisions; none between players")
+            for what, sizes in (("blind", in_play_b[:-1]), ("open", in_play_o[:-1])):
+                print(f"    in play, {what:<5}: mean {statistics.mean(sizes) / 1000:5.0f} kB, "
+                      f"max {max(sizes) / 1000:5.0f} kB over {len(sizes)} versions")
+
+
+@contextlib.contextmanager
+def _versions():
+    """The size of every game.toml written meanwhile (atomic writes end in ``os.replace``)."""
+    sizes: list[int] = []
+    real = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if str(dst).endswith("game.toml"):
+            sizes.append(os.path.getsize(src))
+        return real(src, dst, *args, **kwargs)
+
+    os.replace = replace
+    try:
+        yield sizes
+    finally:
+        os.replace = real
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -116,6 +117,13 @@ class DealState:
     cards: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # the game's options (Korsar's teams)
     shares: dict[str, str] = field(default_factory=dict)  # a player's co-dealer shares, opened (views only)
+    bots: tuple[str, ...] = ()  # bot seats: the co-dealer seals their shares to the moderator
+    # --missed bot: the pending request to open absent players' hands to the moderator (public:
+    # {decision, players, deadline, grace, resolved}), the hands opened so far (public: {decision,
+    # player, slots}), and the co-dealer's shares of them sealed to the moderator (its state only)
+    opening: dict[str, Any] = field(default_factory=dict)
+    opened: list[dict[str, Any]] = field(default_factory=list)
+    peeks: dict[str, str] = field(default_factory=dict)
 
     @property
     def co_dealer(self) -> str:
@@ -207,11 +215,14 @@ class Dealing(Game):
     # -- a new blind game ------------------------------------------------------------------
 
     def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
-              first: str | None = None, options: Mapping[str, Any] | None = None) -> DealState:
-        """The first state: the moderator's public key share published, the co-dealer's awaited."""
+              first: str | None = None, options: Mapping[str, Any] | None = None,
+              bots: Sequence[str] = ()) -> DealState:
+        """The first state: the moderator's public key share published, the co-dealer's awaited.
+        ``bots``: the bot seats (the moderator runs their bots, and opens their cards)."""
         # the blind rules check the seats, the first player and the options (Korsar's teams)
         self.rules.setup(list(seats), first or seats[0], *([dict(options)] if options else []))
-        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", options=dict(options or {}))
+        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", options=dict(options or {}),
+                       bots=tuple(bots))
         key, nonces = _mod_key(st)
         pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
         st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
@@ -228,6 +239,8 @@ class Dealing(Game):
         carl = st.co_dealer
         if carl not in st.keys:
             return Decision(KEYS, DEAL, (carl,))
+        if st.opening:
+            return Decision(f"{st.opening['decision']}-open", DEAL, (carl,))
         d = self.rules.pending(st.rules)
         if d is None:
             return None if carl in st.published else Decision(END, DEAL, (carl,))
@@ -267,6 +280,15 @@ class Dealing(Game):
                 raise IllegalOrder(f"illegal order: {exc}") from None
             return {"key": key}
         rd = self.rules.pending(st.rules) if st.rules is not None else None
+        if st.opening:  # the co-dealer's shares of absent players' hands, sealed to the moderator
+            keys_only("shares")
+            shares = order["shares"]
+            if not isinstance(shares, Mapping) or set(shares) != set(st.opening["players"]):
+                raise IllegalOrder(f"illegal order: {carl}'s answer to {d.id} opens the hand of each of "
+                                   f"{', '.join(st.opening['players'])}, once")
+            for r in shares:
+                _unb64(shares[r], f"{carl}'s shares of {r}'s hand")
+            return {"peeks": dict(shares)}
         if d.id == END:
             keys_only("key", "seeds")
             raw = _unb64(order["key"], "key")
@@ -430,10 +452,20 @@ class Dealing(Game):
         order = orders[carl]
         answer = self._dealer_answer(st, d, order)
         new = dataclasses.replace(st, keys=dict(st.keys), decks=list(st.decks), mod=dict(st.mod),
-                                  carl=dict(st.carl), reveals=list(st.reveals), published=dict(st.published))
+                                  carl=dict(st.carl), reveals=list(st.reveals), published=dict(st.published),
+                                  opened=list(st.opened), peeks=dict(st.peeks))
         mod = st.dealers[0]
         events: list[Event] = []
-        if d.id == KEYS:
+        if "peeks" in answer:
+            new.opened, new.peeks = list(st.opened), dict(st.peeks)
+            for p in st.opening["players"]:
+                slots = self._hidden_slots(st, p)
+                new.opened.append({"decision": st.opening["decision"], "player": p, "slots": slots,
+                                   "deadline": st.opening["deadline"]})
+                new.peeks[p] = answer["peeks"][p]
+                events.append(Event("blind", opened_text(p, len(slots), mod, carl), {"player": p}))
+            new.opening = {}
+        elif d.id == KEYS:
             key = answer["key"]
             new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof)}
             first = st.first or _first_player(st.seats, [base64.b64decode(new.keys[x]["point"]) for x in st.dealers])
@@ -442,6 +474,7 @@ class Dealing(Game):
             events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
                                          f"share with its proof); {first} is first player ({how})",
                                 {"dealers": [mod, carl], "first": first}))
+            events += [Event("blind", bot_seat_text(b, mod, carl), {"bot": b}) for b in st.bots]
             self._after(new, events)
         elif d.id == END:
             new.published[carl] = {"key": _b64(answer["key"]),
@@ -533,6 +566,7 @@ class Dealing(Game):
         decks = {s.rpartition(":")[0] for s in hidden}
         st.carl = {k: v for k, v in st.carl.items() if k.partition("@")[0] in decks
                    and ("" not in v or hidden.intersection(v[""].split()))}
+        st.peeks = {p: v for p, v in st.peeks.items() if set(self._hidden_slots(st, p)) & set(_opened_slots(st, p))}
 
     def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
         hidden = getattr(self.rules, "hidden", None)
@@ -589,18 +623,21 @@ class Dealing(Game):
     # -- storage and views ---------------------------------------------------------------
 
     def dump_state(self, state: DealState) -> dict[str, Any]:
+        """The moderator's state: its secrets and the shares it keeps. The public record and the
+        rules' state are the public part's (:meth:`public`), not repeated here: the moderator's
+        part is read with them (:func:`with_public`), as the same file signed by the moderator."""
         st = state
-        out = {PUBLIC_KEY: self._record_public(st), "secret": st.secret, "first": st.first,
-               "mod": dict(st.mod), "carl": {k: dict(v) for k, v in st.carl.items()}}
-        if st.rules is not None:
-            out["rules"] = self.rules.dump_state(st.rules)
-        return out
+        return {"secret": st.secret, "first": st.first, "mod": dict(st.mod),
+                "carl": {k: dict(v) for k, v in st.carl.items()}, **({"peeks": dict(st.peeks)} if st.peeks else {})}
 
     def _record_public(self, st: DealState) -> dict[str, Any]:
         return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
                 "keys": {k: dict(v) for k, v in st.keys.items()}, "decks": [dict(d) for d in st.decks],
                 "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()},
-                **({"options": dict(st.options)} if st.options else {})}
+                **({"options": dict(st.options)} if st.options else {}),
+                **({"bots": list(st.bots)} if st.bots else {}),
+                **({"opening": dict(st.opening)} if st.opening else {}),
+                **({"opened": [dict(o) for o in st.opened]} if st.opened else {})}
 
     def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
         try:
@@ -611,7 +648,19 @@ class Dealing(Game):
                            signer=str(rec["signer"]), keys={str(k): dict(v) for k, v in rec["keys"].items()},
                            decks=[dict(d) for d in rec["decks"]], reveals=[dict(r) for r in rec["reveals"]],
                            published={str(k): dict(v) for k, v in rec["published"].items()},
-                           options=dict(rec.get("options", {})))
+                           options=dict(rec.get("options", {})),
+                           bots=tuple(str(x) for x in rec.get("bots", ())),
+                           opening=dict(rec.get("opening", {})), opened=[dict(o) for o in rec.get("opened", [])])
+            if not isinstance(rec.get("bots", []), list) or not set(st.bots) <= set(st.seats):
+                raise TypeError
+            op = st.opening
+            if op and not (isinstance(op.get("decision"), str) and isinstance(op.get("players"), list)
+                           and all(isinstance(p, str) and p in st.seats for p in op["players"])
+                           and all(isinstance(op.get(k), str) for k in ("deadline", "grace", "resolved"))):
+                raise TypeError
+            if not all(isinstance(o.get("player"), str) and isinstance(o.get("decision"), str)
+                       and isinstance(o.get("slots"), list) for o in st.opened):
+                raise TypeError
         except (KeyError, TypeError, AttributeError, ValueError):
             raise FormatError("the blind table's record is malformed") from None
         st.rules = self.rules.load_state(rules) if rules else None
@@ -626,6 +675,7 @@ class Dealing(Game):
             st.secret, st.first = str(data["secret"]), str(data["first"])
             st.mod = {str(k): str(v) for k, v in data["mod"].items()}
             st.carl = {str(k): {str(r): str(b) for r, b in v.items()} for k, v in data["carl"].items()}
+            st.peeks = {str(k): str(v) for k, v in data.get("peeks", {}).items()}
         except (KeyError, TypeError, AttributeError):
             raise FormatError("the state of a blind game is malformed") from None
         return st
@@ -702,11 +752,19 @@ class Dealing(Game):
         raise GameError(f"{self.inner.title} has no menus at a blind table yet: write an orders file")
 
     def bot_levels(self) -> tuple[str, ...]:
-        return ()
+        return self.inner.bot_levels() if hasattr(self.rules, "bot_order") else ()
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
-        raise GameError("a blind game has no bots yet")
+        """The game's bot of ``level`` on what ``player`` knows: the public table and the cards
+        opened for them (``state.cards``: a bot seat's, opened by the moderator who runs it)."""
+        assert isinstance(state, DealState)
+        d = self.pending(state)
+        chooser = getattr(self.rules, "bot_order", None)
+        if d is None or d.kind == DEAL or chooser is None:
+            raise GameError("a blind game has no bots for this decision")
+        order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
+        return order
 
 
 def _dealer_keys_partial(st: DealState) -> list[cb.DealerKey]:
@@ -749,14 +807,19 @@ def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
 
 @_guarded
 def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
-            decision_id: str, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+            decision_id: str, log: Sequence[Mapping[str, Any]] = (), *, moderator: Any = None,
+            bot_policy: Collection[str] = (), service: Mapping[str, Any] | None = None,
+            now: Any = None) -> dict[str, Any]:
     """The co-dealer's answer to the pending decision, computed from the public game file and
     its own signed record in it: the cards it gives shares of are those the public rules deal
     now (a deck never dealt before, by the record and the ``log``) or reveal now (slots its
     signed record dealt to the player whose action turn it is, never revealed before); its
     secrets only once the public rules say the game is over. Which of a player's slots are
     face down is the moderator's word until ``verify`` (docs/blind-table.md, "Not built yet").
-    ``players``: seat -> public key (the co-dealer seals each player's shares to it)."""
+    ``players``: seat -> public key (the co-dealer seals each player's shares to it).
+    ``moderator``: the moderator's key; a seat holding it is a bot seat, whose shares go to the
+    moderator only if the public record (``bots``) and the public policy (``bot_policy``, the
+    file's ``[service]``) both say the seat is a bot (:func:`check_bot_seats`)."""
     from koryo_pbm.crypto.seal import seal
 
     assert isinstance(game, Dealing)
@@ -775,6 +838,8 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
     if _b64(key.public) != st.keys[carl]["point"]:
         raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+    if st.opening:
+        return _open_answer(game, st, key, players, moderator, service, now, log)
     if d.id == END:
         if game.rules.pending(st.rules) is not None:
             raise GameError("the game is not over: the co-dealer's secrets stay secret")
@@ -796,6 +861,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
                             game_id=st.game_id, deck_id=deck_id, dealer=carl)
         dealt = game._dealt_now(st)
+        check_bot_seats(st, players, {r for r in dealt if r}, moderator, bot_policy)
         shares: dict[str, dict[str, str]] = {}
         for pos, recipient in enumerate(dealt):
             if recipient:
@@ -933,18 +999,15 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
         raise FormatError("the public part of this blind game has no blind table")
     options = rec.get("options") or None
     return game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
-                      str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None)
+                      str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None,
+                      bots=[str(b) for b in rec.get("bots", ())])
 
 
 @_guarded
-def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[Decision, Mapping[str, Order]]],
-               events: Sequence[Event]) -> str:
-    """The blind table of a finished game audited from its public record: every deck recomputed
-    from the dealers' published key shares and seeds, every deal and reveal checked
-    (:func:`koryo_pbm.crypto.blind.audit`), then the game's ordinary rules run on the real cards
-    must give the events the blind rules gave (``answers``: the players' decisions and orders,
-    ``events``: every event of the replay). ``BlindCheckError``/``GameError`` name the first
-    thing that does not check; returns what was checked, in one line."""
+def audit_decks(game: Game, public: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The cryptographic part of :func:`audit_game`: every deck, deal and reveal of the public
+    record recomputed from the dealers' published secrets (``BlindCheckError`` names the first
+    thing that does not check). What :func:`audited_cards` and :func:`audit_game` read."""
     assert isinstance(game, Dealing)
     st = game.from_view(public, {}, "")
     gid = st.game_id
@@ -974,6 +1037,25 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FormatError(f"the blind table's record is malformed ({exc})") from None
     result = cb.audit(gid, keys, cb.CardTable(first_feed), records, deals, reveals, secrets)
+    return st, result, records, deals, reveals, first_feed
+
+
+def audited_cards(audited: tuple[Any, ...]) -> dict[str, str]:
+    """Slot -> card id of every card of the game, from :func:`audit_decks`."""
+    return {f"{deck}:{pos}": card for deck, cards in audited[1].decks.items() for pos, card in enumerate(cards)}
+
+
+@_guarded
+def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[Decision, Mapping[str, Order]]],
+               events: Sequence[Event], audited: tuple[Any, ...] | None = None) -> str:
+    """The blind table of a finished game audited from its public record: every deck recomputed
+    from the dealers' published key shares and seeds, every deal and reveal checked
+    (:func:`koryo_pbm.crypto.blind.audit`), then the game's ordinary rules run on the real cards
+    must give the events the blind rules gave (``answers``: the players' decisions and orders,
+    ``events``: every event of the replay). ``BlindCheckError``/``GameError`` name the first
+    thing that does not check; returns what was checked, in one line."""
+    assert isinstance(game, Dealing)
+    st, result, records, deals, reveals, _ = audited or audit_decks(game, public)
     dealt = dict(game.rules.dealt(st.rules))
     for rec in st.decks:
         if rec.get("recipients") != list(dealt.get(rec["id"], ())):
@@ -1053,10 +1135,279 @@ def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
                 and env.game_id == doc.game_id:
             return CoDealt(carl, None, why=f"{carl}'s answer to {decision['id']} is in the inbox already")
     game = game_of(doc)
+    from datetime import datetime
+
+    now = datetime.fromisoformat(submitted.replace("Z", "+00:00"))  # the co-dealer's clock
     body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
-                   decision["id"], doc.log)
+                   decision["id"], doc.log, moderator=doc.moderator, bot_policy=bot_policy(doc),
+                   service=doc.service, now=now)
     text = canonical_orders(doc.game_id, decision["id"], body)
     check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
     envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
                              answers=head(doc), player=carl, orders_text=text, submitted=submitted)
     return CoDealt(carl, decision["id"], envelope)
+
+
+# -- bots at a blind table (new --blind --bot) ---------------------------------------------------
+
+
+def bot_seat_text(seat: str, mod: str, carl: str) -> str:
+    """The public log line that says a bot seat's cards are open to the moderator."""
+    return (f"{seat} is a bot seat: {mod} and {carl} seal its cards to the moderator, who runs its bot "
+            "and sees its hand")
+
+
+def bot_policy(doc: Any) -> list[str]:
+    """The bot seats the file's public policy (``[service]``) names."""
+    from koryo_pbm import deadlines
+
+    return list(deadlines.policy_of(doc.service, list(doc.players)).bots)
+
+
+def check_bot_seats(st: DealState, players: Mapping[str, Any], recipients: Collection[str], moderator: Any,
+                    policy_bots: Collection[str]) -> None:
+    """The co-dealer's check before it seals shares: a recipient whose seat holds the
+    moderator's key gets its shares (so the moderator sees those cards) only when the game's
+    public record and its public policy both say the seat is a bot. ``GameError`` otherwise."""
+    for r in sorted(recipients):
+        key = players.get(r)
+        if moderator is not None and key == moderator and not (r in st.bots and r in policy_bots):
+            raise GameError(f"{r}'s seat holds the moderator's key, but the game's public record does not say it "
+                            f"is a bot seat: no share of {r}'s cards is sealed to the moderator")
+
+
+def bot_cards(game: Game, state: Any, player: str, identity: Any) -> dict[str, str]:
+    """The hidden cards of ``player`` the key ``identity`` opens (the moderator: a bot seat's,
+    whose shares both dealers sealed to it), every share checked."""
+    assert isinstance(game, Dealing)
+    if player not in state.bots and player in state.peeks:  # an absent player's hand, opened for the bot
+        return open_peek(game, state, player, identity)
+    return dict(open_hand(game.public(state), game.private(state, player), state.game_id, player, identity))
+
+
+def choose_bot(game: Game, state: Any, player: str, level: str, cards: Mapping[str, str], *, seed: Any,
+               limit: float | None = None) -> Any:
+    """The bot's choice for ``player`` from the public table and ``cards`` (the player's hidden
+    cards, opened): what the moderator's bot plays, and what ``verify`` chooses again from the
+    audited cards (``limit`` ``None``: no time limit)."""
+    import math
+
+    from koryo_pbm.engine import bots
+
+    private = {**game.private(state, player), "cards": dict(cards)}
+    return bots.choose_from_view(game, game.public(state), private, player, level, seed=seed,
+                                 limit=math.inf if limit is None else limit)
+
+
+def hidden_slots(game: Game, state: Any, player: str) -> list[str]:
+    """The slots of ``player``'s hidden cards (hand and face down) in ``state``."""
+    assert isinstance(game, Dealing)
+    return game._hidden_slots(state, player)
+
+
+def with_public(raw_state: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
+    """The moderator's state of a blind game as :meth:`Dealing.load_state` reads it: its own part
+    with the public record and rules' state of the same file (a file written before the state
+    left them out holds them itself)."""
+    if PUBLIC_KEY in raw_state or not isinstance(public, Mapping):
+        return dict(raw_state)
+    return {**raw_state, **{k: public[k] for k in (PUBLIC_KEY, "rules") if k in public}}
+
+
+# -- each deck kept once: the co-dealer's kept answers refer to it by digest --------------------
+
+_OUTPUT_LINE = re.compile(r'^output = "([A-Za-z0-9+/=]{64,})"$', re.MULTILINE)
+_OUTPUT_REF = re.compile(r'^output = "sha256:([0-9a-f]{64})"$', re.MULTILINE)
+
+
+def _digest_of(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def refer_decks(orders_text: str) -> str:
+    """The co-dealer's signed answer as the record keeps it: the deck it shuffled (``output``,
+    kept once, in the public record) replaced by the SHA-256 of its base64 text."""
+    return _OUTPUT_LINE.sub(lambda m: f'output = "sha256:{_digest_of(m[1])}"', orders_text)
+
+
+def expand_decks(orders_text: str, public: Mapping[str, Any]) -> str:
+    """:func:`refer_decks` undone from the public record's decks: the exact text the co-dealer
+    signed, whose signature is then checked. ``FormatError`` for a digest of no deck there."""
+    if "sha256:" not in orders_text:
+        return orders_text
+    rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
+    decks = rec.get("decks", []) if isinstance(rec, Mapping) else []
+    known = {_digest_of(o): o for d in decks if isinstance(d, Mapping)
+             for o in d.get("outputs", []) if isinstance(o, str) and o.isascii()}
+
+    def back(m: re.Match[str]) -> str:
+        if m[1] not in known:
+            raise FormatError(f"the co-dealer's answer refers to a deck (sha256 {m[1][:16]}...) the public record "
+                              "does not hold")
+        return f'output = "{known[m[1]]}"'
+
+    return _OUTPUT_REF.sub(back, orders_text)
+
+
+# -- --missed bot: an absent player's hand opened to the moderator, only when the policy says so ---
+
+_OPEN_INFO = b"koryo-pbm blind open v1\x00"
+
+
+def open_info(game_id: str, decision_id: str, player: str) -> bytes:
+    """HPKE info of the co-dealer's shares of ``player``'s hand sealed to the moderator."""
+    return _OPEN_INFO + b"\x00".join(x.encode() for x in (game_id, decision_id, player))
+
+
+def open_note(player: str, decision_id: str, deadline: str, grace: str, resolved: str) -> str:
+    """The public log line of a request to open ``player``'s hand (matched by ``OPEN_NOTE``)."""
+    return (f"{player} missed the deadline of {decision_id}: the dealers open {player}'s hand to the moderator "
+            f"for the bot (deadline {deadline}, grace {grace}, resolved at {resolved})")
+
+
+OPEN_NOTE = re.compile(r"(?P<seat>\S+) missed the deadline of (?P<decision>\S+): the dealers open (?P=seat)'s hand "
+                       r"to the moderator for the bot \(deadline (?P<deadline>\S+), grace (?P<grace>[^,()]+), "
+                       r"resolved at (?P<resolved>\S+)\)")
+
+
+def opened_text(player: str, cards: int, mod: str, carl: str) -> str:
+    return (f"{player}'s hand opened to the moderator for the bot: {carl} sealed its shares of {player}'s "
+            f"{cards} hidden card{'s' if cards != 1 else ''} to {mod}")
+
+
+def _opened_slots(st: DealState, player: str) -> list[str]:
+    return [x for o in st.opened if o.get("player") == player for x in o.get("slots", [])]
+
+
+def needs_opening(game: Game, state: Any, player: str) -> bool:
+    """Whether the moderator's bot needs ``player``'s hand opened first: the seat holds hidden
+    cards that are neither a bot seat's nor opened to the moderator already."""
+    assert isinstance(game, Dealing)
+    if player in state.bots:
+        return False
+    return bool(set(game._hidden_slots(state, player)) - set(_opened_slots(state, player)))
+
+
+def opened_for(state: Any, decision_id: str) -> dict[str, str]:
+    """Player -> the deadline their hand was opened at, for the bot to play ``decision_id``."""
+    return {str(o["player"]): str(o.get("deadline", "")) for o in getattr(state, "opened", ())
+            if o.get("decision") == decision_id}
+
+
+def request_open(game: Game, state: Any, decision_id: str, players: Sequence[str], deadline: str, grace: str,
+                 resolved: str) -> tuple[Any, list[str]]:
+    """The moderator's request to open the hands of ``players``, absent at ``decision_id`` past
+    its deadline and grace under a ``--missed bot`` policy: the new state (the co-dealer's
+    answer is awaited, decision ``<decision>-open``) and the public log lines."""
+    assert isinstance(game, Dealing)
+    d = game.pending(state)
+    if d is None or d.id != decision_id or d.kind == DEAL or not set(players) <= set(d.players):
+        raise GameError(f"no hand is opened at {decision_id} now")
+    new = dataclasses.replace(state, opening={"decision": decision_id, "players": list(players),
+                                              "deadline": deadline, "grace": grace, "resolved": resolved})
+    return new, [open_note(p, decision_id, deadline, grace, resolved) for p in players]
+
+
+def check_open_claim(game: Game, state: Any, policy: Any, decision_id: str, player: str, deadline: Any,
+                     resolved: Any, moderator: Any = None, key: Any = None) -> None:
+    """What anyone can check of a request to open ``player``'s hand at ``decision_id`` (the
+    co-dealer before it answers, ``verify`` after): the public policy lets the bot play missed
+    orders of that decision's kind, the deadline and its grace had passed when it was resolved,
+    the player is asked by the decision, holds a seat of their own (not a bot seat) and hidden
+    cards not opened before. ``GameError`` naming what does not hold."""
+    assert isinstance(game, Dealing)
+    rd = game.rules.pending(state.rules) if state.rules is not None else None
+    said = f"{player}'s hand may not be opened to the moderator at {decision_id}:"
+    if policy.missed != "bot":
+        raise GameError(f"{said} the game's public policy is not --missed bot")
+    if rd is None or rd.id != decision_id or player not in rd.players:
+        raise GameError(f"{said} the decision does not wait for {player}")
+    if policy.duration(rd.kind) is None:
+        raise GameError(f"{said} the policy gives its {rd.kind} decisions no deadline")
+    if player in state.bots or player in policy.bots or (moderator is not None and key == moderator):
+        raise GameError(f"{said} it is a bot seat")
+    if deadline is None or resolved is None or resolved < deadline + policy.grace_period():
+        raise GameError(f"{said} its deadline and grace ({policy.grace or 'none'}) had not passed")
+    if not needs_opening(game, state, player):
+        raise GameError(f"{said} it holds no hidden card that is not open to the moderator already")
+
+
+def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mapping[str, Any], moderator: Any,
+                 service: Mapping[str, Any] | None, now: Any, log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The co-dealer's shares of each absent player's hidden cards, sealed to the moderator,
+    after it checked the request against the public policy, its own clock and its own signed
+    record of whom each card was dealt to."""
+    from koryo_pbm import deadlines
+    from koryo_pbm.crypto.seal import seal
+
+    if moderator is None or now is None:
+        raise GameError("opening a hand needs the moderator's key and the co-dealer's clock")
+    policy = deadlines.policy_of(service, [*players, st.co_dealer])
+    op = st.opening
+    deadline = deadlines.parse_stamp(op.get("deadline"), what="the claimed deadline")
+    resolved = deadlines.parse_stamp(op.get("resolved"), what="the claimed time of the resolve")
+    if now < deadline + policy.grace_period():
+        raise GameError(f"the deadline of {op['decision']} and its grace have not passed by the co-dealer's clock "
+                        f"({deadlines.stamp(now)}): no hand is opened")
+    from koryo_pbm.match.policy import MOVED_NOTE
+
+    moved = [m["when"] for entry in log for m in (MOVED_NOTE.fullmatch(str(e)) for e in entry.get("events", ()))
+             if m and m["decision"] == op["decision"]]
+    if moved and moved[-1] != deadlines.human(deadline):
+        raise GameError(f"the claimed deadline of {op['decision']} is not the one the log last set ({moved[-1]}): "
+                        "no hand is opened")
+    if op.get("grace") != (policy.grace or "0m"):
+        raise GameError(f"the claimed grace of {op['decision']} is not the policy's: no hand is opened")
+    carl = st.co_dealer
+    shown = {r["slot"] for r in st.reveals}
+    out = {}
+    for p in op["players"]:
+        check_open_claim(game, st, policy, op["decision"], p, deadline, resolved, moderator, players.get(p))
+        mine = {}
+        for s in game._hidden_slots(st, p):
+            deck_id, _, at = s.rpartition(":")
+            rec = _record(st, deck_id)
+            if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+                raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
+            _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
+                                   base64.b64decode(rec["signature"]))
+            if rec["recipients"][int(at)] != p or s in shown:
+                raise GameError(f"{s} is not a hidden card {carl} dealt to {p}: no share of it")
+            share = cb.decryption_share(_slot(st, s, p), _card_at(st, s), carl, key)
+            mine[s] = _b64(share.to_bytes())
+        out[p] = _b64(seal(moderator, json.dumps(mine, sort_keys=True).encode(),
+                           open_info(st.game_id, op["decision"], p)))
+    return {"shares": out}
+
+
+def open_peek(game: Game, state: Any, player: str, identity: Any) -> dict[str, str]:
+    """The hidden cards of absent ``player`` opened to the moderator (``identity``) for the bot:
+    the co-dealer's shares sealed to it, and its own; every share checked."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    assert isinstance(game, Dealing)
+    st = state
+    mod, carl = st.dealers
+    last = next((o for o in reversed(st.opened) if o.get("player") == player), None)
+    if last is None or player not in st.peeks:
+        raise GameError(f"{player}'s hand is not opened to the moderator")
+    raw = open_sealed(identity, base64.b64decode(st.peeks[player]), open_info(st.game_id, last["decision"], player),
+                      f"{carl}'s shares of {player}'s hand")
+    try:
+        theirs = json.loads(raw)
+    except ValueError:
+        raise cb.BlindCheckError(f"{carl}'s shares of {player}'s hand are malformed") from None
+    keys = _dealer_keys(st)
+    table = cb.CardTable(game._catalogue(st))
+    key, nonces = _mod_key(st)
+    cards = {}
+    for s in game._hidden_slots(st, player):
+        if s not in theirs:
+            raise cb.BlindCheckError(f"{carl} gave no share of {s} (dealt to {player})")
+        slot = _slot(st, s, player)
+        mine = cb.decryption_share(slot, _card_at(st, s), mod, key, nonce_key=nonces)
+        cards[s] = cb.open_card(slot, _card_at(st, s), keys, [mine, cb.Share.from_bytes(carl, base64.b64decode(theirs[s]))],
+                                table)
+    return cards

@@ -334,10 +334,13 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                                        commit.deal_seed(doc.seed, doc.game_id), replay.get("first"))
         except KoryoPbmError as exc:
             raise _Fail("deal", f"the published set-up cannot be dealt: {exc}") from None
+        bot_seats = _blind_bot_seats(doc, record)
         report.fair_proof = True
+        seen = (f"no single party chose the deal; the moderator saw the cards of bot seat{'s' if len(bot_seats) > 1 else ''} "
+                f"{', '.join(bot_seats)} (its bot's), and no other hidden card" if bot_seats
+                else "no single party chose the deal or saw a hidden card")
         add(Check("deal", True, f"dealt at a blind table by {dealers[0]} and {dealers[1]}: the moderator's shuffles "
-                                "and shares derive from its committed seed, the co-dealer's are signed answers; "
-                                "no single party chose the deal or saw a hidden card"))
+                                f"and shares derive from its committed seed, the co-dealer's are signed answers; {seen}"))
     else:
         seed = commit.deal_seed(doc.seed, doc.game_id)
         try:
@@ -361,9 +364,13 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                               f"envelope{'s' if signed_orders != 1 else ''}){bot_part}"))
 
     bot_replay = BotReplay.of(doc, game)
+    audited: list[Any] = []  # a blind game: the audit of its decks, made once (for its bots and its check)
+    if doc.deal == "blind":
+        bot_replay.hands = _blind_hands(doc, game, audited)
     used: set[tuple[str, str]] = set()
     service = _Service.of(doc)
     answers: list[tuple[Any, dict]] = []  # the decisions and orders, for a blind game's audit
+    opens = 0  # a blind game's hands opened to the moderator for the bot (--missed bot)
     happened: list[Any] = []
     for i, entry in enumerate(doc.log, 1):
         where = f"log entry {i} ({entry['decision']})"
@@ -372,6 +379,10 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
             raise _Fail("replay", f"{where} comes after the end of the replayed game")
         if decision.id != entry["decision"]:
             raise _Fail("replay", f"{where}: the replayed game waits for {decision.id} there")
+        if doc.deal == "blind" and _is_open_request(entry):  # --missed bot: an absent hand opened for the bot
+            state = _blind_open(doc, game, state, decision, entry, service, where)
+            opens += len(entry["events"])
+            continue
         if match.is_service_entry(entry):  # a deadline moved, a seat taken over: nothing resolved
             service.service_entry(entry)
             continue
@@ -456,13 +467,93 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
 
         try:
             detail = blind.audit_game(game, doc.public, [(d, o) for d, o in answers if d.kind != blind.DEAL],
-                                      happened)
+                                      happened, audited[0] if audited else None)
         except KoryoPbmError as exc:
             raise _Fail("blind", str(exc)) from None
+        if opens:
+            detail += (f"; {opens} absent player's hand{'s' if opens != 1 else ''} opened to the moderator for the "
+                       "bot, each after its deadline and grace under the public --missed bot policy")
         add(Check("blind", True, detail))
 
     if player is not None:
         add(_check_submitted(doc, orders, player, submitted or (), service.played, receipts))
+
+
+def _is_open_request(entry: dict[str, Any]) -> bool:
+    from koryo_pbm import blind
+
+    events = entry.get("events") or []
+    return not entry.get("accepted") and bool(events) and all(blind.OPEN_NOTE.fullmatch(str(e)) for e in events)
+
+
+def _blind_open(doc: GameDoc, game: Any, state: Any, decision: Any, entry: dict[str, Any], service: _Service,
+                where: str) -> Any:
+    """A request to open absent players' hands to the moderator (a blind table's ``--missed bot``),
+    checked against the public policy as the co-dealer checked it, and applied to the replay."""
+    from koryo_pbm import blind
+
+    found = [blind.OPEN_NOTE.fullmatch(str(e)) for e in entry["events"]]
+    notes = [m for m in found if m is not None]
+    first = notes[0]
+    for m in notes:
+        if m["decision"] != decision.id or (m["deadline"], m["grace"], m["resolved"]) != (
+                first["deadline"], first["grace"], first["resolved"]):
+            raise _Fail("blind", f"{where} opens hands for another decision than {decision.id}, or at other times")
+        deadline, resolved = _when(m["deadline"]), _when(m["resolved"])
+        if decision.id in service.moved and deadline is not None and \
+                service.moved[decision.id] != deadlines.human(deadline):
+            raise _Fail("blind", f"{where} opens {m['seat']}'s hand at the deadline {m['deadline']}, not the one the "
+                                 f"log last set for {decision.id} ({service.moved[decision.id]})")
+        if (m["grace"] != (service.policy.grace or "0m")):
+            raise _Fail("blind", f"{where} opens {m['seat']}'s hand with a grace of {m['grace']}, not the policy's")
+        try:
+            blind.check_open_claim(game, state, service.policy, decision.id, m["seat"], deadline, resolved,
+                                   doc.moderator, doc.players.get(m["seat"]))
+        except KoryoPbmError as exc:
+            raise _Fail("blind", f"{where}: {exc}: the moderator opened a hand it may not see") from None
+    try:
+        state, lines = blind.request_open(game, state, decision.id, [m["seat"] for m in notes], first["deadline"],
+                                          first["grace"], first["resolved"])
+    except KoryoPbmError as exc:
+        raise _Fail("blind", f"{where}: {exc}") from None
+    if lines != [str(e) for e in entry["events"]]:
+        raise _Fail("blind", f"{where} does not record the request to open the hands as the replay makes it")
+    return state
+
+
+def _blind_bot_seats(doc: GameDoc, record: dict[str, Any]) -> list[str]:
+    """The bot seats of a blind table: those its public record names (the co-dealer sealed
+    their shares to the moderator) must be the public policy's, and every seat holding the
+    moderator's key one of them."""
+    bots = record.get("bots", [])
+    try:
+        policy = deadlines.policy_of(doc.service, list(doc.players))
+    except KoryoPbmError as exc:
+        raise _Fail("deal", f"the game's policy cannot be read: {exc}") from None
+    if not isinstance(bots, list) or sorted(map(str, bots)) != sorted(policy.bots):
+        raise _Fail("deal", "the blind table's bot seats (whose cards the moderator sees) are not the bot seats of "
+                            "the game's public policy")
+    for seat, key in list(doc.players.items())[:-1]:
+        if key == doc.moderator and seat not in bots:
+            raise _Fail("deal", f"{seat}'s seat holds the moderator's key but is no bot seat of the blind table")
+    return [str(b) for b in bots]
+
+
+def _blind_hands(doc: GameDoc, game: Any, audited: list[Any]) -> Any:
+    """For a blind game's bots: (state, seat) -> the seat's hidden cards in ``state``, read
+    from the audit of the decks (made on first use, kept in ``audited``)."""
+    from koryo_pbm import blind
+
+    def hands(state: Any, seat: str) -> dict[str, str]:
+        if not audited:
+            try:
+                audited.append(blind.audit_decks(game, doc.public))
+            except KoryoPbmError as exc:
+                raise _Fail("blind", str(exc)) from None
+        cards = blind.audited_cards(audited[0])
+        return {s: cards[s] for s in blind.hidden_slots(game, state, seat) if s in cards}
+
+    return hands
 
 
 def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[str, tuple[str | None, dict, str]]]:
@@ -484,6 +575,10 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
         digest: str | None = None
         submitted = ""
         try:
+            if doc.deal == "blind" and isinstance(item.get("orders"), str):  # its decks, kept once, put back
+                from koryo_pbm import blind
+
+                item = {**item, "orders": blind.expand_decks(item["orders"], doc.public)}
             if "bot" not in item:
                 key = doc.players[item["player"]]
                 if "key" in item:
@@ -594,7 +689,7 @@ class BotReplay(Value):
     generator of :func:`~koryo_pbm.engine.bots.seat_seed` (game id, decision, seat), with no
     time limit (the bot's work is a count)."""
 
-    _fields = ("game_id", "policy", "levels", "seats", "orders", "timed_out", "join_timed_out", "join_bots")
+    _fields = ("game_id", "policy", "levels", "seats", "orders", "timed_out", "join_timed_out", "join_bots", "hands")
     game_id: str
     policy: deadlines.Policy
     levels: dict[tuple[str, str], str]  # (decision, seat) -> the level published with the order
@@ -603,6 +698,7 @@ class BotReplay(Value):
     timed_out: list[str]
     join_timed_out: bool
     join_bots: int  # join contributions that were bots' (known before anyone joined)
+    hands: Any  # a blind game: (state, seat) -> the seat's hidden cards, from the audit; else None
 
     def __init__(self, game_id: str, policy: deadlines.Policy, levels: dict[tuple[str, str], str],
                  seats: int = 0) -> None:
@@ -614,6 +710,7 @@ class BotReplay(Value):
         self.timed_out = []
         self.join_timed_out = False
         self.join_bots = 0
+        self.hands = None
 
     @classmethod
     def of(cls, doc: GameDoc, game: Any) -> BotReplay:
@@ -658,8 +755,17 @@ class BotReplay(Value):
             seed = bots.seat_seed(self.game_id, decision, seat)
             self.orders += 1
             self.join_bots += decision == fair.JOIN
+            if self.hands is not None:  # a blind table: the bot's view holds the seat's audited cards
+                from koryo_pbm import blind
+
+                cards = self.hands(state, seat)
+                view = game.from_view(game.public(state), {**game.private(state, seat), "cards": cards}, seat)
+                stand_in = dict(game.random_order(view, seat, bots.fallback_rng(seed)))
+                again = blind.choose_bot(game, state, seat, level, cards, seed=seed)
+            else:
+                stand_in = bots.fallback_order(game, state, seat, seed) if _TIMED_OUT in line else {}
+                again = None
             if _TIMED_OUT in line:
-                stand_in = bots.fallback_order(game, state, seat, seed)
                 if _canonical(stand_in) != _canonical(body):
                     raise _Fail("bots", f"{where}: the log says the {level} bot hit its safety time limit for {seat}, "
                                         f"but the order published, {_order_text(body)}, is not the random legal order "
@@ -668,7 +774,7 @@ class BotReplay(Value):
                 if decision == fair.JOIN:
                     self.join_timed_out = True
                 continue
-            again = bots.rederive(game, state, seat, level, seed)
+            again = again or bots.rederive(game, state, seat, level, seed)
             if _canonical(again.order) != _canonical(body):
                 raise _Fail("bots", f"{where}: the {level} bot, replayed from {seat}'s view with its public seed, "
                                     f"plays {_order_text(again.order)}, but the file says it played "

@@ -464,6 +464,52 @@ class BlindKoryo(BlindRules):
             slots.append(x)
         return {"facedown": slots}
 
+    def open_view(self, state: BlindKoryoState, player: str, cards: Mapping[str, str]) -> KoryoState:
+        """What ``player`` knows, as the ordinary rules' view state (:func:`.views.from_view`'s
+        shape): the public table, the player's own hand and face-down cards from ``cards``
+        (slot -> id, their own only), every other hidden card known by count only."""
+        from .state import Hidden
+
+        b = state
+        k = b.k
+        p = k.players.index(player)
+        n = len(k.players)
+        s = k.copy()
+        s.hands = [[0] * NCARDS for _ in range(n)]
+        s.facedown = [f[:] for f in k.facedown]
+        for slots, piles in ((b.hands[p], s.hands), (b.facedown[p], s.facedown)):
+            for x in slots:
+                cid = cards.get(x)
+                if cid not in INDEX:
+                    raise GameError(f"{player}'s card at {x} is not opened")
+                piles[p][INDEX[cid]] += 1
+        s.deck = []
+        s.discard = [0] * NCARDS
+        s.hidden = Hidden([0 if q == p else len(b.hands[q]) for q in range(n)],
+                          [0 if q == p else len(b.facedown[q]) for q in range(n)],
+                          len(b.deck), sum(k.discard) + len(b.discard))
+        s.rng = None
+        s.decision = None
+        return s
+
+    def bot_order(self, state: BlindKoryoState, player: str, level: str, rng: Any, limit: float,
+                  clock: Any, cards: Mapping[str, str]) -> dict[str, Any]:
+        """The ordinary game's bot of ``level`` on :meth:`open_view`: its cards to place become
+        slots of the hand (the first slots holding each id chosen)."""
+        from .game import KoryoGame
+
+        p, d = self._asked(state, player)
+        order = KoryoGame().bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock)
+        if d.kind != "orders":
+            return order
+        left = state.hands[p][:]
+        slots = []
+        for c in order["play"]:
+            x = next(x for x in left if cards[x] == c)
+            left.remove(x)
+            slots.append(x)
+        return {"facedown": slots}
+
     def render(self, data: Mapping[str, Any], cards: Mapping[str, str], me: str | None) -> str:
         """The table as text from the public state (and a player's own cards)."""
         from .cards import describe_counts

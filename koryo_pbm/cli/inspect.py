@@ -52,6 +52,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
             menu = decode_menu(p.data["menu"])
             if menu is not None:
                 p.data["menu"] = menu
+    if doc.deal == "blind":  # a seat's part this key opens: its hidden cards, if the key opens their shares
+        _open_blind_cards(doc, opened, identity)
     from koryo_pbm.printable import json_safe, printable
 
     raw_who = identity.name if as_name is not None else str(key_file)
@@ -123,3 +125,20 @@ def _toml_key(name: str) -> str:
     if name and all(c.isascii() and (c.isalnum() or c in "_-") for c in name):
         return name
     return json.dumps(printable(name))
+
+
+def _open_blind_cards(doc: Any, opened: list[Any], identity: Any) -> None:
+    """At a blind table a seat's part holds the dealers' shares, not cards: a seat's part
+    whose co-dealer shares open with this key too (the player's own; a bot seat's, for the
+    moderator) gets its cards, opened and checked, under ``cards``."""
+    from koryo_pbm import blind
+    from koryo_pbm.errors import KoryoPbmError
+
+    for p in opened:
+        if p.name in doc.players and isinstance(p.data.get(blind.PUBLIC_KEY), dict):
+            try:
+                cards = blind.open_hand(doc.public, p.data, doc.game_id, p.name, identity)
+            except KoryoPbmError:
+                continue  # the co-dealer's shares are sealed to another key: no card opens
+            if cards:
+                p.data["cards"] = cards

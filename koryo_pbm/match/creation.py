@@ -121,7 +121,7 @@ def create(
             setup["first"] = first
         game = blind_table.Dealing(game)
         state = game.start(game_id, names, (blind[0], blind[1]), blind[2].line(), commit.deal_seed(seed, game_id),
-                           first, options)
+                           first, options, bots=[n for n in names if n in policy.bots])
         names.append(blind[1])
         players = {**players, blind[1]: blind[2]}
     else:
@@ -172,8 +172,9 @@ def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicId
         if k == key:
             raise SetupError(f"the co-dealer's key is {name}'s key: a player who deals sees the cards with the "
                              "moderator's help; give the co-dealer a key of its own")
-    if policy.bots or policy.missed == "bot" or policy.abandon_after:
-        raise SetupError("a blind game has no bots yet (--bot, --missed bot)")
+    if policy.abandon_after:
+        raise SetupError("a blind game has no abandoned seats yet (--abandon-after): with --missed bot the dealers "
+                         "open an absent player's hand to the moderator at each missed deadline")
 
 
 def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:
@@ -250,7 +251,8 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     from koryo_pbm.match.views import full_view
 
     humans = [name for name in (decision.players if decision is not None else ())
-              if doc.players[name] != doc.moderator]  # a bot seat (the moderator's key) needs no menu
+              if doc.players[name] != doc.moderator  # a bot seat (the moderator's key) needs no menu
+              and doc.deal != "blind"]  # nor a blind table, which has no menus yet (its players write orders files)
     views = {name: game.render({**full_view(doc, game, privates[name]), "me": name}) for name in humans}
     from koryo_pbm.engine import scene
 

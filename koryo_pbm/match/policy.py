@@ -67,7 +67,7 @@ def bot_due(doc: GameDoc, now: datetime) -> bool:
     deadline and grace of a ``missed = "bot"`` game have passed with players missing, or only
     bot seats and abandoned seats are missing (the judge resolves then)."""
     d = doc.decision
-    if d is None:
+    if d is None or (doc.deal == "blind" and d.get("kind") == "deal"):  # no bot answers for a dealer
         return False
     policy = deadlines.policy_of(doc.service, list(doc.players))
     missing = [p for p in d["waiting_for"] if p not in d.get("received", [])]

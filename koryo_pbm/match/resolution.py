@@ -257,10 +257,20 @@ def _apply(run: _Run, decision: Decision) -> bool:
     (nothing done) while somebody is still awaited."""
     doc = run.mv.doc
     deadline = _deadline(doc, decision.id) if len(run.new.log) == len(doc.log) else None  # a new decision's is in the future
-    played = _bot_players(run.policy, decision, run.held, deadline, run.now)
+    opened: dict[str, str] = {}
+    if doc.deal == "blind" and decision.kind == "deal":
+        deadline = None  # no bot answers for a dealer: a late co-dealer is reminded, and awaited
+    if doc.deal == "blind":  # a hand opened for the bot (--missed bot): the bot plays it now
+        from koryo_pbm import blind
+
+        opened = {p: d for p, d in blind.opened_for(run.state, decision.id).items() if p not in run.held}
+    played = _bot_players(run.policy, decision, {**run.held, **opened}, deadline, run.now)
     if played is None:
         return False
-    orders, notes = _orders_with_bots(run, decision, played)
+    played.update({p: (run.policy.bot_level or bots.RANDOM, "missed") for p in opened})
+    if doc.deal == "blind" and _open_hands(run, decision, played, deadline):
+        return True
+    orders, notes = _orders_with_bots(run, decision, played, opened)
     notes += _count_missed(run.policy, decision, played)
     run.state, events = run.mv.game.apply(run.state, orders)
     accepted = _record(run, decision, orders, played)
@@ -268,13 +278,37 @@ def _apply(run: _Run, decision: Decision) -> bool:
     gamefile.append_log(run.new, decision.id, [e.text for e in events], accepted)
     run.answered = {run.new.log[-1]["hash"]}
     run.result.applied.append((decision, events))
-    run.held = {}
+    # the co-dealer's answer opening absent hands comes between a decision and its bot's orders:
+    # the orders held for that decision stay held
+    run.held = {p: e for p, e in run.held.items() if p not in decision.players} if (
+        doc.deal == "blind" and decision.kind == "deal" and decision.id.endswith("-open")) else {}
     run.changed = True
     return True
 
 
-def _orders_with_bots(run: _Run, decision: Decision,
-                      played: Mapping[str, tuple[str, str]]) -> tuple[dict[str, Any], list[str]]:
+def _open_hands(run: _Run, decision: Decision, played: Mapping[str, tuple[str, str]],
+                deadline: datetime | None) -> bool:
+    """At a blind table, the bot cannot play a missed order from a hand nobody opened to the
+    moderator: the dealers are asked to open it first, with a public log line that anyone (the
+    co-dealer before it answers, verify after) checks against the public policy. True when the
+    request was made (the decision waits for the co-dealer's answer)."""
+    from koryo_pbm import blind
+
+    closed = [p for p, (_, why) in played.items() if why == "missed" and blind.needs_opening(run.mv.game, run.state, p)]
+    if not closed or deadline is None or run.now is None:
+        return False
+    run.state, notes = blind.request_open(run.mv.game, run.state, decision.id, closed, deadlines.stamp(deadline),
+                                          run.policy.grace or "0m", deadlines.stamp(run.now))
+    events = [Event("service", note) for note in notes]
+    gamefile.append_log(run.new, decision.id, notes, [])
+    run.answered = {run.new.log[-1]["hash"]}
+    run.result.applied.append((decision, events))
+    run.changed = True
+    return True
+
+
+def _orders_with_bots(run: _Run, decision: Decision, played: Mapping[str, tuple[str, str]],
+                      opened: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
     """Every order of ``decision`` (in its players' order): those held, and the bot's for each
     seat in ``played``, with the public notes that say the bot played."""
     game, held, doc = run.mv.game, run.held, run.mv.doc
@@ -282,9 +316,18 @@ def _orders_with_bots(run: _Run, decision: Decision,
     orders = {p: held[p]["order"] for p in decision.players if p in held}
     for p, (level, why) in played.items():
         # seeded from public values only (game id, decision, seat): verify chooses the same order again
-        choice = bots.choose(game, run.state, p, level, seed=bots.seat_seed(doc.game_id, decision.id, p))
+        seed = bots.seat_seed(doc.game_id, decision.id, p)
+        if doc.deal == "blind":  # the bot plays from the cards the moderator's key opens (a bot seat's)
+            from koryo_pbm import blind
+
+            cards = blind.bot_cards(game, run.state, p, run.mv.identity)
+            choice = blind.choose_bot(game, run.state, p, level, cards, seed=seed, limit=bots.DEFAULT_LIMIT)
+        else:
+            choice = bots.choose(game, run.state, p, level, seed=seed)
         orders[p] = choice.order
-        notes.append(_bot_note(p, level, why, run.policy, choice, _deadline(doc, decision.id), run.now))
+        deadline = (deadlines.parse_stamp(opened[p]) if opened and p in opened  # the deadline the hand was opened at
+                    else _deadline(doc, decision.id))
+        notes.append(_bot_note(p, level, why, run.policy, choice, deadline, run.now))
     return {p: orders[p] for p in decision.players}, notes
 
 
@@ -398,6 +441,10 @@ def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str,
 
     published = _published(mv, {"decision": decision, "player": player, "envelope": envelope}, opened)
     text = published["orders"]
+    if mv.doc.deal == "blind":  # a deck the co-dealer shuffled is kept once, in the public record
+        from koryo_pbm import blind
+
+        text = published["orders"] = blind.refer_decks(text)
     size = len(compact_json(text).encode("utf-8")) - 2
     # the signer's key always (a substitute may take the seat before the end: published then)
     return {**published, "key": published.get("key", mv.doc.players[player].line()),

@@ -95,6 +95,10 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
         former_keys = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in former.items()}
     except (KeyError, TypeError, KoryoPbmError):
         raise FormatError(f"the moderator's part of game {doc.game_id} is malformed") from None
+    if doc.deal == "blind":  # the blind table's record is the public part's, not repeated in the moderator's
+        from koryo_pbm import blind
+
+        raw_state = blind.with_public(raw_state, doc.public)
     state = game.load_state(raw_state)
     return ModeratorView(doc, identity, game, state, Secrets(seed, salt, setup, list(played)), dict(orders),
                          dict(emails), former_keys)
