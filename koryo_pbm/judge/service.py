@@ -601,8 +601,14 @@ class Judge:
             last = mailed.get(player, 0)
             if last >= doc.version or not (moved or last == 0):
                 continue
-            if player == info.co_dealer and player not in messages.waiting(info):
-                continue  # the co-dealer of a blind game is mailed only what it must answer
+            if info.co_dealer is not None:
+                # a blind game: the co-dealer is mailed only what it must answer; the players,
+                # after the first mail, nothing while only the co-dealer is awaited (their next
+                # mail tells what happened meanwhile)
+                dealer_only = messages.waiting(info) == [info.co_dealer]
+                if (player == info.co_dealer and not dealer_only) or (player != info.co_dealer and dealer_only
+                                                                     and last > 0):
+                    continue
             out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}")
             if self._queue(ref, out, automatic="auto-generated"):
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
