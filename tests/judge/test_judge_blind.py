@@ -205,3 +205,68 @@ def test_bad_deal_envelopes_by_mail_are_refused_in_one_line_and_the_game_waits(c
     before = game_bytes(cli)
     monkeypatch.setenv("KORYO_PBM_NOW", "2026-11-26T21:00Z")
     refused(CARL_FROM, late, "was resolved", word="LATE, NOT COUNTED")
+
+
+def test_the_co_dealer_answers_only_what_its_own_games_ask(cli, tmp_path, monkeypatch):
+    """What reaches the co-dealer's mailbox besides its games' requests: each gets one line in its
+    log and no answer (an open game, a tampered file, the game re-signed by another moderator
+    key, an older file, a mail without a game file); a mail about no game is left where it is."""
+    from email.message import EmailMessage
+
+    from judge_kit import deliver
+
+    from koryo_pbm import match
+    from koryo_pbm.crypto.keys import Identity
+    from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.store import gamefile
+
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    judge(cli, po)
+    first = game_bytes(cli)
+    co_dealer(cli, po, carl_home)
+    judge(cli, po)
+    co_dealer(cli, po, carl_home)  # keys, then r1-deal answered
+    judge(cli, po)
+    assert status(cli)["decision"] == "r1-orders"
+    sent = cli.cwd / "dealt"
+    answers = sorted(p.name for p in sent.rglob("outbox/sent/*.eml"))
+    assert len(answers) == 2
+    log = cli.cwd / "carl.log"
+
+    def mailed(data: bytes | None, subject="[koryo-pbm friday] decision: your deal turn", sender=FROM):
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = sender, CARL, subject
+        msg.set_content("Your turn.")
+        if data is not None:
+            msg.add_attachment(data, maintype="application", subtype="toml", filename="game.toml")
+        return msg.as_bytes()
+
+    cli.ok("new", "games/open", "--as", "mod", "--seed", "x",
+           "--player", "alice=" + (cli.home / "keys" / "alice.pub").read_text().strip(),
+           "--player", "dora=" + (cli.home / "keys" / "dora.pub").read_text().strip())
+    tampered = bytearray(first)
+    at = tampered.index(b"[public")
+    tampered[at + 40] ^= 1
+    doc = gamefile.decode(first)
+    other = Identity.generate("mod")  # another moderator key, a game of the same id
+    forged, _ = match.create(find_game("koryo"), other, {p: doc.players[p] for p in ("alice", "dora")},
+                             game_id=doc.game_id, blind=("mod", "carl", doc.players["carl"]))
+    resigned = gamefile.encode(forged, other)
+    cases = [
+        (mailed((cli.cwd / "games" / "open" / "game.toml").read_bytes()), "is not a blind game of which carl is the co-dealer"),
+        (mailed(bytes(tampered)), "the attached game.toml"),
+        (mailed(resigned), "this file is not from your moderator"),
+        (mailed(first), "older than"),
+        (mailed(None), "no game file attached"),
+    ]
+    for data, said in cases:
+        start = log.read_text()
+        deliver(po.box(CARL), data)
+        co_dealer(cli, po, carl_home)
+        new = log.read_text()[len(start):].splitlines()
+        assert len(new) == 1 and said in new[0] and ("not answered" in new[0] or "nothing to answer" in new[0]), new
+    deliver(po.box(CARL), mailed(None, subject="lunch?", sender="Bob <bob@example.net>"))
+    co_dealer(cli, po, carl_home)
+    assert len(list((po.box(CARL) / "new").iterdir())) == 1  # left alone, not answered
+    assert sorted(p.name for p in sent.rglob("outbox/sent/*.eml")) == answers
+    assert not list(sent.rglob("outbox/*.eml"))
