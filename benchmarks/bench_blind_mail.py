@@ -55,7 +55,7 @@ def one_game(servers, kind: str) -> dict[str, float]:
         dealer = 0
         if kind == "blind":
             table.stop_co_dealer()
-            dealer = sum(len(list((d / "outbox" / "sent").iterdir())) for d in (tmp / "dealt").iterdir())
+            dealer = len(list((tmp / "dealt").glob("*/outbox/sent/*.eml")))
         judge_mails = len(list((folder / "outbox" / "sent").iterdir()))
         received = sum(len(m.as_bytes()) for n in names for m in table.received[n])
         return {"seconds": took, "player envelopes": table.sent, "co-dealer answers": dealer,
@@ -85,6 +85,7 @@ def main() -> None:
         for _ in range(args.runs):
             for kind in ("open", "blind"):
                 results[kind].append(one_game(servers, kind))
+                print(f"{kind}: {results[kind][-1]}", file=sys.stderr)
     finally:
         servers.stop()
         shutil.rmtree(servers.root, ignore_errors=True)

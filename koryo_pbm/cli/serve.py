@@ -265,6 +265,23 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                 raise UsageError("--moderator is the moderator's judge's option, not the co-dealer's")
             mail = codealer.MailCoDealer(root=root, identity=identity, sources=sources, sender=sender,
                                          from_header=from_header, log=_log, retry_base=retry_base)
+            from koryo_pbm.errors import LockedError
+            from koryo_pbm.store.lock import game_lock
+
+            try:  # one co-dealer per root of its own, as one judge per root
+                with game_lock(root, wait=0, name=SERVE_LOCK,
+                               busy="another judge is serving {directory} (it holds " + SERVE_LOCK + ")"):
+                    return _serve_co_dealer(root, identity, once, poll, mail)
+            except LockedError as exc:
+                for s in [*sources, sender]:
+                    with contextlib.suppress(Exception):
+                        s.close()
+                if once:
+                    _log(f"{exc}; this run stops")
+                    _close_log()
+                    return None
+                _close_log()
+                raise
         return _serve_co_dealer(root, identity, once, poll, mail)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
                   log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
