@@ -78,6 +78,12 @@ def _deck(text: str) -> cb.Deck:
     return cb.deck_from_bytes(base64.b64decode(text))
 
 
+@lru_cache(maxsize=8)
+def _table_of(cards: tuple[str, ...]) -> cb.CardTable:
+    """The card table of a catalogue, made once (78 hashes to the group) per process."""
+    return cb.CardTable(cards)
+
+
 def shares_info(game_id: str, deck_id: str, recipient: str) -> bytes:
     """HPKE info of the co-dealer's shares sealed to a player: bound to game, deck and recipient."""
     return _SHARES_INFO + b"\x00".join(x.encode() for x in (game_id, deck_id, recipient))
@@ -108,6 +114,8 @@ class DealState:
     reveals: list[dict[str, Any]] = field(default_factory=list)
     published: dict[str, dict[str, Any]] = field(default_factory=dict)
     cards: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # the game's options (Korsar's teams)
+    shares: dict[str, str] = field(default_factory=dict)  # a player's co-dealer shares, opened (views only)
 
     @property
     def co_dealer(self) -> str:
@@ -201,12 +209,9 @@ class Dealing(Game):
     def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
               first: str | None = None, options: Mapping[str, Any] | None = None) -> DealState:
         """The first state: the moderator's public key share published, the co-dealer's awaited."""
-        from koryo_pbm.errors import SetupError
-
-        if options:
-            raise SetupError("a blind game takes no options yet")
-        self.rules.setup(list(seats), first or seats[0])  # checks the seats and the first player
-        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "")
+        # the blind rules check the seats, the first player and the options (Korsar's teams)
+        self.rules.setup(list(seats), first or seats[0], *([dict(options)] if options else []))
+        st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", options=dict(options or {}))
         key, nonces = _mod_key(st)
         pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
         st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
@@ -226,7 +231,7 @@ class Dealing(Game):
         d = self.rules.pending(st.rules)
         if d is None:
             return None if carl in st.published else Decision(END, DEAL, (carl,))
-        if d.kind in ("deal", "reveal"):
+        if d.kind in ("deal", "reveal", "give"):
             return Decision(d.id, DEAL, (carl,))
         return d
 
@@ -241,6 +246,7 @@ class Dealing(Game):
         if player == state.co_dealer:
             raise IllegalOrder(f"illegal order: the co-dealer {player} is not asked now")
         self.rules.check(state.rules, player, order)
+        self._claimed(state, player, order)
 
     def _dealer_answer(self, st: DealState, d: Decision, order: Order) -> dict[str, Any]:
         """The co-dealer's answer to ``d``, checked as far as public information allows; parsed."""
@@ -293,7 +299,7 @@ class Dealing(Game):
                 _check_dealt_signature(st, deck_id, output, dealt, _unb64(order["signature"], "signature"))
             except KoryoPbmError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
-            recipients = {r for r in dealt if r}
+            recipients = {v for r in dealt if r for v in self._viewers(st, r)}
             shares = order["shares"]
             if not isinstance(shares, Mapping) or set(shares) != recipients:
                 raise IllegalOrder(f"illegal order: {carl}'s shares of deck {deck_id} must be sealed to each of "
@@ -301,19 +307,38 @@ class Dealing(Game):
             for r in recipients:
                 _unb64(shares[r], f"{carl}'s shares for {r}")
             return {"output": output}
+        if rd.kind == "give":  # cards drawn: the co-dealer's shares sealed to those who see them
+            keys_only("deck", "shares", "signature")  # it signs the rules' list of recipients, public
+            slots = self.rules.giving(st.rules)  # type: ignore[attr-defined]
+            deck_id = slots[0].rpartition(":")[0]
+            dealt = list(self.rules.dealt(st.rules)[deck_id])
+            if order["deck"] != deck_id:
+                raise IllegalOrder(f"illegal order: the dealers give cards of deck {deck_id} now, not "
+                                   f"{str(order['deck'])[:40]!r}")
+            try:
+                _check_dealt_signature(st, deck_id, _final(st, deck_id), dealt, _unb64(order["signature"], "signature"))
+            except KoryoPbmError as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            viewers = {v for x in slots for v in self._viewers(st, self._recipient(st, x))}
+            shares = order["shares"]
+            if not isinstance(shares, Mapping) or set(shares) != viewers:
+                raise IllegalOrder(f"illegal order: {carl}'s shares of {', '.join(slots)} must be sealed to each of "
+                                   f"{', '.join(sorted(viewers))}, once")
+            for r in viewers:
+                _unb64(shares[r], f"{carl}'s shares for {r}")
+            return {"give": slots}
         # a reveal: the co-dealer's shares of the face-down slots, public, checked here
         keys_only("shares")
         slots = self.rules.revealing(st.rules)
         shares = order["shares"]
         if not isinstance(shares, Mapping) or set(shares) != set(slots):
             raise IllegalOrder(f"illegal order: {carl}'s reveal gives a share for each of {', '.join(slots)}")
-        player = self._revealer(st)
         keys = _dealer_keys(st)
         parsed = {}
         for s in slots:
             try:
                 theirs = cb.Share.from_bytes(carl, _unb64(shares[s], f"share of {s}"))
-                cb.check_share(_slot(st, s, player), _card_at(st, s), keys[1], theirs)
+                cb.check_share(_slot(st, s, self._recipient(st, s)), _card_at(st, s), keys[1], theirs)
             except (FormatError, cb.BlindCheckError) as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             parsed[s] = theirs
@@ -323,7 +348,57 @@ class Dealing(Game):
         d = self.rules.pending(st.rules)
         if d is None or d.kind != "reveal":
             raise GameError("no card is to be revealed now")
-        return d.players[0]
+        return d.players[0] if d.players else ""
+
+    # -- what Korsar's blind rules add: draws given one by one, partners, cards claimed when played
+
+    def _recipient(self, st: DealState, slot: str) -> str:
+        """Whom ``slot`` was dealt to, by the public rules."""
+        deck_id, _, pos = slot.rpartition(":")
+        who = self.rules.dealt(st.rules).get(deck_id, ())
+        if not pos.isdigit() or int(pos) >= len(who) or not who[int(pos)]:
+            raise IllegalOrder(f"illegal order: {slot[:40]} was dealt to nobody")
+        return who[int(pos)]
+
+    def _viewers(self, st: DealState, player: str) -> tuple[str, ...]:
+        """Who sees ``player``'s cards (a Korsar partner too): the co-dealer seals shares to each."""
+        viewers = getattr(self.rules, "viewers", None)
+        return tuple(viewers(st.rules, player)) if viewers is not None else (player,)
+
+    def _claimed(self, st: DealState, player: str, order: Order) -> list[dict[str, Any]]:
+        """The cards a player's order shows (Korsar's plays), each checked at once: the co-dealer's
+        share given in the order and the moderator's (its own, or the player's copy) must open the
+        slot to the card claimed. Returns the reveals to publish (both shares)."""
+        claims = getattr(self.rules, "claims", None)
+        if claims is None:
+            return []
+        mod, carl = st.dealers
+        keys = _dealer_keys(st)
+        out = []
+        for s, card, share in claims(st.rules, player, order):
+            at = _slot(st, s, self._recipient(st, s))
+            if not isinstance(share, str):
+                raise OrderError(f"playing {s} needs its share (share = \"...\", listed by koryo-pbm orders)")
+            try:
+                theirs = cb.Share.from_bytes(carl, _unb64(share, f"share of {s}"))
+                cb.check_share(at, _card_at(st, s), keys[1], theirs)
+            except (FormatError, cb.BlindCheckError) as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            if not st.secret:  # a player's own check: the card is the one their shares opened
+                if st.cards and st.cards.get(s, card) != card:
+                    raise IllegalOrder(f"illegal order: {s} is {st.cards[s]}, not {card}")
+                continue
+            key, nonces = _mod_key(st)
+            mine = cb.decryption_share(at, _card_at(st, s), mod, key, nonce_key=nonces)
+            try:
+                found = cb.open_card(at, _card_at(st, s), keys, [mine, theirs], _table_of(tuple(self._catalogue(st))))
+            except cb.BlindCheckError as exc:
+                raise IllegalOrder(f"illegal order: {exc}") from None
+            if found != card:
+                raise IllegalOrder(f"illegal order: {s} is not {card[:40]} (the dealers' shares open it to another card)")
+            out.append({"slot": s, "player": at.recipient, "card": card,
+                        "shares": {mod: _b64(mine.to_bytes()), carl: _b64(theirs.to_bytes())}})
+        return out
 
     def _dealt_now(self, st: DealState) -> list[str]:
         """For a pending deal: the recipient of each position of the new deck, by the public rules."""
@@ -343,7 +418,10 @@ class Dealing(Game):
                 if name not in orders:
                     raise OrderError(f"{d.id} waits for orders from: {name}")
             new = dataclasses.replace(st)
+            shown = [r for name in d.players for r in self._claimed(st, name, orders[name])]
             new.rules, moved = self.rules.apply(st.rules, orders)
+            if shown:
+                new.reveals = [*st.reveals, *shown]
             self._after(new, moved)
             return new, moved
         carl = st.co_dealer
@@ -359,7 +437,7 @@ class Dealing(Game):
             key = answer["key"]
             new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof)}
             first = st.first or _first_player(st.seats, [base64.b64decode(new.keys[x]["point"]) for x in st.dealers])
-            new.rules = self.rules.setup(list(st.seats), first)
+            new.rules = self.rules.setup(list(st.seats), first, *([dict(st.options)] if st.options else []))
             how = "as the moderator set it" if st.first else "from both key shares"
             events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
                                          f"share with its proof); {first} is first player ({how})",
@@ -396,15 +474,31 @@ class Dealing(Game):
                                                     key, nonce_key=nonces)
                         new.mod[slot] = _b64(share.to_bytes())
             self._after(new, events)
+        elif "give" in answer:  # cards drawn: the co-dealer's shares sealed, the moderator's kept
+            slots = answer["give"]
+            deck_id = slots[0].rpartition(":")[0]
+            old = _record(new, deck_id)
+            assert old is not None
+            new.decks[new.decks.index(old)] = {**old, "recipients": list(self.rules.dealt(st.rules)[deck_id]),
+                                               "signature": order["signature"]}
+            new.carl[f"{deck_id}@{d.id}"] = {**order["shares"], "": " ".join(slots)}  # "": the slots, to prune
+            new.rules, events = self.rules.apply(st.rules, {})
+            if new.secret:
+                key, nonces = _mod_key(new)
+                for x in slots:
+                    share = cb.decryption_share(_slot(st, x, self._recipient(st, x)), _card_at(st, x), mod, key,
+                                                nonce_key=nonces)
+                    new.mod[x] = _b64(share.to_bytes())
+            self._after(new, events)
         else:  # a reveal
-            player = d.players[0] if d.players[0] != carl else self._revealer(st)
+            player = self._revealer(st)
             slots = self.rules.revealing(st.rules)
             keys = _dealer_keys(st)
-            table = cb.CardTable(self._catalogue(st))
+            table = _table_of(tuple(self._catalogue(st)))
             cards = []
             key, nonces = _mod_key(new) if new.secret else (None, b"")
             for s in slots:
-                at = _slot(st, s, player)
+                at = _slot(st, s, player or self._recipient(st, s))
                 card = _card_at(st, s)
                 if key is None:
                     raise GameError("a reveal needs the moderator's secret")
@@ -412,7 +506,7 @@ class Dealing(Game):
                 theirs = answer["shares"][s]
                 cid = cb.open_card(at, card, keys, [mine, theirs], table)
                 cards.append(cid)
-                new.reveals.append({"slot": s, "player": player, "card": cid,
+                new.reveals.append({"slot": s, "player": at.recipient, "card": cid,
                                     "shares": {mod: _b64(mine.to_bytes()), carl: _b64(theirs.to_bytes())}})
             new.rules, events = self.rules.apply(st.rules, {player: {"cards": cards}})
             self._after(new, events)
@@ -437,9 +531,13 @@ class Dealing(Game):
         hidden = set(self._hidden_slots(st))
         st.mod = {s: v for s, v in st.mod.items() if s in hidden}
         decks = {s.rpartition(":")[0] for s in hidden}
-        st.carl = {k: v for k, v in st.carl.items() if k in decks}
+        st.carl = {k: v for k, v in st.carl.items() if k.partition("@")[0] in decks
+                   and ("" not in v or hidden.intersection(v[""].split()))}
 
     def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
+        hidden = getattr(self.rules, "hidden", None)
+        if hidden is not None:  # Korsar's: a partner's slots are seen too
+            return list(hidden(st.rules, player)) if st.rules is not None else []
         data = self.rules.dump_state(st.rules) if st.rules is not None else {}
         seats = list(st.seats)
         out: list[str] = []
@@ -463,6 +561,14 @@ class Dealing(Game):
         if d is None or d.kind == DEAL or chooser is None:
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, rng, state.cards)
+        return self._with_share(state, order)
+
+    @staticmethod
+    def _with_share(state: DealState, order: dict[str, Any]) -> dict[str, Any]:
+        """A Korsar play with the co-dealer's share of its slot, from the player's opened hand."""
+        slot = order.get("slot")
+        if isinstance(slot, str) and slot in state.shares:
+            return {**order, "share": state.shares[slot]}
         return order
 
     def describe_choices(self, state: DealState, player: str) -> tuple[dict[str, Any], list[str]]:
@@ -475,7 +581,10 @@ class Dealing(Game):
         if describe is None:
             raise GameError(f"{self.inner.title} has no orders files at a blind table")
         example, comments = describe(state.rules, player, state.cards)
-        return example, comments
+        if getattr(self.rules, "claims", None) is not None and state.shares:
+            comments = [*comments, "The share of each card you see (a play or discard gives its card's):",
+                        *(f"  {s} = {v}" for s, v in sorted(state.shares.items()))]
+        return self._with_share(state, example), comments
 
     # -- storage and views ---------------------------------------------------------------
 
@@ -490,7 +599,8 @@ class Dealing(Game):
     def _record_public(self, st: DealState) -> dict[str, Any]:
         return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
                 "keys": {k: dict(v) for k, v in st.keys.items()}, "decks": [dict(d) for d in st.decks],
-                "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()}}
+                "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()},
+                **({"options": dict(st.options)} if st.options else {})}
 
     def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
         try:
@@ -500,7 +610,8 @@ class Dealing(Game):
             st = DealState(str(rec["game_id"]), tuple(str(x) for x in rec["seats"]), (dealers[0], dealers[1]),
                            signer=str(rec["signer"]), keys={str(k): dict(v) for k, v in rec["keys"].items()},
                            decks=[dict(d) for d in rec["decks"]], reveals=[dict(r) for r in rec["reveals"]],
-                           published={str(k): dict(v) for k, v in rec["published"].items()})
+                           published={str(k): dict(v) for k, v in rec["published"].items()},
+                           options=dict(rec.get("options", {})))
         except (KeyError, TypeError, AttributeError, ValueError):
             raise FormatError("the blind table's record is malformed") from None
         st.rules = self.rules.load_state(rules) if rules else None
@@ -529,10 +640,10 @@ class Dealing(Game):
         if player not in state.seats:
             return {}
         slots = self._hidden_slots(state, player)
-        decks = sorted({s.rpartition(":")[0] for s in slots})
+        decks = {s.rpartition(":")[0] for s in slots}
         return {"player": player, PUBLIC_KEY: {"mod": {s: state.mod[s] for s in slots if s in state.mod},
-                             "carl": {k: state.carl[k][player] for k in decks
-                                      if k in state.carl and player in state.carl[k]}}}
+                             "carl": {k: v[player] for k, v in sorted(state.carl.items())
+                                      if k.partition("@")[0] in decks and player in v}}}
 
     @_guarded
     def from_view(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> DealState:
@@ -542,6 +653,8 @@ class Dealing(Game):
         st = self._from_record(rec, public.get("rules"))
         cards = private.get("cards") if isinstance(private, Mapping) else None
         st.cards = dict(cards) if isinstance(cards, Mapping) else {}
+        shares = private.get("shares") if isinstance(private, Mapping) else None
+        st.shares = dict(shares) if isinstance(shares, Mapping) else {}
         return st
 
     @_guarded
@@ -687,7 +800,8 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         for pos, recipient in enumerate(dealt):
             if recipient:
                 share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
-                shares.setdefault(recipient, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
+                for viewer in game._viewers(st, recipient):  # a Korsar partner sees the cards too
+                    shares.setdefault(viewer, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
         sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
                   for r, v in shares.items()}
         from koryo_pbm.crypto.sign import sign
@@ -695,8 +809,11 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
         return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
                 "shares": sealed, "signature": _b64(signature)}
+    if rd is not None and rd.kind == "give":
+        return _co_give(game, st, players, identity, key, decision_id)
     # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
-    # the co-dealer's own signed record (not the moderator's word), never revealed before
+    # the co-dealer's own signed record (not the moderator's word), never revealed before (a
+    # Korsar game's end: the slots left in hands, each dealt by that record to somebody)
     player = game._revealer(st)
     shown = {r["slot"] for r in st.reveals}
     out = {}
@@ -707,27 +824,71 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
             raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
         _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
                                base64.b64decode(rec["signature"]))
-        if rec["recipients"][int(at)] != player:
-            raise GameError(f"{s} was not dealt to {player}: no share of it")
+        owner = rec["recipients"][int(at)]
+        if (player and owner != player) or not owner:
+            raise GameError(f"{s} was not dealt to {player or 'anybody'}: no share of it")
         if s in shown:
             raise GameError(f"{s} was revealed before: no share of it is given twice")
-        share = cb.decryption_share(_slot(st, s, player), _card_at(st, s), carl, key)
+        share = cb.decryption_share(_slot(st, s, owner), _card_at(st, s), carl, key)
         out[s] = _b64(share.to_bytes())
     return {"shares": out}
 
 
-@_guarded
+def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity: Any, key: cb.KeyShare,
+             decision_id: str) -> dict[str, Any]:
+    """The co-dealer's answer to a ``give`` (Korsar's draws): its shares of the slots drawn,
+    sealed to the drawer and a partner. It checks that its own signed record had dealt none of
+    them, and that the rules' record changes by exactly those slots."""
+    from koryo_pbm.crypto.seal import seal
+    from koryo_pbm.crypto.sign import sign
+
+    carl = st.co_dealer
+    slots = game.rules.giving(st.rules)  # type: ignore[attr-defined]
+    deck_id = slots[0].rpartition(":")[0]
+    rec = _record(st, deck_id)
+    if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+        raise GameError(f"deck {deck_id} was not dealt by {carl}")
+    final = _deck(rec["outputs"][1])
+    _check_dealt_signature(st, deck_id, final, rec["recipients"], base64.b64decode(rec["signature"]))
+    dealt = list(game.rules.dealt(st.rules)[deck_id])
+    shares: dict[str, dict[str, str]] = {}
+    for s in slots:
+        sd, _, at = s.rpartition(":")
+        if sd != deck_id or rec["recipients"][int(at)] or not dealt[int(at)]:
+            raise GameError(f"{s} was given before, or is not drawn: no share of it is given twice")
+        recipient = dealt[int(at)]
+        share = cb.decryption_share(_slot(st, s, recipient), final[int(at)], carl, key)
+        for viewer in game._viewers(st, recipient):
+            shares.setdefault(viewer, {})[s] = _b64(share.to_bytes())
+    changed = [i for i, (a, b) in enumerate(zip(rec["recipients"], dealt, strict=True)) if a != b]
+    if changed != sorted(int(s.rpartition(":")[2]) for s in slots):
+        raise GameError(f"the rules' list of whom deck {deck_id} is dealt to changes more than the cards drawn")
+    box = f"{deck_id}@{decision_id}"
+    sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, box, r)))
+              for r, v in shares.items()}
+    signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, final, dealt))
+    return {"deck": deck_id, "shares": sealed, "signature": _b64(signature)}
+
+
 def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
               identity: Any) -> dict[str, str]:
     """A player's hidden cards, opened: every share checked (the moderator's in the player's
     part, the co-dealer's sealed to the player by the co-dealer). ``BlindCheckError`` names the
     dealer and the slot of the first share that does not check."""
+    return open_hand_shares(public, private, game_id, player, identity)[0]
+
+
+@_guarded
+def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
+                     identity: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """:func:`open_hand`, and the co-dealer's share of each card (what a Korsar play shows).
+    A Korsar partner's cards are opened too: each share is bound to the slot's recipient."""
     from koryo_pbm.crypto.seal import open_sealed
 
     part = private.get(PUBLIC_KEY)
     rec = public.get(PUBLIC_KEY)
     if not isinstance(part, Mapping) or not isinstance(rec, Mapping) or not part.get("mod"):
-        return {}
+        return {}, {}
     st = DealState(game_id, tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]), keys=dict(rec["keys"]),
                    decks=list(rec["decks"]))
     keys = _dealer_keys(st)
@@ -740,21 +901,23 @@ def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: st
             theirs.update(json.loads(raw))
         except ValueError:
             raise cb.BlindCheckError(f"{carl}'s shares of deck {deck_id} for {player} are malformed") from None
-    table = cb.CardTable(next((d["input"] for d in st.decks), []))
+    table = _table_of(tuple(next((d["input"] for d in st.decks), [])))
     cards = {}
     for s, mine in part.get("mod", {}).items():
         if s not in theirs:
             raise cb.BlindCheckError(f"{carl} gave no share of {s} (dealt to {player})")
-        slot = _slot(st, s, player)
+        deck_id, _, pos = s.rpartition(":")
+        dealt = (_record(st, deck_id) or {}).get("recipients") or []
+        slot = _slot(st, s, dealt[int(pos)] if int(pos) < len(dealt) and dealt[int(pos)] else player)
         try:
             shares = [cb.Share.from_bytes(mod, base64.b64decode(mine)), cb.Share.from_bytes(carl, base64.b64decode(theirs[s]))]
         except (FormatError, ValueError) as exc:
             raise cb.BlindCheckError(f"a share of {s} is malformed ({exc})") from None
         cards[s] = cb.open_card(slot, _card_at(st, s), keys, shares, table)
-    return cards
+    return cards, {s: theirs[s] for s in cards}
 
 
-__all__ = ["DEAL", "END", "KEYS", "DealState", "Dealing", "KoryoPbmError", "co_deal", "open_hand"]
+__all__ = ["DEAL", "END", "KEYS", "DealState", "Dealing", "KoryoPbmError", "co_deal", "open_hand", "open_hand_shares"]
 
 
 # -- the audit at the end (verify) -------------------------------------------------------------
@@ -768,8 +931,9 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
     rec = public.get(PUBLIC_KEY)
     if not isinstance(rec, Mapping) or not isinstance(rec.get("dealers"), list) or len(rec["dealers"]) != 2:
         raise FormatError("the public part of this blind game has no blind table")
+    options = rec.get("options") or None
     return game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
-                      str(rec.get("signer", "")), deal_seed, first)
+                      str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None)
 
 
 @_guarded
@@ -792,7 +956,8 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
                                     {k: base64.b64decode(v) for k, v in st.published[d]["seeds"].items()})
                    for d in st.dealers]
         keys = _dealer_keys(st)
-        first_feed = game.rules.deck_input(game.rules.setup(list(st.seats), st.seats[0]))[1]
+        opts = [dict(st.options)] if st.options else []
+        first_feed = game.rules.deck_input(game.rules.setup(list(st.seats), st.seats[0], *opts))[1]
         if not st.decks or st.decks[0]["input"] != first_feed:
             raise cb.BlindCheckError("the first deck is not the game's cards in catalogue order")
         records = []
@@ -815,16 +980,18 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
             raise cb.BlindCheckError(f"deck {rec['id']} is dealt to other players than the rules deal it to")
     first = next((e.data.get("first") for e in events if e.kind == "blind" and "first" in e.data), None)
     played = [e for e in events if e.kind != "blind"]
-    what = (f"{len(records)} decks shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
+    what = (f"{len(records)} deck{'s' if len(records) != 1 else ''} shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
             f"{len(reveals)} revealed: every one recomputed from the dealers' published key shares and seeds")
     if any(e.kind == "void" for e in played):
         return what + "; a face-down play broke the orders rule (discarded, see the rules' Blind table)"
     try:
-        open_events, outcome = game.rules.replay_open(list(st.seats), str(first), result.decks, answers)
+        open_events, outcome = game.rules.replay_open(list(st.seats), str(first), result.decks, answers,
+                                                      *([dict(st.options)] if st.options else []))
     except KoryoPbmError as exc:
         raise GameError(f"the ordinary rules cannot be played on the real cards: {exc}") from None
-    said = [e.text for e in played]
-    rules = [e.text for e in open_events]
+    text = getattr(game.rules, "event_text", lambda t: t)  # Korsar: a move forced by a hidden hand is asked
+    said = [text(e.text) for e in played]
+    rules = [text(e.text) for e in open_events]
     if said != rules:
         at = next((i for i, (a, b) in enumerate(zip(said, rules, strict=False)) if a != b), min(len(said), len(rules)))
         raise GameError(f"the game says {said[at] if at < len(said) else '(nothing)'!r} where the ordinary rules on "

@@ -24,6 +24,7 @@ import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from koryo_pbm.engine.contract import Game
 from koryo_pbm.engine.registry import find_game, names
 from koryo_pbm.engine.simulate import play_random, seat_names
 from koryo_pbm.errors import SetupError
@@ -155,3 +156,26 @@ def test_apply_without_a_log_reaches_the_same_states(name, n, options):
         quiet, _ = game.apply(quiet, orders, log=False)
         assert game.dump_state(quiet) == game.dump_state(loud)
     assert game.outcome(quiet) == game.outcome(loud)
+
+
+@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
+def test_a_random_playout_plays_what_random_orders_and_apply_play(name, n, options):
+    """``random_playout``, which a game may play its own faster way (Koryo and Korsar do), ends
+    in the state the contract's default ends in (``random_order`` for every player asked, then
+    ``apply`` without a log), with the same draws from the bots' generator, from the start and
+    from the middle of a match, and leaves its input untouched."""
+    game = find_game(name)
+    for i in range(5):
+        start = game.setup(seat_names(n), f"playout/{i}", options=options)
+        walk = random.Random(f"walk/{i}")
+        for _ in range(i * 3):  # into the middle of the match
+            decision = game.pending(start)
+            start, _ = game.apply(start, {p: game.random_order(start, p, walk) for p in decision.players})
+        before = game.dump_state(start)
+        fast_bots, slow_bots = random.Random(i), random.Random(i)
+        fast = game.random_playout(start, fast_bots)
+        slow = Game.random_playout(game, start, slow_bots)
+        assert game.dump_state(start) == before, "random_playout changed its input"
+        assert game.pending(fast) is None and game.dump_state(fast) == game.dump_state(slow)
+        assert game.outcome(fast) == game.outcome(slow)
+        assert fast_bots.getstate() == slow_bots.getstate(), "not the same draws"

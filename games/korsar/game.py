@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome
 from koryo_pbm.engine.menus import tree_menu
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
 
@@ -104,6 +104,25 @@ class KorsarGame(Game):
         if not orders:
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return dict(rng.choice(orders))
+
+    def random_playout(self, state: KorsarState, rng: BotRandom, max_decisions: int = 100_000) -> KorsarState:
+        # What apply does with random_order's orders, on one copy of the state changed in place:
+        # an order drawn from legal_orders is not read back nor checked again
+        s = _state(state).copy()
+        events: list[Event] = []  # told, and forgotten
+        for _ in range(max_decisions):
+            if s.over:
+                return s
+            player = s.current_player
+            orders = R.legal_orders(s, player)
+            if not orders:
+                raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
+            order = rng.choice(orders)
+            R.do_action(s, player, order["action"], order.get("card", ""), order.get("galleon", ""), events)
+            R.end_turn(s, events)
+            R.settle(s, events)
+            events.clear()
+        raise RuntimeError(f"korsar: no end after {max_decisions} decisions")
 
     def bot_levels(self) -> tuple[str, ...]:
         return ("heuristic",)
@@ -232,6 +251,11 @@ class KorsarGame(Game):
 
     def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         return views.score_breakdown(view)
+
+    def blind_rules(self) -> BlindRules:
+        from .blind import BlindKorsar
+
+        return BlindKorsar()
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))

@@ -195,6 +195,36 @@ class KoryoGame(Game):
             return O.random_action(state, p, rng)
         return O.random_discard(state, p, rng)
 
+    def random_playout(self, state: KoryoState, rng: BotRandom, max_decisions: int = 100_000) -> KoryoState:
+        # What apply does with random_order's orders, on one copy of the state changed in place,
+        # the orders kept as the rules read them (never written out as tables and parsed back)
+        if state.hidden is not None:
+            raise GameError("cannot apply orders to a state rebuilt from one player's view")
+        s = state.copy()
+        for _ in range(max_decisions):
+            phase = s.phase
+            if phase == ORDERS:  # the seats asked (more than one card in hand) draw in seat order
+                plays = {}
+                for p, hand in enumerate(s.hands):
+                    k = sum(hand)
+                    if k > 1:
+                        plays[p] = O.random_cards(s, p, rng)  # legal as drawn: not checked again
+                    elif k == 1:  # not asked: the only legal play (rules.forced_plays)
+                        plays[p] = [hand.index(1)]
+                rules.resolve_orders(s, plays, None)
+            elif phase == ACTIONS:
+                p = s.current()
+                rules.run_steps(s, p, O.random_steps(s, p, rng), None)
+                s.turn += 1
+            elif phase == END:
+                p = s.current()
+                rules.do_discard(s, p, O.random_discard_counts(s, p, rng), None, False)
+                s.turn += 1
+            else:
+                return s
+            rules.advance(s, None)
+        raise RuntimeError(f"koryo: no end after {max_decisions} decisions")
+
     def blind_rules(self) -> BlindRules:
         from .blind import BlindKoryo
 

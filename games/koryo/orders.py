@@ -215,7 +215,8 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 # -- random legal orders ---------------------------------------------------------------------
 
 
-def random_play(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
+def random_cards(s: KoryoState, p: int, rnd: BotRandom) -> list[int]:
+    """:func:`random_play` as the card indices played (what :func:`parse_play` reads)."""
     hand = s.hands[p]
     # Choose among all legal plays: count them to weigh single-id plays against pairs.
     singles = sum(hand)  # one play of k cards of id c for each 1 <= k <= hand[c]
@@ -226,35 +227,44 @@ def random_play(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
         pairs = m * (m - 1) // 2
     i = int(rnd.random() * (singles + pairs))  # every legal play has a chance
     if i < singles:
-        for c in range(NCARDS):
-            if i < hand[c]:
-                return {"play": [CARD_IDS[c]] * (i + 1)}
-            i -= hand[c]
+        for c, k in enumerate(hand):
+            if i < k:
+                return [c] * (i + 1)
+            i -= k
     i -= singles
     present = [c for c in range(NCARDS) if hand[c]]
     m = len(present)
     for a in range(m):
         for b in range(a + 1, m):
             if i == 0:
-                return {"play": [CARD_IDS[present[a]], CARD_IDS[present[b]]]}
+                return [present[a], present[b]]
             i -= 1
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def random_play(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
+    return {"play": [CARD_IDS[c] for c in random_cards(s, p, rnd)]}
 
 
 def _chars_of(t: list[int]) -> list[int]:
     return [c for c in CHARS if t[c]]
 
 
-def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
+_ITEMS = ("reveal", "banker", "priest", "spy")
+_REVEAL, _BANKER = ("reveal",), ("banker",)
+_DECLINE_B, _DECLINE_L = ("barbarian", None, None), ("lobbying", None)
+
+
+def random_steps(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
+    """:func:`random_action` as the steps :func:`parse_action` reads from it."""
     # works on copies of what the turn can change: the tables, the bank and the tokens
     tables = [t[:] for t in s.tables]
     bank = s.bank
     tokens = s.tokens[:]
-    names = s.players
-    n = len(names)
+    n = len(tables)
     fd = s.facedown[p]
     nb, nl = fd[BARBARIAN], fd[LOBBYING]
-    items = ["reveal", "banker", "priest", "spy"]
+    items = list(_ITEMS)
     rnd.shuffle(items)
     if nb or nl:
         # each revealed event takes effect once after the reveal, in any order, before,
@@ -262,11 +272,11 @@ def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
         at = items.index("reveal") + 1
         for e in ["barbarian"] * nb + ["lobbying"] * nl:
             items.insert(at + int(rnd.random() * (len(items) - at + 1)), e)
-    steps: list[dict[str, Any]] = []
+    steps: list[tuple] = []
     left_b = left_l = 0  # events with no legal target left without a step
     for it in items:
         if it == "reveal":
-            steps.append({"do": "reveal"})
+            steps.append(_REVEAL)
             t = tables[p]
             for c in range(NCARDS):
                 if fd[c]:
@@ -277,9 +287,9 @@ def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
                 q = rnd.choice(victims)
                 c = rnd.choice(_chars_of(tables[q]))
                 tables[q][c] -= 1
-                steps.append({"do": "barbarian", "player": names[q], "card": CARD_IDS[c]})
+                steps.append(("barbarian", q, c))
             elif victims or rnd.random() < 0.5:
-                steps.append({"do": "barbarian"})
+                steps.append(_DECLINE_B)
             else:
                 left_b += 1
         elif it == "lobbying":
@@ -292,42 +302,69 @@ def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
                 tables[y][cy] -= 1
                 tables[x][cy] += 1
                 tables[y][cx] += 1
-                steps.append({"do": "lobbying", "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]})
+                steps.append(("lobbying", (x, cx, y, cy)))
             elif len(movable) >= 2 or rnd.random() < 0.5:
-                steps.append({"do": "lobbying"})
+                steps.append(_DECLINE_L)
             else:
                 left_l += 1
         elif it == "banker":
-            if bank > 0 and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
+            if bank > 0 and tables[p][BANKER] and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
                 bank -= 1
                 tokens[p] += 1
-                steps.append({"do": "banker"})
+                steps.append(_BANKER)
         elif it == "priest":
             t = tables[p]
-            targets = [e for e in (BARBARIAN, LOBBYING) if t[e]]
-            if targets and rules.has_power(tables, p, PRIEST) and rnd.random() < 0.9:
-                ev = rnd.choice(targets)
+            if ((t[BARBARIAN] or t[LOBBYING]) and t[PRIEST] and rules.has_power(tables, p, PRIEST)
+                    and rnd.random() < 0.9):
+                ev = rnd.choice([e for e in (BARBARIAN, LOBBYING) if t[e]])
                 t[ev] -= 1
-                steps.append({"do": "priest", "card": CARD_IDS[ev]})
-        else:
+                steps.append(("priest", ev))
+        elif tables[p][SPY]:
             victims = [q for q in range(n) if q != p and tokens[q] > 0]
             if victims and rules.has_power(tables, p, SPY) and rnd.random() < 0.9:
                 q = rnd.choice(victims)
                 tokens[q] -= 1
                 tokens[p] += 1
-                steps.append({"do": "spy", "player": names[q]})
+                steps.append(("spy", q))
     # an event left without a step has no effect only if it has no legal target at the end of
     # the turn (a later swap may have made one): else it is declined there
     if left_b and rules.barbarian_targets(tables, p):
-        steps += [{"do": "barbarian"}] * left_b
+        steps += [_DECLINE_B] * left_b
     if left_l and len(rules.lobby_targets(tables)) >= 2:
-        steps += [{"do": "lobbying"}] * left_l
-    return {"steps": steps}
+        steps += [_DECLINE_L] * left_l
+    return steps
+
+
+def step_order(s: KoryoState, st: tuple) -> dict[str, Any]:
+    """One step as :func:`parse_action` reads it back (``{do = "spy", player = "bob"}``)."""
+    do = st[0]
+    if len(st) == 1:
+        return {"do": do}
+    names = s.players
+    if do == "barbarian":
+        return {"do": do} if st[1] is None else {"do": do, "player": names[st[1]], "card": CARD_IDS[st[2]]}
+    if do == "lobbying":
+        if st[1] is None:
+            return {"do": do}
+        x, cx, y, cy = st[1]
+        return {"do": do, "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]}
+    if do == "priest":
+        return {"do": do, "card": CARD_IDS[st[1]]}
+    return {"do": do, "player": names[st[1]]}  # spy
+
+
+def random_action(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
+    return {"steps": [step_order(s, st) for st in random_steps(s, p, rnd)]}
+
+
+def random_discard_counts(s: KoryoState, p: int, rnd: BotRandom) -> tuple[int, ...]:
+    """:func:`random_discard` as counts over the characters (what :func:`check_discard` returns)."""
+    _k, opts = rules.discard_options(s, p)
+    return rnd.choice(opts) if opts else ()
 
 
 def random_discard(s: KoryoState, p: int, rnd: BotRandom) -> dict[str, Any]:
-    _k, opts = rules.discard_options(s, p)
-    d = rnd.choice(opts) if opts else ()
+    d = random_discard_counts(s, p, rnd)
     return {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}
 
 

@@ -6,6 +6,7 @@ Everything here follows ``shared/rules/koryo.md``; the section names below are t
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
+from operator import add
 
 from koryo_pbm.engine.contract import Event
 from koryo_pbm.errors import IllegalOrder
@@ -85,10 +86,10 @@ def scores(state: KoryoState) -> list[int]:
     for p, t in enumerate(tables):
         out[p] -= t[BARBARIAN] + t[LOBBYING]
     for c in CHARS:
-        for p in range(len(tables)):
-            if has_scoring(tables, p, c):
-                out[p] += VALUES[c]
-                break
+        counts = [t[c] for t in tables]
+        most = max(counts)
+        if most and counts.count(most) == 1:  # has_scoring: strictly more than everybody else
+            out[counts.index(most)] += VALUES[c]
     return out
 
 
@@ -101,11 +102,12 @@ def winners(state: KoryoState) -> list[int]:
 # -- shuffling -------------------------------------------------------------------------------
 
 _WORD = 1 << 64
-#: length -> [(m, [i+1, i, ..., k+2]), ...]: the draws of :func:`shuffle` for a list that long
-_PLANS: dict[int, list[tuple[int, list[int]]]] = {}
+#: length -> [(m, [(i+1, i), (i, i-1), ..., (k+2, k+1)]), ...]: the draws of :func:`shuffle`
+#: for a list that long, each with the sizes it is read in and the positions they swap
+_PLANS: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
 
 
-def _shuffle_plan(n: int) -> list[tuple[int, list[int]]]:
+def _shuffle_plan(n: int) -> list[tuple[int, list[tuple[int, int]]]]:
     plan = []
     i = n - 1
     while i > 0:
@@ -114,7 +116,7 @@ def _shuffle_plan(n: int) -> list[tuple[int, list[int]]]:
         while k > 0 and m * (k + 1) < _WORD:
             m *= k + 1
             k -= 1
-        plan.append((m, list(range(i + 1, k + 1, -1))))
+        plan.append((m, [(size, size - 1) for size in range(i + 1, k + 1, -1)]))
         i = k
     _PLANS[n] = plan
     return plan
@@ -131,10 +133,9 @@ def shuffle(rng, items: list) -> None:
     below = rng.below
     for m, sizes in plan:
         x = below(m)
-        for size in sizes:  # position j = size - 1 swaps with a uniform r in 0..j
+        for size, j in sizes:  # position j = size - 1 swaps with a uniform r in 0..j
             r = x % size
             x //= size
-            j = size - 1
             items[j], items[r] = items[r], items[j]
 
 
@@ -344,9 +345,13 @@ def reveal(s: KoryoState, p: int, events: list[Event] | None) -> tuple[int, int]
     fd = s.facedown[p]
     nb, nl = fd[BARBARIAN], fd[LOBBYING]
     t = s.tables[p]
-    for c, k in enumerate(fd):
-        if k:
-            t[c] += k
+    k = sum(fd)
+    if k in fd:  # cards of one id (the usual case; or none): found without a loop
+        t[fd.index(k)] += k
+    else:  # two ids (Ship Owner power)
+        for c, k in enumerate(fd):
+            if k:
+                t[c] += k
     if events is not None:
         key = tuple(fd)
         said = _REVEALED.get(key)
@@ -445,7 +450,7 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
     # and the victims of a theft do not change in the turn.
     if nb or nl or fd[SPY] or t[SPY]:
         after = tables[:]
-        after[p] = [a + b for a, b in zip(t, fd, strict=True)]
+        after[p] = [*map(add, t, fd)]
         if nb and _barbarian_can_hit(after, p):
             return False
         if nl and _lobbying_can_swap(after):

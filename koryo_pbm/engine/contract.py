@@ -197,6 +197,20 @@ class Game(abc.ABC):
         """A uniformly chosen (or at least every-choice-possible) legal order for ``player``.
         ``rng`` belongs to the bot, never to the match. Works on a :meth:`from_view` state."""
 
+    def random_playout(self, state: State, rng: BotRandom, max_decisions: int = 100_000) -> State:
+        """The state at the end of the match, every decision answered by :meth:`random_order`
+        (one order per player asked, in the decision's order, each drawn from ``rng`` before
+        any is applied) and applied with ``log=False``: what the engine's simulation plays. A
+        game may do it faster (without writing each order out and reading it back, on its
+        own copy of ``state``), but the draws and the final state must be exactly these."""
+        for _ in range(max_decisions):
+            decision = self.pending(state)
+            if decision is None:
+                return state
+            orders = {p: self.random_order(state, p, rng) for p in decision.players}
+            state, _ = self.apply(state, orders, log=False)
+        raise RuntimeError(f"{self.name}: no end after {max_decisions} decisions")
+
     @abc.abstractmethod
     def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
         """For an orders file: an example legal order, and comment lines explaining the legal

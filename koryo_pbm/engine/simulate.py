@@ -33,14 +33,16 @@ def play_random(
     """
     state = game.setup(players, seed, first=first, options=options)
     bots = random.Random(f"bots:{seed}")  # the bots' own generator, never the global one
-    if after is not None:
+    if after is None:  # nobody looks between the decisions: the game may play them its fastest way
+        state = game.random_playout(state, bots, max_decisions)
+    else:
         after(state, [])
     for _ in range(max_decisions):
         decision = game.pending(state)
         if decision is None:
             break
         orders = {p: game.random_order(state, p, bots) for p in decision.players}
-        state, events = game.apply(state, orders, log=after is not None)
+        state, events = game.apply(state, orders)
         if after is not None:
             after(state, events)
     else:  # pragma: no cover - a game that never ends is a bug in the game

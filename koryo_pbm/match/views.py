@@ -129,8 +129,11 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
     private.pop(choices.MENU_KEY, None)
     if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
         from koryo_pbm import blind
+        from koryo_pbm.engine.registry import find_game
 
-        private["cards"] = blind.open_hand(doc.public, private, doc.game_id, name, identity)
+        private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity)
+        if getattr(find_game(doc.game).blind_rules(), "claims", None) is not None:  # a Korsar play shows its share
+            private["shares"] = shares
     return name, private
 
 

@@ -249,7 +249,8 @@ def test_new_blind_refuses_in_one_line(cli):
     cases = [
         (["--blind", "--co-dealer", f"carl={lines['alice']}"], "the co-dealer's key is alice's key"),
         (["--blind", "--co-dealer", f"carl={lines['mod']}"], "the co-dealer's key is the moderator's own key"),
-        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--game", "korsar"], "Korsar has no blind rules"),
+        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--game", "korsar", "--team", "alice,bob"],
+         "2 players play Korsar alone"),  # Korsar's blind rules check its options as the open rules do
         (["--blind", "--co-dealer", f"carl={lines['carl']}", "--seed", "x"], "a blind game takes no --seed"),
         (["--blind", "--co-dealer", f"carl={lines['carl']}", "--position", "p.toml"], "cannot start from --position"),
         (["--blind"], "needs both --blind and --co-dealer"),

@@ -229,11 +229,15 @@ def test_slots_are_parsed_strictly():
             parse_slot(bad)
 
 
-def test_games_without_blind_rules_say_none():
+def test_games_with_blind_rules_give_them():
+    from koryo_pbm_games.korsar.blind import BlindKorsar
+
+    from koryo_pbm.engine.contract import Game
     from koryo_pbm.engine.registry import find_game
 
     assert isinstance(BLIND, BlindKoryo)
-    assert find_game("korsar").blind_rules() is None
+    assert isinstance(find_game("korsar").blind_rules(), BlindKorsar)
+    assert Game.blind_rules(find_game("korsar")) is None  # the contract's default: no blind rules
 
 
 # -- the property: the blind resolution is the ordinary resolution on the same cards ---------

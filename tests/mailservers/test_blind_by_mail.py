@@ -5,8 +5,8 @@ players, the moderator's own seat among them, only read their mail and answer it
 ``verify`` audits the final file the players were mailed, and no mail any player received
 carries a hidden card in clear.
 
-One game per entry of ``GAMES``: a Korsar blind team game is added there once Korsar has blind
-rules (``new --blind --game korsar``)."""
+One game per entry of ``GAMES``: a 2-player Koryo game, and a 4-player Korsar team game (the
+moderator's own seat, dora, in a team with erin; a Korsar game is long: 120-ish turns by mail)."""
 
 from __future__ import annotations
 
@@ -36,8 +36,15 @@ def _koryo_cards() -> tuple[str, ...]:
 
 # name -> (the players, dora being the moderator's own seat; extra options of new; the game's
 # card ids, which no mail may name before the public log does)
+def _korsar_cards() -> tuple[str, ...]:
+    from koryo_pbm_games.korsar.cards import CARD_IDS
+
+    return CARD_IDS
+
+
 GAMES = {
     "koryo": (["alice", "dora"], [], _koryo_cards),
+    "korsar": (["alice", "bob", "dora", "erin"], ["--team", "alice,bob", "--team", "dora,erin"], _korsar_cards),
 }
 
 
