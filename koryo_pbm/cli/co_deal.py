@@ -14,13 +14,16 @@ from koryo_pbm.store.folder import game_paths
 @click.command("co-deal")
 @click.argument("target", metavar="GAME", required=False)
 @identity_options(role="co-dealer")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the armoured envelope to this file (to mail to the judge) instead of the inbox.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
+def command(target: str | None, as_name: str | None, key_file: Path | None, out: Path | None, as_json: bool) -> None:
     """As the co-dealer of the blind game GAME (a folder or its game.toml), answer the pending
     decision if it waits for you: your key share, your shuffle of a new deck with your shares
     of the cards dealt now (each sealed to its player), your shares of the cards a player
     reveals now, or, once the game is over, your secrets for the audit. Every step is checked
-    against the public game file first; the signed, sealed envelope goes into the inbox."""
+    against the public game file first; the signed, sealed envelope goes into the inbox (or, with
+    --out, into a file to mail to the moderator's judge)."""
     import os
 
     from koryo_pbm import blind, match
@@ -45,6 +48,16 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
                        "waiting_for": (doc.decision or {}).get("waiting_for", [])})
         else:
             click.echo(f"nothing to do: {done.why}")
+        return
+    if out is not None:
+        from koryo_pbm.cli.common import write_output
+
+        record_submission(done.envelope)
+        write_output(out, done.envelope.armor())
+        if as_json:
+            echo_json({"id": doc.game_id, "answered": done.decision, "envelope": str(out)})
+        else:
+            click.echo(f"{done.co_dealer} answered {done.decision}: {out} (mail it to the judge)")
         return
     if not inbox.inbox_dir(folder).is_dir():
         raise UsageError(f"{folder} has no inbox/ folder")

@@ -90,22 +90,48 @@ def _moderates(root: Path, identity: Any) -> bool:
     return False
 
 
-def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float) -> None:
+def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: Any = None) -> None:
+    """The co-dealer's side: by shared folder, or by mail (``mail``: a MailCoDealer)."""
     from koryo_pbm.judge import codealer
 
     clock = (lambda: now_utc().timestamp()) if os.environ.get(NOW_ENV) else None
+    if mail is not None and clock is not None:
+        mail.clock = clock
     if not once:
-        _log(f"serving {root} as the co-dealer {identity.name} "
-             f"({len(codealer.co_dealt_games(root, identity))} blind games)")
+        if mail is None:
+            _log(f"serving {root} as the co-dealer {identity.name} "
+                 f"({len(codealer.co_dealt_games(root, identity))} blind games)")
+        else:
+            _log(f"serving as the co-dealer {identity.name} by mail (games kept in {root})"
+                 + "".join(f"; reading {s.label}" for s in mail.sources) + f"; sending by {mail.sender.label}")
+    stop: list[int] = []
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
     try:
         while True:
-            codealer.serve_once(root, identity, _log, clock)
-            if once:
+            if mail is None:
+                codealer.serve_once(root, identity, _log, clock)
+            else:
+                mail.run_once()
+            if once or stop:
                 break
-            time.sleep(poll)
+            if mail is None:
+                time.sleep(poll)
+            else:
+                mail.wait(poll)
+            if stop:
+                break
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
+        if mail is not None:
+            for s in [*mail.sources, mail.sender]:
+                with contextlib.suppress(Exception):
+                    s.close()
+            if not once:
+                _log("stopped")
         _close_log()
 
 
@@ -142,10 +168,15 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float) -> None
                    "there (at most 5 per game and player an hour) as well as answered.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the judge's log to this file (default: standard error).")
+@click.option("--co-dealer", "co_dealer", is_flag=True,
+              help="Serve as the co-dealer of blind games (the key given by --as): answer what they ask of it, "
+                   "by mail with mail options (ROOT keeps a copy of each game), else in the shared folders under "
+                   "ROOT. Implied when ROOT holds blind games of which the key is the co-dealer.")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
             smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
-            poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None) -> None:
+            poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None,
+            co_dealer: bool) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -158,10 +189,17 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     at once, touching nothing (exit status 0, for cron).
 
     \b
+    With the key of a blind game's co-dealer (--co-dealer), it answers the moderator's judge
+    instead: each game file mailed to it (or found under ROOT, without mail options) that waits
+    for the co-dealer gets its signed answer, and nothing else is sent.
+
+    \b
     Examples:
       koryo-pbm serve games --as mod --once
       koryo-pbm serve games --as mod --maildir ~/Maildir/koryo --sendmail /usr/sbin/sendmail \\
           --from "Koryo judge <judge@example.org>"
+      koryo-pbm serve dealt --as carl --co-dealer --maildir ~/Maildir/deals --sendmail /usr/sbin/sendmail \\
+          --from "Carl (co-dealer) <carl@example.org>"
     """
     import signal
 
@@ -214,11 +252,37 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     from koryo_pbm.judge import codealer
 
     # (the headers first: a moderator's judge reads no whole game file more than before)
-    if not _moderates(root, identity) and codealer.co_dealt_games(root, identity):
-        # the co-dealer of blind games under ROOT: it answers what they ask of it
+    if co_dealer and _moderates(root, identity):
+        raise UsageError(f"{identity.name} is the moderator of a game under {root}: a co-dealer serves a root of its own")
+    if co_dealer or (not _moderates(root, identity) and codealer.co_dealt_games(root, identity)):
+        # the co-dealer of blind games: it answers what they ask of it
+        mail = None
         if sources or sender:
-            raise UsageError("a co-dealer serves shared folders only for now: run it without mail options")
-        return _serve_co_dealer(root, identity, once, poll)
+            if not sources or sender is None or from_header is None:
+                raise UsageError("a co-dealer by mail reads mail and answers it: give --imap or --maildir, "
+                                 "--smtp or --sendmail, and --from")
+            if moderator is not None:
+                raise UsageError("--moderator is the moderator's judge's option, not the co-dealer's")
+            mail = codealer.MailCoDealer(root=root, identity=identity, sources=sources, sender=sender,
+                                         from_header=from_header, log=_log, retry_base=retry_base)
+            from koryo_pbm.errors import LockedError
+            from koryo_pbm.store.lock import game_lock
+
+            try:  # one co-dealer per root of its own, as one judge per root
+                with game_lock(root, wait=0, name=SERVE_LOCK,
+                               busy="another judge is serving {directory} (it holds " + SERVE_LOCK + ")"):
+                    return _serve_co_dealer(root, identity, once, poll, mail)
+            except LockedError as exc:
+                for s in [*sources, sender]:
+                    with contextlib.suppress(Exception):
+                        s.close()
+                if once:
+                    _log(f"{exc}; this run stops")
+                    _close_log()
+                    return None
+                _close_log()
+                raise
+        return _serve_co_dealer(root, identity, once, poll, mail)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
                   log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)

@@ -59,6 +59,7 @@ class GameInfo:
     players: list[str]
     log: list[dict[str, Any]] = field(default_factory=list)
     deadline: str | None = None  # set by the deadlines feature, when there is one
+    co_dealer: str | None = None  # a blind game's co-dealer seat: mailed only when awaited
 
 
 def subject_tag(tag: str) -> str:
@@ -337,7 +338,23 @@ def _is_join(info: GameInfo) -> bool:
     return bool(info.decision) and info.decision.get("kind") == "join"  # type: ignore[union-attr]
 
 
+def _co_dealer_commands(info: GameInfo, player: str, *, route: str) -> list[str]:
+    """What the co-dealer of a blind game does: its serve answers by itself, or by hand."""
+    if route == "mail":
+        g = f"{info.tag}/game.toml"
+        return [
+            *_wrap(f"You are the co-dealer of this blind game: `koryo-pbm serve DIR --as {player} --co-dealer` "
+                   "with your mail options answers this mail by itself. By hand:", "  ", "  ").split("\n"),
+            f"  1. Save the attached game.toml as {g} (a folder of its own).",
+            f"  2. koryo-pbm co-deal {g} --as {player} --out answer.txt",
+            "  3. Reply to this mail with answer.txt pasted into the text, or attached.",
+        ]
+    return ["  In this folder (where game.toml is), as the co-dealer:", f"     koryo-pbm co-deal --as {player}"]
+
+
 def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
+    if player == info.co_dealer:
+        return _co_dealer_commands(info, player, route=route)
     edit = ("     (it holds your contribution to the deal, fresh random bytes: submit it as it is)"
             if _is_join(info) else "     (then edit orders.toml: your legal choices are listed in it)")
     if route == "mail":

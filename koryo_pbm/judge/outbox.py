@@ -74,14 +74,16 @@ def _crlf(data: bytes) -> bytes:
 
 
 def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag: str,
-           automatic: str = "auto-replied") -> bytes:
+           automatic: str = "auto-replied", mark: str = JUDGE_HEADER) -> bytes:
     """The complete message for ``out`` (CRLF line ends, as SMTP wants them).
 
     Written out directly (what ``EmailMessage`` with the SMTP policy writes, twenty times faster:
     the judge renders two or three mails per envelope): a text part, 7bit when it can be
     (lines up to 998 characters are fine, so what a player copies out of the raw mail, a receipt
     or a command, is exactly what is shown), quoted-printable otherwise; each attachment
-    quoted-printable when it is text (a game file: a fifth smaller than base64), else base64."""
+    quoted-printable when it is text (a game file: a fifth smaller than base64), else base64.
+    ``mark``: the header that tells the sender's own mail if it comes back (the judge's, or the
+    co-dealer's: the judge must read that one)."""
     import binascii
     import datetime
 
@@ -99,7 +101,7 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
     if out.references:
         head.append(_header("References", " ".join(out.references)))
     head.append(_header("Auto-Submitted", automatic))  # RFC 3834: no robot answers the judge
-    head.append(_header(JUDGE_HEADER, tag))
+    head.append(_header(mark, tag))
     head.append("MIME-Version: 1.0")
     text = out.body if out.body.endswith("\n") else out.body + "\n"
     if out.body.isascii() and all(len(line) <= 900 for line in out.body.splitlines()):
@@ -163,7 +165,7 @@ def is_queued(game_dir: Path, key: str) -> bool:
 
 
 def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag: str, now: float,
-          automatic: str = "auto-replied") -> Path | None:
+          automatic: str = "auto-replied", mark: str = JUDGE_HEADER) -> Path | None:
     """Put ``out`` in the outbox, unless a mail with its key was queued before. The new file, or None."""
     folder = outbox_dir(game_dir)
     name = safe_key(out.key) + SUFFIX
@@ -173,7 +175,8 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
         (folder / sub).mkdir(parents=True, exist_ok=True)
     domain = parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
     message_id = f"<{safe_key(out.key)}.{game_id}@{domain}>"
-    data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic)
+    data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic,
+                  mark=mark)
     path = folder / name
     write_atomic(path, data, mode=0o600)
     return path

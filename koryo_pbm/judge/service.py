@@ -550,10 +550,15 @@ class Judge:
             from koryo_pbm import deadlines
 
             deadline = deadlines.human(deadlines.parse_stamp(doc.decision["deadline"]))
+        co_dealer = None
+        if doc.deal == "blind":
+            from koryo_pbm.blind import co_dealer_of
+
+            co_dealer = co_dealer_of(doc)
         return GameInfo(tag=ref.tag, game_id=doc.game_id, title=title, version=doc.version,
                         decision=dict(doc.decision) if doc.decision else None,
                         round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
-                        players=list(doc.players), log=list(doc.log), deadline=deadline)
+                        players=list(doc.players), log=list(doc.log), deadline=deadline, co_dealer=co_dealer)
 
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
@@ -596,6 +601,14 @@ class Judge:
             last = mailed.get(player, 0)
             if last >= doc.version or not (moved or last == 0):
                 continue
+            if info.co_dealer is not None:
+                # a blind game: the co-dealer is mailed only what it must answer; the players,
+                # after the first mail, nothing while only the co-dealer is awaited (their next
+                # mail tells what happened meanwhile)
+                dealer_only = messages.waiting(info) == [info.co_dealer]
+                if (player == info.co_dealer and not dealer_only) or (player != info.co_dealer and dealer_only
+                                                                     and last > 0):
+                    continue
             out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}")
             if self._queue(ref, out, automatic="auto-generated"):
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
@@ -709,7 +722,7 @@ class Judge:
         if now >= deadline:
             for player in doc.players:
                 address = ref.emails.get(player)
-                if address is None:
+                if address is None or (player == info.co_dealer and player not in missing):
                     continue
                 out = messages.late_notice(info, player, address, late=missing, deadline=when,
                                            next_step=policy.next_step(deadline), key=f"late-{tag}-{player}",

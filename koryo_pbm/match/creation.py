@@ -91,7 +91,7 @@ def create(
                          "sees everything, so a player needs a key of their own")
     if blind is not None:
         _check_blind(game, moderator, players, blind, policy, seed, position)
-    emails = check_emails(emails or {}, names)
+    emails = check_emails(emails or {}, names + ([blind[1]] if blind is not None else []))
     game_id = game_id or new_game_id(game)
     if join is None:
         join = seed is None and position is None
