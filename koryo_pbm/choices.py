@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import zlib
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -141,6 +142,8 @@ class _Builder:
         self.nodes: list[dict[str, Any]] = []
         self.picks: list[list[Any]] = []  # the values picked to reach each node
         self.expanded: list[int] = []  # the nodes expanded, in order
+        self.before: list[int] = []  # the bytes spent before each expansion (increasing)
+        self.made: list[int] = []  # the nodes made after each expansion
         self._node(first, [])
         self.queue: deque[int] = deque([0])
 
@@ -186,6 +189,7 @@ class _Builder:
     def expand(self, budget: int) -> None:
         """Expand questions until the menu takes ``budget`` bytes as compact JSON, or is whole."""
         while self.queue and self.spent < budget:
+            self.before.append(self.spent)
             at = self.queue.popleft()
             menu: Menu = self.nodes[at]["_menu"]
             options: list[dict[str, Any]] = []
@@ -207,6 +211,18 @@ class _Builder:
                 self.spent += _cost(option.label) + 8
             self.nodes[at]["o"] = options
             self.expanded.append(at)
+            self.made.append(len(self.nodes))
+
+    def upto(self, budget: int) -> int:
+        """How many questions a new builder expands for ``budget`` (:meth:`expand`), expanding
+        on if need be: the same count whatever this builder expanded before (it may be kept
+        from an earlier version of the game file: :func:`menus_for`)."""
+        self.expand(budget)
+        return bisect.bisect_left(self.before, budget)
+
+    def whole_at(self, count: int) -> bool:
+        """Whether the first ``count`` expansions leave no question unexpanded."""
+        return count > 0 and self.made[count - 1] == count
 
     def menu(self, count: int) -> dict[str, Any] | None:
         """The menu of the first ``count`` expansions: an option leading to a question not
@@ -275,37 +291,88 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
     their menu (cut to :data:`VIEW_LIMIT`). ``pictures``: each player's picture (``{"title",
     "scene"}``), put into their menu while it fits. ``only``: these players alone (default: all the
     decision waits for)."""
-    from koryo_pbm.engine import bots
-    from koryo_pbm.fair import JOIN
+    from koryo_pbm.store.gamefile import compact_json
 
     decision = game.pending(state)
     if decision is None:
         return {}
     out = {}
+    public_json = None
     for name in decision.players:
         if only is not None and name not in only:
             continue
         private = privates[name]
-        view = game.from_view(game_public, private, name)
-        hint = None
-        if suggest and decision.kind != JOIN and "heuristic" in bots.levels(game):
-            try:
-                hint = bots.choose_from_view(game, game_public, private, name, "heuristic",
-                                             seed=f"{game_id}/{decision.id}/{name}").order
-            except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
-                hint = None
+        if public_json is None:
+            public_json = compact_json(game_public)
+        # what the menu is made of: the player's own view of the decision, nothing else
+        key = (type(game).__module__, type(game).__qualname__, game.name, game_id, decision.id, decision.kind, name,
+               suggest, public_json, compact_json(private))
+        builder = _KEPT.get(key)
+        if builder is None:
+            builder = _start(game, game_public, private, name, game_id=game_id, decision_id=decision.id,
+                             kind=decision.kind, suggest=suggest)
         text = (views or {}).get(name, "")
         while _cost(text) > VIEW_LIMIT:
             text = text[:len(text) * 3 // 4]
-        encoded = _fitted(game, view, name, game_id=game_id, decision_id=decision.id, kind=decision.kind,
-                          hint=hint, view_text=text, picture=(pictures or {}).get(name))
+        encoded = _fitted(game, builder, kind=decision.kind, view_text=text, picture=(pictures or {}).get(name))
+        if builder is not None:
+            _KEPT.keep(key, builder)
         if encoded is not None:
             out[name] = encoded
     return out
 
 
-def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
-            hint: Mapping[str, Any] | None, view_text: str, picture: Mapping[str, Any] | None = None) -> str | None:
+def _start(game: Game, game_public: Mapping[str, Any], private: Mapping[str, Any], name: str, *, game_id: str,
+           decision_id: str, kind: str, suggest: bool) -> _Builder | None:
+    """A menu builder for ``name`` from their own view, with the heuristic bot's choice suggested."""
+    from koryo_pbm.engine import bots
+    from koryo_pbm.fair import JOIN
+
+    view = game.from_view(game_public, private, name)
+    hint = None
+    if suggest and kind != JOIN and "heuristic" in bots.levels(game):
+        try:
+            hint = bots.choose_from_view(game, game_public, private, name, "heuristic",
+                                         seed=f"{game_id}/{decision_id}/{name}").order
+        except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
+            hint = None
+    return _Builder.start(game, view, name, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
+
+
+class _Kept:
+    """The menu builders of the last few menus made in this process, by what they were made
+    of (:func:`menus_for`'s key: the game, the decision and the player's own view): a judge
+    writes a new version of a game file for every order it receives, and until the decision
+    is resolved every waiting player's menu is the same but for the view and the picture,
+    which are put in as the menu is encoded. Bounded by count and by the bytes the builders
+    spent (a cut menu's builder holds up to :data:`MAX_RATIO` times its room)."""
+
+    COUNT = 64
+    BYTES = 8 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self.builders: dict[tuple[Any, ...], _Builder] = {}
+
+    def get(self, key: tuple[Any, ...]) -> _Builder | None:
+        builder = self.builders.pop(key, None)
+        if builder is not None:
+            self.builders[key] = builder  # the most recent last
+        return builder
+
+    def keep(self, key: tuple[Any, ...], builder: _Builder) -> None:
+        self.builders.pop(key, None)
+        self.builders[key] = builder
+        spent = sum(b.spent for b in self.builders.values())
+        while len(self.builders) > self.COUNT or (spent > self.BYTES and len(self.builders) > 1):
+            oldest = next(iter(self.builders))
+            spent -= self.builders.pop(oldest).spent
+
+
+_KEPT = _Kept()
+
+
+def _fitted(game: Game, builder: _Builder | None, *, kind: str, view_text: str,
+            picture: Mapping[str, Any] | None = None) -> str | None:
     """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut
     to the most expansions that fit (the questions are asked of the game once, at most
     :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
@@ -313,7 +380,6 @@ def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: 
     courtesies: a menu that does not fit even cut to its first question is tried without the
     picture, then without the view too."""
     space = room(game, kind)
-    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
     if builder is None:
         return None
 
@@ -328,18 +394,18 @@ def _fitted(game: Game, view: State, player: str, *, game_id: str, decision_id: 
 
     budget = RATIO * space
     for _attempt in range(TRIES):
-        builder.expand(budget)
-        whole = encoded(len(builder.expanded))
+        count = builder.upto(budget)
+        whole = encoded(count)
         if whole is None:
             return None
         cost = sealed_cost(whole)
         if cost > space:
             break
-        if builder.whole or budget >= MAX_RATIO * space:
+        if builder.whole_at(count) or budget >= MAX_RATIO * space:
             return whole
         budget = min(max(budget * space * 9 // (cost * 10), budget * 5 // 4), MAX_RATIO * space)
     # too large whole: the most expansions that fit (a binary search; compressing is cheap)
-    fits, low, high = None, 1, len(builder.expanded) - 1
+    fits, low, high = None, 1, count - 1
     while low <= high:
         mid = (low + high) // 2
         text = encoded(mid)

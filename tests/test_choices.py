@@ -112,3 +112,31 @@ def test_every_menu_of_random_games_fits_its_room_and_only_long_action_turns_are
                     cut += 1
             state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
     assert seen >= 30 and cut <= seen // 10, (cut, seen)
+
+
+def test_a_menu_made_from_a_kept_builder_is_the_menu_made_anew():
+    """A judge writes a new version of the file for every order it receives, and keeps the menus'
+    builders of a decision between them (``choices._KEPT``): what it seals must be what a fresh
+    resolve would, though the kept builder was expanded further for a longer view before (the
+    cut of a long action turn depends on the room the view leaves)."""
+    game = find_game("koryo")
+    players = ["p1", "p2", "p3"]
+    state = game.setup(players, "kept-1")
+    rng = random.Random(7)
+    kinds = set()
+    while (decision := game.pending(state)) is not None:
+        public = game.public(state)
+        privates = {p: game.private(state, p) for p in players}
+        args = {"game_id": "koryo-0123456789", "game_public": public, "privates": privates}
+        long_views = {p: "x" * 3000 for p in decision.players}
+        for first, then in ((long_views, None), (None, long_views)):
+            choices._KEPT.builders.clear()
+            fresh = {p: choices.decode_menu(m) for p, m in choices.menus_for(game, state, views=then, **args).items()}
+            choices._KEPT.builders.clear()
+            choices.menus_for(game, state, views=first, **args)
+            assert len(choices._KEPT.builders) == len(decision.players)
+            kept = {p: choices.decode_menu(m) for p, m in choices.menus_for(game, state, views=then, **args).items()}
+            assert kept == fresh, decision
+        kinds.add((decision.kind, all(m["complete"] for m in fresh.values() if m)))
+        state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
+    assert {("orders", True), ("action", True), ("action", False)} <= kinds, kinds  # one cut at least

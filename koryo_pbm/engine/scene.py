@@ -7,10 +7,10 @@ imports it from here (never the other way round)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from koryo_pbm.values import Frozen
 
 #: The marks a card tile may carry, and what the legend says of each.
 MARKS: dict[str, str] = {
@@ -21,91 +21,131 @@ MARKS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Card:
+# Plain frozen value classes (:mod:`koryo_pbm.values`), not dataclasses: every resolve that
+# opens a decision draws the waiting players' pictures, and five dataclasses cost some 7 ms to
+# import (docs/speed.md). ``_defaults``: the fields with a default, left out by :func:`to_json`.
+
+
+class Card(Frozen):
     """One tile: ``count`` cards of one ``id``. ``back`` is a face-down pile (its id is
     ``"back"``): only its size is shown."""
 
+    _fields = ("id", "name", "rank", "count", "fill", "ink", "marks", "back", "note")
+    _defaults: ClassVar[dict[str, Any]] = {"rank": "", "count": 1, "fill": "#6b7280", "ink": "#ffffff",
+                                           "marks": (), "back": False, "note": ""}
     id: str
     name: str
-    rank: str = ""
-    count: int = 1
-    fill: str = "#6b7280"
-    ink: str = "#ffffff"
-    marks: tuple[str, ...] = ()
-    back: bool = False
-    note: str = ""  # a longer description (the tile's tooltip)
+    rank: str
+    count: int
+    fill: str
+    ink: str
+    marks: tuple[str, ...]
+    back: bool
+    note: str  # a longer description (the tile's tooltip)
 
-    def __post_init__(self) -> None:
-        unknown = [m for m in self.marks if m not in MARKS]
+    def __init__(self, id: str, name: str, rank: str = "", count: int = 1, fill: str = "#6b7280",
+                 ink: str = "#ffffff", marks: tuple[str, ...] = (), back: bool = False, note: str = "") -> None:
+        unknown = [m for m in marks if m not in MARKS]
         if unknown:
             raise ValueError(f"unknown card marks {unknown}")
+        for key, value in (("id", id), ("name", name), ("rank", rank), ("count", count), ("fill", fill),
+                           ("ink", ink), ("marks", marks), ("back", back), ("note", note)):
+            object.__setattr__(self, key, value)
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Frozen):
     """A labelled line of tiles: one zone (``table``, ``hand``, ``facedown``, ``beside``...)
     of one owner."""
 
+    _fields = ("label", "cards", "zone", "owner", "empty")
+    _defaults: ClassVar[dict[str, Any]] = {"owner": "", "empty": "none"}
     label: str
     cards: tuple[Card, ...]
     zone: str
-    owner: str = ""
-    empty: str = "none"
+    owner: str
+    empty: str
+
+    def __init__(self, label: str, cards: tuple[Card, ...], zone: str, owner: str = "", empty: str = "none") -> None:
+        for key, value in (("label", label), ("cards", cards), ("zone", zone), ("owner", owner), ("empty", empty)):
+            object.__setattr__(self, key, value)
 
 
-@dataclass(frozen=True)
-class Panel:
+class Panel(Frozen):
     """A box: a player, a galleon, the player's own hand. ``tone`` is ``""``, ``"turn"`` (whose
     turn it is), ``"secret"`` (hidden cards of the player the picture is for) or ``"dim"``."""
 
+    _fields = ("title", "key", "facts", "rows", "tone", "badge")
+    _defaults: ClassVar[dict[str, Any]] = {"key": "", "facts": (), "rows": (), "tone": "", "badge": ""}
     title: str
-    key: str = ""
-    facts: tuple[str, ...] = ()
-    rows: tuple[Row, ...] = ()
-    tone: str = ""
-    badge: str = ""
+    key: str
+    facts: tuple[str, ...]
+    rows: tuple[Row, ...]
+    tone: str
+    badge: str
+
+    def __init__(self, title: str, key: str = "", facts: tuple[str, ...] = (), rows: tuple[Row, ...] = (),
+                 tone: str = "", badge: str = "") -> None:
+        for k, value in (("title", title), ("key", key), ("facts", facts), ("rows", rows), ("tone", tone),
+                         ("badge", badge)):
+            object.__setattr__(self, k, value)
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(Frozen):
     """Panels shown together (side by side when the screen is wide), under an optional title."""
 
+    _fields = ("title", "panels", "key")
+    _defaults: ClassVar[dict[str, Any]] = {"key": ""}
     title: str
     panels: tuple[Panel, ...]
-    key: str = ""
+    key: str
+
+    def __init__(self, title: str, panels: tuple[Panel, ...], key: str = "") -> None:
+        for k, value in (("title", title), ("panels", panels), ("key", key)):
+            object.__setattr__(self, k, value)
 
 
-@dataclass(frozen=True)
-class Scene:
+class Scene(Frozen):
     """What a game draws of one view (``Game.picture``): ``groups`` of panels in order, and
     ``private`` panels with the hidden cards of the player the view is for (empty for a public
     view), shown first."""
 
+    _fields = ("headline", "facts", "turn", "groups", "private", "result", "legend")
+    _defaults: ClassVar[dict[str, Any]] = {"facts": (), "turn": "", "groups": (), "private": (), "result": "",
+                                           "legend": ()}
     headline: str
-    facts: tuple[str, ...] = ()
-    turn: str = ""
-    groups: tuple[Group, ...] = ()
-    private: tuple[Panel, ...] = ()
-    result: str = ""
-    legend: tuple[str, ...] = ()
+    facts: tuple[str, ...]
+    turn: str
+    groups: tuple[Group, ...]
+    private: tuple[Panel, ...]
+    result: str
+    legend: tuple[str, ...]
+
+    def __init__(self, headline: str, facts: tuple[str, ...] = (), turn: str = "", groups: tuple[Group, ...] = (),
+                 private: tuple[Panel, ...] = (), result: str = "", legend: tuple[str, ...] = ()) -> None:
+        for k, value in (("headline", headline), ("facts", facts), ("turn", turn), ("groups", groups),
+                         ("private", private), ("result", result), ("legend", legend)):
+            object.__setattr__(self, k, value)
+
+
+_CLASSES = (Card, Row, Panel, Group, Scene)
 
 
 def to_json(scene: Scene) -> dict[str, Any]:
     """``scene`` as plain JSON values for the player page (carried in a waiting player's menu,
-    :mod:`koryo_pbm.choices`): every dataclass a mapping of its fields, a field at its default
+    :mod:`koryo_pbm.choices`): every value a mapping of its fields, a field at its default
     left out (compact); :func:`from_json` reads it back."""
     return _plain(scene)
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, _CLASSES):
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if f.default is not dataclasses.MISSING and v == f.default:
+        defaults = value._defaults
+        for name in value._fields:
+            v = getattr(value, name)
+            if name in defaults and v == defaults[name]:
                 continue
-            out[f.name] = _plain(v)
+            out[name] = _plain(v)
         return out
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]

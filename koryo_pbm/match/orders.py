@@ -72,6 +72,43 @@ def _short_key(key: str) -> str:
     return _dump_key(key)
 
 
+def _plain(value: Any, depth: int) -> bool:
+    """Whether ``value`` is one :func:`_inline` writes so that ``tomllib`` reads back the very
+    same value: a string or key whose written form was read back once (:func:`_text_ok`), a
+    64-bit integer, a boolean, a list or ``dict`` of such (not a tuple: it reads back as a
+    list), at most 32 deep."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= 64 and _text_ok(value)
+    if kind is int:
+        return -(1 << 63) <= value < 1 << 63
+    if kind is bool:
+        return True
+    if depth >= 32:
+        return False
+    if kind is list:
+        return all(_plain(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and len(k) <= 64 and _key_ok(k) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _text_ok(value: str) -> bool:
+    try:
+        return tomllib.loads(f"v = {_text(value)}") == {"v": value}
+    except (TypeError, ValueError, tomllib.TOMLDecodeError):
+        return False
+
+
+@lru_cache(maxsize=1024)
+def _key_ok(key: str) -> bool:
+    try:
+        return tomllib.loads(f"{_short_key(key)} = 0") == {key: 0}
+    except (TypeError, ValueError, tomllib.TOMLDecodeError):
+        return False
+
+
 def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:
     """The orders as ``submit`` seals them: ``game``, ``decision`` and the order, one line per
     key, lists and tables inline, no comments, no spacing of the player's: every legal order of
@@ -81,7 +118,9 @@ def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> st
     table = {"game": game_id, "decision": decision, **body}
     try:
         text = "".join(f"{_key(k)} = {_inline(v)}\n" for k, v in table.items())
-        if tomllib.loads(text) == table:
+        # plain values (checked strings and keys, integers, booleans, lists and dicts of them)
+        # read back as written by construction: the check by reading it back is for the rest
+        if _plain(table, 0) or tomllib.loads(text) == table:
             return text
     except (TypeError, ValueError, tomllib.TOMLDecodeError, RecursionError):
         pass

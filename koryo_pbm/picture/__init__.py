@@ -83,8 +83,6 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
 def _with_breakdown(scene: Scene, game: Game, view: Mapping[str, Any]) -> Scene:
     """At the end of a game, the score breakdown (``Game.score_breakdown``) as a group of
     panels under the table: one panel a player (a side of teammates once), a row a part."""
-    import dataclasses
-
     from koryo_pbm.history import breakdown_sides
 
     rows = game.score_breakdown(view)
@@ -98,7 +96,7 @@ def _with_breakdown(scene: Scene, game: Game, view: Mapping[str, Any]) -> Scene:
     if notes:
         panels.append(Panel(title="notes", key="breakdown-notes", facts=notes))
     group = Group("Score breakdown", tuple(panels), "breakdown")
-    return dataclasses.replace(scene, groups=(*scene.groups, group))
+    return scene.replace(groups=(*scene.groups, group))
 
 
 def public_picture(doc: GameDoc, *, fmt: str = "html") -> str:
