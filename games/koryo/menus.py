@@ -10,6 +10,7 @@ then the card it is swapped with), so that no menu lists a hundred swaps.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -91,9 +92,35 @@ def _owed(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> tuple[bool, int
     return revealed, nb, nl
 
 
+class _Finished(threading.local):
+    """What :func:`_finish` found for one state and player, by the steps asked: a menu is built
+    question by question, each asking again what its path and its options lead to (four times
+    in five the same question). The state is known by its identity (it is held here, so no other
+    state can take its place): a state is never changed once made (see ``KoryoState.decision``)."""
+
+    state: KoryoState | None = None
+    key: Any = None
+    turns: dict[str, list[dict[str, Any]] | None] = {}  # noqa: RUF012 (set per thread before use)
+
+
+_FINISHED = _Finished()
+
+
 def _finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The shortest legal turn that begins with ``steps``: nothing added, or the reveal and
-    declines of the events still owed; None if none is legal."""
+    declines of the events still owed; None if none is legal (found once per state, player
+    and steps: :class:`_Finished`)."""
+    memo = _FINISHED
+    if memo.state is not s or memo.key != (game, player):
+        memo.state, memo.key, memo.turns = s, (game, player), {}
+    asked = repr(steps)
+    if asked not in memo.turns:
+        memo.turns[asked] = _find_finish(game, s, player, steps)
+    turn = memo.turns[asked]
+    return None if turn is None else list(turn)
+
+
+def _find_finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     p = s.players.index(player)
     revealed, nb, nl = _owed(s, p, steps)
     head = steps if revealed else [*steps, {"do": "reveal"}]
