@@ -116,8 +116,9 @@ def test_the_vectors_hold_for_the_python_code():
         assert G.player_copy(g["file"].encode()).decode() == g["copy"]
         assert G.file_identity(g["file"].encode()) == G.file_identity(g["copy"].encode()) == g["identity"]
         assert G.open_part(G.decode(g["copy"].encode()), g["seat"], me) == g["part"]
-    for g in v["old_games"]:
-        assert G.decode(g["file"].encode()).replay is not None and G.file_identity(g["file"].encode()) == g["identity"]
+    for old in v["old_games"]:
+        assert G.decode(old["file"].encode()).replay is not None
+        assert G.file_identity(old["file"].encode()) == old["identity"]
     assert choices.decode_menu(v["menu_bomb"]) is None  # inflates beyond the limit: refused
     assert choices.decode_menu(g["part"]["menu"][:40]) is None and choices.decode_menu(7) is None
 
