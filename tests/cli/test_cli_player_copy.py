@@ -36,7 +36,9 @@ def test_a_player_copy_is_shown_played_submitted_and_resolved_from_and_resolve_r
             # it): the copy is the same file, not a second one of the version
             shown = cli.ok("show", mine, "--as", p, "--json").json
             assert shown["version"] == status["version"] and shown["hand"]
-            assert "player copy" in cli.ok("inspect", mine, "--as", p).out
+            assert "this is a player copy" in cli.ok("inspect", mine, "--as", p).out
+            seen = cli.ok("inspect", mine, "--as", "mod", "--json").json  # the moderator's key opens nothing here
+            assert seen["player_copy"] is True and seen["opened"] == [] and "moderator" not in seen["not_opened"]
             envelope = mine / "orders.txt"  # to paste into the reply
             if step == 0:
                 orders = cli.cwd / f"{p}.toml"
