@@ -6,8 +6,9 @@ read and say what it returns; nothing here prints.
 Per game, ``$KORYO_PBM_HOME/seen/<game_id>.toml`` holds the moderator's key fingerprint, the
 date it was first seen, and the latest version seen with the head of its history (the hash of
 its last log entry), the length of its log, the decision it waited for and the digest of the
-file; ``$KORYO_PBM_HOME/pinned/<game_id>.toml`` is a copy of that file, byte for byte as the
-moderator signed it (line endings as signed). A game file read later is one of:
+file (of its player copy: the whole file and the copy the judge mails are one file);
+``$KORYO_PBM_HOME/pinned/<game_id>.toml`` is a copy of that file, byte for byte as read (line
+endings as signed). A game file read later is one of:
 
 * **the same file** (or the same file with CRLF line endings): nothing to say;
 * **a newer version that extends the history seen** (the pinned head at its place): pinned;
@@ -68,11 +69,10 @@ def short(h: str) -> str:
 
 
 def file_digest(data: bytes | None) -> str | None:
-    """SHA-256 of a game file's signed bytes, line endings as signed (a copy whose line endings
-    a mail client turned into CRLF is the same file)."""
-    from koryo_pbm.crypto.keys import sha256_hex
-
-    return None if data is None else "sha256:" + sha256_hex(as_signed(data))
+    """The identity of a game file's version (:func:`~koryo_pbm.store.gamefile.file_identity`):
+    SHA-256 of its player copy, line endings as signed (a copy whose line endings a mail client
+    turned into CRLF is the same file, and so is the whole file the moderator keeps)."""
+    return None if data is None else gamefile.file_identity(data)
 
 
 def as_signed(data: bytes) -> bytes:

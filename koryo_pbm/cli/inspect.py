@@ -32,7 +32,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     (exit status 0)."""
     from koryo_pbm import match
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import MODERATOR_PART, open_every_part
+    from koryo_pbm.store.gamefile import MODERATOR_PART, is_player_copy, open_every_part
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
@@ -45,6 +45,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         holders.setdefault(key.fingerprint(), []).append(seat)
     roles = holders.get(mine, [])
     opened, closed = open_every_part(doc, identity)
+    copy = is_player_copy(doc)  # the moderator's part is there as its digest alone: nothing to open
+    parts = len(doc.sealed) - (1 if copy else 0)
     for p in opened:  # a sealed menu is kept deflated (koryo_pbm.choices): shown inflated
         if isinstance(p.data.get("menu"), str):
             from koryo_pbm.choices import decode_menu
@@ -66,17 +68,19 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
             "key": {"name": raw_who, "fingerprint": mine, "holds": roles},
             "opened": [{"part": p.name, "recipient": p.recipient, "recipient_holds": _holds(holders, p.recipient),
                         "labelled_yours": p.labelled_mine, "data": p.data} for p in opened],
-            "not_opened": closed,
+            "not_opened": closed, "player_copy": copy,
         })
         return
     click.echo(f"game {doc.game_id} ({doc.game}), version {doc.version}, signed by moderator "
                f"{doc.moderator.fingerprint()}")
     click.echo(f"the key of {who} ({mine}): {_describe_roles(doc, roles)}")
+    if copy:
+        click.echo("this is a player copy: the moderator's part is in it only as its digest")
     if not opened:
         click.echo(f"nothing in this file opens with {who}'s key: its {_count(len(closed), 'sealed part')} "
                    f"({others or 'none'}) are sealed to other keys")
         return
-    click.echo(f"it opens {len(opened)} of the file's {_count(len(doc.sealed), 'sealed part')}"
+    click.echo(f"it opens {len(opened)} of the file's {_count(parts, 'sealed part')}"
                + (f"; sealed to other keys: {others}" if closed else ""))
     for p in opened:
         to = _key_of(_holds(holders, p.recipient))

@@ -17,6 +17,7 @@ from koryo_pbm.judge.messages import (
     _commands,
     _status_lines,
     _wrap,
+    game_attachment,
     player_page_attachment,
     report,
     subject_tag,
@@ -140,7 +141,7 @@ def command_resend(mail: ParsedMail, to: str, info: GameInfo, player: str, game_
     if info.decision is not None and player in waiting(info):
         body += "\n" + "\n".join(["What to do now:", "", *_commands(info, player, route="mail"), ""])
     return _reply(mail, to, info.tag, f"resend: game.toml version {info.version}", body, key=key,
-                  attachments=(("game.toml", game_file),))
+                  attachments=(game_attachment(game_file),))
 
 
 def command_history(mail: ParsedMail, to: str, info: GameInfo, lines: Sequence[str], *, key: str) -> Outgoing:
@@ -222,4 +223,4 @@ def light_state_mail(info: GameInfo, player: str, to: str, since_version: int, g
         body += "\n" + _wrap(f"No game file is attached: you have nothing to do now. For the current one, mail the "
                              f"judge \"resend\" with {subject_tag(info.tag)} in the subject.") + "\n"
     return Outgoing(key=key, to=to, subject=decision_subject(info, player), body=body + "\n" + SIGNATURE,
-                    attachments=(("game.toml", game_file),) if full else ())
+                    attachments=(game_attachment(game_file),) if full else ())

@@ -223,7 +223,7 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
             lines.append("")
     body = "\n".join(lines).rstrip("\n") + "\n\n" + SIGNATURE
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    attach = (("game.toml", game_file),) if game_file and elsewhere and player is not None else ()
+    attach = (game_attachment(game_file),) if game_file and elsewhere and player is not None else ()
     return Outgoing(key=key, to=to, subject=_reply_subject(tag, mail.subject, _answer_what(outcomes, info)), body=body,
                     in_reply_to=mail.message_id, references=refs, attachments=attach)
 
@@ -285,7 +285,7 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
     return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
                     in_reply_to=mail.message_id, references=refs,
-                    attachments=(("game.toml", game_file), *player_page_attachment()) if game_file else ())
+                    attachments=(game_attachment(game_file), *player_page_attachment()) if game_file else ())
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -457,6 +457,15 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
 PLAYER_PAGE_NAME = "koryo-pbm-player-page.html"
 
 
+def game_attachment(game_file: bytes) -> tuple[str, bytes]:
+    """The game file as players get it: its player copy (``game.toml``), without the moderator's
+    sealed part, which no player can open (its digest stands for it: the same signature, the
+    same version; see :func:`koryo_pbm.store.gamefile.player_copy`)."""
+    from koryo_pbm.store.gamefile import player_copy
+
+    return ("game.toml", player_copy(game_file))
+
+
 def player_page_attachment() -> tuple[tuple[str, bytes], ...]:
     """The player page of this release, as an attachment (the same bytes for every game)."""
     from koryo_pbm.assets import player_page
@@ -468,7 +477,7 @@ def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_fi
     """The mail to ``player`` after the game starts or moves on, with ``game.toml`` attached."""
     body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
     return Outgoing(key=key, to=to, subject=state_subject(info, player), body=body,
-                    attachments=(("game.toml", game_file),))
+                    attachments=(game_attachment(game_file),))
 
 
 def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,
@@ -494,7 +503,7 @@ def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, 
     subject = (f"{subject_tag(info.tag)} reminder: the game waits for your orders for {d.get('id')}" if overdue
                else f"{subject_tag(info.tag)} reminder: your orders for {d.get('id')} are due {deadline}")
     return Outgoing(key=key, to=to, subject=subject, body="\n".join(lines),
-                    attachments=(("game.toml", game_file),) if game_file else ())
+                    attachments=(game_attachment(game_file),) if game_file else ())
 
 
 def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], deadline: str, next_step: str,
@@ -519,4 +528,4 @@ def late_notice(info: GameInfo, player: str, to: str, *, late: Sequence[str], de
         lines += ["Your orders are still taken until the game moves on:", "", *_commands(info, player, route="mail"), ""]
     lines.append(SIGNATURE)
     return Outgoing(key=key, to=to, subject=f"{subject_tag(info.tag)} deadline passed: {waiting_words(late)}",
-                    body="\n".join(lines), attachments=(("game.toml", game_file),) if game_file and you else ())
+                    body="\n".join(lines), attachments=(game_attachment(game_file),) if game_file and you else ())

@@ -1,9 +1,10 @@
 """The game file: one signed TOML document per game (``DIR/game.toml``); it knows no game.
 
 Layout (fixed key order; the moderator's Ed25519 signature, context ``game-file``, covers the
-exact bytes of everything before the last line, which is ``signature = "<base64>"``)::
+exact bytes of everything before the last line, which is ``signature = "<base64>"``, in their
+*digested form*: see "Player copies" below)::
 
-    format = "koryo-pbm-game/v3"       # the first line, always (v2: see below)
+    format = "koryo-pbm-game/v4"       # the first line, always (v3, v2: see below)
     game_id = "..."
     game = "koryo"
     version = 12                       # state number, +1 at every write (set by the caller)
@@ -32,20 +33,32 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
                                        #   envelope's digest, as the log counts it (v2: the whole
                                        #   armoured envelope in place of answers..digest)
     [sealed.NAME]                      # recipient (fingerprint), data (base64 HPKE blob, written
-                                       #   as a literal string: 'AbC...')
+                                       #   as a literal string: 'AbC...'); the moderator's part
+                                       #   last, and in a player copy: recipient, digest
     signature = "<base64>"
+
+Player copies (v4, issue 18). The moderator's part (the whole state, and every counted order kept
+for the end-of-game replay) is most of a file late in a game, and no player can open it. The
+signature covers the *digested form* of the file: the same bytes, but for the moderator's part
+(the last table) whose ``data = '...'`` line is ``digest = "sha256:<hex>"``, the SHA-256 of that
+base64 text (:func:`part_digest`). So the whole file and its *player copy*, the digested form with
+the signature line (:func:`player_copy`), verify with the same signature, and are the same version
+to a player (:func:`file_identity`). The judge mails players the player copy; the moderator's
+commands refuse it in one line (:func:`player_copy_refusal`).
 
 Reading checks the signature before parsing: the plain lines before the first table (the
 *header*, at most 64 KiB) are parsed alone for the moderator's key, the signature over the body
 is verified with it, and only then is the whole body parsed; a forged 16 MB file costs a hash.
 
-Format v3 (issue 19) is format v2 with smaller published orders: v2 published each signed order
-as the player's whole sealed envelope (some 2 KB, its padded ciphertext included, which nobody
-but the moderator can open); v3 publishes what ``verify`` checks, the orders and the header the
-player signed with them. A finished v2 file is read (and written) as v2; every other file this
-koryo-pbm writes is v3.
+Format v4 is format v3 with the signature over the digested form (v3's covers the bytes as they
+are: a v3 file has no player copy). Format v3 (issue 19) is format v2 with smaller published
+orders: v2 published each signed order as the player's whole sealed envelope (some 2 KB, its
+padded ciphertext included, which nobody but the moderator can open); v3 publishes what
+``verify`` checks, the orders and the header the player signed with them. A finished v2 file is
+read (and written) as v2; a v3 file is read, and its next version written as v4; every other
+file this koryo-pbm writes is v4.
 
-Rule for unknown fields: format v3 has exactly these top-level keys (``decision`` while the game
+Rule for unknown fields: format v4 has exactly these top-level keys (``decision`` while the game
 goes on; ``seed``, ``salt`` and ``replay`` once it is over, never with ``decision``;
 ``contributions`` only for a joined game once dealt; ``service``
 optional), and the ``decision``, ``log`` entries,
@@ -84,12 +97,17 @@ from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedErro
 from koryo_pbm.printable import printable
 from koryo_pbm.values import Frozen, Value
 
-FORMAT = "koryo-pbm-game/v3"
+FORMAT = "koryo-pbm-game/v4"
 FIRST_LINE = f'format = "{FORMAT}"\n'
-# v2: the same but for ``replay.orders``, where each signed order is the player's whole sealed
+# v3: the same but for the signature, which covers the file's bytes as they are (the moderator's
+# part included), so that no copy without that part verifies (written until issue 18's player
+# copies; read still)
+FORMAT_V3 = "koryo-pbm-game/v3"
+# v2: as v3 but for ``replay.orders``, where each signed order is the player's whole sealed
 # envelope (written until issue 19; read still, and written again for such a finished game).
 FORMAT_V2 = "koryo-pbm-game/v2"
-READ_FORMATS = (FORMAT, FORMAT_V2)
+READ_FORMATS = (FORMAT, FORMAT_V3, FORMAT_V2)
+READS = f"{FORMAT}, {FORMAT_V3} and {FORMAT_V2}"
 SIGN_CONTEXT = "game-file"
 PART_INFO_PREFIX = b"koryo-pbm game part v1\x00"
 MODERATOR_PART = "moderator"
@@ -112,6 +130,7 @@ REPLAY_BOT_ORDER_KEYS = ("decision", "player", "bot", "orders")  # one the moder
 DECISION_KEYS = ("id", "kind", "waiting_for", "received", "deadline")
 LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
 PART_KEYS = ("recipient", "data")
+DIGEST_PART_KEYS = ("recipient", "digest")  # the moderator's part in a player copy (v4)
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 _HASH = re.compile(r"sha256:[0-9a-f]{64}")
@@ -441,6 +460,8 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     part = doc.sealed.get(name)
     if part is None:
         raise FormatError(f"game {doc.game_id} has no sealed part {name!r}")
+    if "data" not in part and "digest" in part:
+        raise FormatError(player_copy_refusal(doc))
     mine = identity.public.fingerprint()
     if part.get("recipient") != mine:
         raise NotForYou(
@@ -505,6 +526,8 @@ def open_every_part(doc: GameDoc, identity: Identity) -> tuple[list[OpenedPart],
     opened: list[OpenedPart] = []
     closed: list[str] = []
     for name, part in doc.sealed.items():
+        if "data" not in part and "digest" in part:
+            continue  # a player copy keeps the moderator's part as its digest: nothing to open
         label = str(part.get("recipient"))
         blob = _b64(part.get("data"), f"sealed part {name!r}")
         what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
@@ -660,15 +683,20 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"{where} is not a player of this game nor the moderator")
         if not isinstance(part, dict):
             raise FormatError(f"{where} must be a table")
-        _exact_keys(part, PART_KEYS, where)
+        if name == MODERATOR_PART and "digest" in part:  # a player copy (v4): the part's digest alone
+            _exact_keys(part, DIGEST_PART_KEYS, where)
+            if not isinstance(part["digest"], str) or not _HASH.fullmatch(part["digest"]):
+                raise FormatError(f"{where}: 'digest' must be 'sha256:' and 64 hex digits")
+        else:
+            _exact_keys(part, PART_KEYS, where)
         if part["recipient"] != owner.fingerprint():
             raise FormatError(f"{where} is sealed to {str(part['recipient'])[:20]!r}, not to the key of {name!r}")
-        if not _b64(part["data"], where):
+        if "data" in part and not _b64(part["data"], where):
             raise FormatError(f"{where}: data is empty")
 
 
 def file_format(doc: GameDoc) -> str:
-    """The format ``doc`` is written in: v3, or v2 for a game finished before v3 (its published
+    """The format ``doc`` is written in: v4, or v2 for a game finished before v3 (its published
     orders are whole envelopes)."""
     orders = doc.replay.get("orders") if isinstance(doc.replay, dict) else None
     if isinstance(orders, list) and any(isinstance(o, dict) and "envelope" in o for o in orders):
@@ -704,6 +732,96 @@ def _check_replay(replay: Any, players: Mapping[str, Any], version: str = FORMAT
             raise FormatError(f"{where}: {item['player'][:40]!r} is not a player of this game")
 
 
+# --- the player copy (v4) ------------------------------------------------------------------------
+
+# The moderator's part, the last table of a v4 file: its lines in a whole file, and in a player copy.
+_MODERATOR_TABLE = f"\n[sealed.{MODERATOR_PART}]\n".encode("ascii")
+_MODERATOR_DATA = re.compile(rb'recipient = "[0-9a-f]{16}"\ndata = ([\'"])([A-Za-z0-9+/]*={0,2})\1\n')
+_V4_FIRST_LINE = FIRST_LINE.encode("ascii")
+
+
+def part_digest(data: str | bytes) -> str:
+    """What stands for a sealed part in a player copy: ``sha256:`` and the SHA-256 of its ``data``
+    (the base64 text, as the file writes it)."""
+    raw = data.encode("ascii") if isinstance(data, str) else data
+    return "sha256:" + sha256_hex(raw)
+
+
+def _digested(body: bytes) -> tuple[bytes, bytes | None]:
+    """``(the digested form, the moderator's data)`` of a v4 file's signed body: when its last
+    lines are the moderator's part with its ``data``, the same body with that line swapped for
+    ``digest = "sha256:..."`` (:func:`part_digest`) and that data; else ``(body, None)``. The data
+    is base64 in a literal string (as koryo-pbm writes it) or a basic one (as any TOML writer can)."""
+    at = body.rfind(_MODERATOR_TABLE)
+    if at < 0:
+        return body, None
+    m = _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
+    if m is None:
+        return body, None
+    line = m.start(1) - len(b"data = ")
+    return body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+
+
+def signed_message(body: bytes) -> bytes:
+    """What the moderator's signature of a game file covers, given the file's body (every byte
+    before its signature line): from format v4 on, the *digested form* of the body, the
+    moderator's part (the last table) with its data replaced by its digest, so that the whole
+    file and its player copy (:func:`player_copy`) verify with one signature; before v4, the
+    body as it is."""
+    return _digested(body)[0] if body.startswith(_V4_FIRST_LINE) else body
+
+
+def player_copy(data: bytes) -> bytes:
+    """The player copy of the game file ``data``: the file with the moderator's part (which no
+    player can open, and which holds every counted order until the end: most of a file late in a
+    game) replaced by its digest, and the same signature line. What the judge mails players;
+    every player command reads it as the file, and only the moderator's commands need the whole
+    file. A file of an earlier format, or already a player copy, is returned as it is."""
+    if not data.startswith(_V4_FIRST_LINE) or b"\r" in data or not data.endswith(b"\n"):
+        return data
+    cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+    return _digested(data[:cut])[0] + data[cut:]
+
+
+def file_identity(data: bytes) -> str:
+    """The identity of a game file's version as players pin it: ``sha256:`` and the SHA-256 of its
+    player copy, line endings as signed. A whole file and its player copy are the same file; a
+    file of an earlier format is the SHA-256 of its bytes, as before v4."""
+    return "sha256:" + sha256_hex(player_copy(data.replace(b"\r\n", b"\n")))
+
+
+def is_player_copy(doc: GameDoc) -> bool:
+    """Whether ``doc`` was read from a player copy (its moderator's part is a digest alone)."""
+    part = doc.sealed.get(MODERATOR_PART)
+    return isinstance(part, dict) and "digest" in part and "data" not in part
+
+
+def player_copy_refusal(doc: GameDoc) -> str:
+    """Why a moderator's command cannot use a player copy, in one line."""
+    return (f"this game file is a player copy of game {doc.game_id} (version {doc.version}): it holds the "
+            "moderator's part only as its digest; the moderator's commands need the whole file, the one in "
+            "the game's folder that the judge or the moderator keeps")
+
+
+def _check_moderator_part(top: Mapping[str, Any], body: bytes) -> None:
+    """The moderator's part of a file agrees with its format: in v4, whole only as the file's last
+    table (how the signature covers it) or a digest alone (a player copy); before v4, whole."""
+    sealed = top.get("sealed")
+    part = sealed.get(MODERATOR_PART) if isinstance(sealed, dict) else None
+    if not isinstance(part, dict):
+        return  # none, or not a table: the validation says so
+    if top.get("format") != FORMAT:
+        if "digest" in part:
+            raise FormatError(f"format {top.get('format')} has no player copies: the moderator's part must hold "
+                              "its data")
+        return
+    if "data" in part:
+        data = _digested(body)[1]
+        if data is None or part["data"] != data.decode("ascii"):
+            raise FormatError(f"the moderator's part must be the last table of a {FORMAT} file, written as "
+                              "recipient and data")
+
+
 # --- encode / decode ---------------------------------------------------------------------------
 
 
@@ -731,7 +849,10 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
     top["log"] = [{k: e[k] for k in LOG_KEYS} for e in doc.log]
     if doc.replay is not None:
         top["replay"] = _plain(doc.replay, "replay")
-    top["sealed"] = {name: {k: part[k] for k in PART_KEYS} for name, part in doc.sealed.items()}
+    # the moderator's part last: a player copy is the file with that part's last line swapped
+    # for its digest (see signed_message)
+    names = [n for n in doc.sealed if n != MODERATOR_PART] + [n for n in doc.sealed if n == MODERATOR_PART]
+    top["sealed"] = {name: {k: doc.sealed[name][k] for k in PART_KEYS} for name in names}
     return top
 
 
@@ -744,6 +865,8 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
             f"key {moderator.name!r} ({moderator.public.fingerprint()}) is not the moderator of game "
             f"{doc.game_id} (moderator key {doc.moderator.fingerprint()})"
         )
+    if is_player_copy(doc):
+        raise FormatError(player_copy_refusal(doc))
     _validate(doc)
     verify_log(doc)
     top = _to_toml(doc)
@@ -785,7 +908,7 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     body = text.encode("utf-8")
     first = top["format"]
     assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
-    signature = sign(moderator, SIGN_CONTEXT, body)
+    signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
     return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
 
 
@@ -839,9 +962,9 @@ def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
             which = first[len('format = "'):].rstrip('"')
             if which == "koryo-pbm-game/v1":
                 raise FormatError(f"{source} has format koryo-pbm-game/v1 (made before the fair deal); this "
-                                  f"koryo-pbm reads {FORMAT} and {FORMAT_V2} only: finish that game with the "
+                                  f"koryo-pbm reads {READS} only: finish that game with the "
                                   "koryo-pbm that began it")
-            raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {FORMAT} and {FORMAT_V2}; "
+            raise FormatError(f"{source} has an unsupported format (this koryo-pbm reads {READS}; "
                               "a later format needs a later koryo-pbm)")
         raise FormatError(f"{source} is not a koryo-pbm game file (its first line must be {FIRST_LINE.strip()})")
     if not data.endswith(b"\n"):
@@ -888,7 +1011,7 @@ def _check_signed(body: bytes, signature: bytes, header: Header, source: str,
             f"{source} is signed by a different moderator key ({header.moderator.fingerprint()}, "
             f"expected {expected_moderator.fingerprint()})"
         )
-    verify(header.moderator, SIGN_CONTEXT, body, signature,
+    verify(header.moderator, SIGN_CONTEXT, signed_message(body), signature,
            what=f"the signature of {source} does not verify: it was changed after the moderator signed it")
 
 
@@ -933,6 +1056,7 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
         doc = _from_toml(top, moderator)
         _validate(doc)
         verify_log(doc)
+        _check_moderator_part(top, body)
     except KoryoPbmError as exc:
         raise type(exc)(f"{source}: {exc}") from None
     except RecursionError:  # only a signed file can get here: the moderator's program is broken
@@ -958,7 +1082,7 @@ def _decode_crlf(data: bytes, expected_moderator: PublicIdentity | None, source:
 def _from_toml(top: dict[str, Any], moderator: PublicIdentity) -> GameDoc:
     _exact_keys(top, TOP_KEYS, "the game file", optional=OPTIONAL_KEYS)
     if top["format"] not in READ_FORMATS:
-        raise FormatError(f"unsupported format (this koryo-pbm reads {FORMAT} and {FORMAT_V2})")
+        raise FormatError(f"unsupported format (this koryo-pbm reads {READS})")
     players = top["players"]
     if not isinstance(players, dict):
         raise FormatError("'players' must be a table")

@@ -22,9 +22,9 @@ export const SCRYPT = { n: 131072, r: 8, p: 1 };
 const SCRYPT_BOUNDS = { n: [1024, 262144], r: [1, 8], p: [1, 4] };
 const V2_INFO = "koryo-pbm secret key v2\x00";
 export const DOMAIN = "koryo-pbm/v1\x00";
-export const GAME_FORMAT = "koryo-pbm-game/v3";
-/** The game file formats this page reads: v3, and v2 (a finished v2 game, or one a moderator has not resolved since). */
-export const GAME_FORMATS = ["koryo-pbm-game/v3", "koryo-pbm-game/v2"];
+export const GAME_FORMAT = "koryo-pbm-game/v4";
+/** The game file formats this page reads: v4, and v3 and v2 (a finished game, or one a moderator has not resolved since). */
+export const GAME_FORMATS = ["koryo-pbm-game/v4", "koryo-pbm-game/v3", "koryo-pbm-game/v2"];
 export const PART_INFO_PREFIX = "koryo-pbm game part v1\x00";
 export const SEAL_INFO_PREFIX = "koryo-pbm envelope v1\x00";
 export const ENVELOPE_FORMAT = "koryo-pbm-envelope/v2";
@@ -238,7 +238,27 @@ function entryHash(entry) {
   return "sha256:" + sha256hex(utf8(canonicalJson(body)));
 }
 
-/** Read and check a game file's bytes: the moderator's signature (before parsing), the TOML, the log's hash chain. */
+// The moderator's part, the last table of a v4 file, whose data a player copy holds as its digest.
+const MODERATOR_TABLE = "\n[sealed.moderator]\n";
+const MODERATOR_DATA = /^recipient = "[0-9a-f]{16}"\ndata = (['"])([A-Za-z0-9+/]*={0,2})\1\n$/;
+
+/** What the moderator's signature covers (gamefile.signed_message), given the text before the signature
+ * line: from v4 on, its digested form (the moderator's part's data line swapped for its SHA-256), so that
+ * the whole file and the player copy the judge mails verify alike; before v4, the text as it is. */
+export function signedText(bodyText) {
+  if (!bodyText.startsWith(`format = "${GAME_FORMAT}"\n`)) return bodyText;
+  const at = bodyText.lastIndexOf(MODERATOR_TABLE);
+  if (at < 0) return bodyText;
+  const tail = bodyText.slice(at + MODERATOR_TABLE.length);
+  const m = MODERATOR_DATA.exec(tail);
+  if (!m) return bodyText;
+  const line = at + MODERATOR_TABLE.length + tail.indexOf("\ndata = ") + 1;
+  return bodyText.slice(0, line) + `digest = "sha256:${sha256hex(utf8(m[2]))}"\n`;
+}
+
+/** Read and check a game file's bytes (the whole file or its player copy): the moderator's signature (before
+ * parsing), the TOML, the log's hash chain. ``digest``: the file's identity as pinned (gamefile.file_identity,
+ * the SHA-256 of its player copy: the whole file and its copy are one version). */
 export function readGame(bytesIn) {
   let bytes = bytesIn;
   if (!bytes || bytes.length === 0) throw new PageError("the game file is empty: choose the game.toml attached to the moderator's mail");
@@ -254,7 +274,7 @@ export function readGame(bytesIn) {
   });
   if (!known) {
     if (text(bytes.slice(0, 40), "the game file").startsWith('format = "koryo-pbm-game/')) {
-      throw new PageError("this game file has another format than this page reads (koryo-pbm-game/v3 and v2): get the player page of the koryo-pbm your moderator uses");
+      throw new PageError("this game file has another format than this page reads (koryo-pbm-game/v4, v3 and v2): get the player page of the koryo-pbm your moderator uses");
     }
     throw new PageError("this is not a koryo-pbm game file (choose the game.toml attached to the moderator's mail)");
   }
@@ -272,7 +292,8 @@ export function readGame(bytesIn) {
   let top;
   try { top = parseToml(bodyText.slice(0, headerEnd + 1)); } catch { throw new PageError("the game file has a malformed header"); }
   const moderator = parsePublic(top.moderator ?? "");
-  if (!verify(moderator.ed, "game-file", body, signature)) {
+  const signed = utf8(signedText(bodyText));
+  if (!verify(moderator.ed, "game-file", signed, signature)) {
     throw new PageError("the moderator's signature of this game file does not verify: it was changed after the moderator signed it (or it is a forgery)");
   }
   try { top = parseToml(bodyText); } catch (e) { throw new PageError("the game file is not valid TOML"); }
@@ -285,7 +306,7 @@ export function readGame(bytesIn) {
   });
   const players = {};
   for (const [name, line] of Object.entries(top.players ?? {})) players[name] = parsePublic(line);
-  return { top, moderator, players, digest: sha256hex(bytes) };
+  return { top, moderator, players, digest: sha256hex(concat(signed, bytes.slice(cut + 1))) };
 }
 
 /** The head of the game's history (gamefile.head): the hash of the last log entry, or of what the game started as. */

@@ -81,6 +81,31 @@ test("game files: signature, hash chain, head of the history, the player's part 
     assert.throws(() => core.readGame(utf8(broken)), /does not verify/);
     const crlf = g.file.replace(/\n/g, "\r\n");
     assert.equal(core.readGame(utf8(crlf)).top.version, g.version);
+    assert.equal("sha256:" + game.digest, g.identity);
+  }
+});
+
+test("a player copy (the moderator's part as its digest): the same signature, the same file; changed, refused", async () => {
+  for (const g of V.games) {
+    assert.ok(g.copy.length < g.file.length && g.copy.includes('\n[sealed.moderator]\nrecipient = "'));
+    const game = core.readGame(utf8(g.copy));
+    assert.equal("sha256:" + game.digest, g.identity);
+    assert.equal(core.historyHead(game), g.head);
+    const { seat, data } = await core.openPart(game, core.parseKeyFile(g.key));
+    assert.equal(seat, g.seat);
+    assert.deepEqual(data, g.part);
+    const digest = /digest = "sha256:([0-9a-f]{64})"/.exec(g.copy)[1];
+    const other = g.copy.replace(digest, [...digest].reverse().join(""));
+    assert.throws(() => core.readGame(utf8(other)), /does not verify/);
+  }
+});
+
+test("a game finished in format v3 (signed over its bytes as they are) is read, its own identity", () => {
+  for (const g of V.old_games) {
+    const game = core.readGame(utf8(g.file));
+    assert.equal(game.top.format, "koryo-pbm-game/v3");
+    assert.equal("sha256:" + game.digest, g.identity);
+    assert.throws(() => core.readGame(utf8(g.file.replace("version = ", "version = 1"))), /does not verify/);
   }
 });
 

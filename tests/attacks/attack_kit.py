@@ -237,7 +237,8 @@ def identity(world_or_arena, name: str):
 
 
 def body_of(game_file: bytes) -> bytes:
-    """Everything a game file's signature covers (all but its last line)."""
+    """Everything before a game file's signature line (what the signature covers; from v4 on, in
+    its digested form: ``gamefile.signed_message``)."""
     cut = game_file.rfind(b"\n", 0, len(game_file) - 1) + 1
     return game_file[:cut]
 
@@ -247,9 +248,9 @@ def sign_game(body: bytes, signer) -> bytes:
     import base64
 
     from koryo_pbm.crypto.sign import sign
-    from koryo_pbm.store.gamefile import SIGN_CONTEXT
+    from koryo_pbm.store.gamefile import SIGN_CONTEXT, signed_message
 
-    sig = base64.b64encode(sign(signer, SIGN_CONTEXT, body)).decode("ascii")
+    sig = base64.b64encode(sign(signer, SIGN_CONTEXT, signed_message(body))).decode("ascii")
     return body + f'signature = "{sig}"\n'.encode("ascii")
 
 

@@ -31,7 +31,7 @@ def test_a_new_game_waits_for_every_player_to_join_before_the_deal(cli):
     assert "decision join: waiting for alice, bob, carol" in out
     assert "not dealt yet: every player joins first (koryo-pbm play g --as NAME, or orders and submit)" in out
     top = public(cli)
-    assert top["format"] == "koryo-pbm-game/v3" and top["deal"] == "joined"
+    assert top["format"] == "koryo-pbm-game/v4" and top["deal"] == "joined"
     assert "contributions" not in top
     assert top["public"] == {"not_dealt": True, "players": PLAYERS, "commitment": top["seed_commitment"]}
     # The moderator's secret is committed to before anyone contributes.

@@ -71,7 +71,8 @@ def test_a_key_of_no_seat_opens_nothing_and_that_is_an_answer(cli, game):
             "are sealed to other keys") in r.out
     parts, data = opened(cli, "eve")
     assert parts == {} and sorted(data["not_opened"]) == ["alice", "bob", "carol", "moderator"]
-    assert set(data) == {"game_id", "game", "version", "moderator", "key", "opened", "not_opened"}
+    assert set(data) == {"game_id", "game", "version", "moderator", "key", "opened", "not_opened", "player_copy"}
+    assert data["player_copy"] is False  # the whole file (a player copy holds the moderator's part as its digest)
     assert data["key"]["holds"] == [] and data["version"] == 1 and data["game"] == "koryo"
 
 

@@ -41,7 +41,7 @@ def rewrite(cli, folder, change) -> None:
     doc = gamefile.decode(path.read_bytes())
     change(doc)
     body = tomli_w.dumps(gamefile._to_toml(doc)).encode("utf-8")
-    signature = base64.b64encode(sign(mod, gamefile.SIGN_CONTEXT, body)).decode("ascii")
+    signature = base64.b64encode(sign(mod, gamefile.SIGN_CONTEXT, gamefile.signed_message(body))).decode("ascii")
     path.write_bytes(body + f'signature = "{signature}"\n'.encode("ascii"))
 
 
@@ -310,7 +310,7 @@ def test_a_finished_four_player_game_file_is_small_and_verifies(cli):
     finished 4-player Koryo game file fits in 64 KiB (it was some 140 KB)."""
     cli.ok("demo", "--players", "4", "--seed", "small", "--dir", "d")
     text = (cli.cwd / "d" / "game.toml").read_text()
-    assert len(text.encode()) <= 64 * 1024 and text.startswith('format = "koryo-pbm-game/v3"\n')
+    assert len(text.encode()) <= 64 * 1024 and text.startswith('format = "koryo-pbm-game/v4"\n')
     assert "envelope" not in tomllib.loads(text)["replay"]["orders"][0]
     assert cli.ok("verify", "d").out.splitlines()[-1] == "verdict: the game verifies"
 
@@ -323,6 +323,30 @@ def test_a_game_finished_in_format_v2_still_verifies(cli):
     shutil.copy(src, cli.cwd / "v2" / "game.toml")
     assert cli.ok("verify", "v2").out.splitlines()[-1].startswith("verdict: the game verifies")
     assert "the game is over" in cli.ok("status", "v2").out
+
+
+def test_a_game_finished_in_format_v3_still_verifies_and_its_player_copy_too(cli, finished):
+    """Issue 18: a game finished in format v3 (signed over its bytes as they are, before player
+    copies) is read, told and verified as before; the final file the judge mails now (the player
+    copy, without the moderator's part) verifies as the whole file does, and with its digest
+    changed it does not."""
+    src = Path(__file__).resolve().parents[1] / "store" / "data" / "finished-v3.toml"
+    (cli.cwd / "v3").mkdir()
+    shutil.copy(src, cli.cwd / "v3" / "game.toml")
+    assert cli.ok("verify", "v3").out.splitlines()[-1] == "verdict: the game verifies"
+    assert "the game is over" in cli.ok("status", "v3").out
+    whole = (finished / "game.toml").read_bytes()
+    assert whole.startswith(b'format = "koryo-pbm-game/v4"\n')
+    (cli.cwd / "copy").mkdir()
+    copy = gamefile.player_copy(whole)
+    (cli.cwd / "copy" / "game.toml").write_bytes(copy)
+    assert len(copy) < len(whole)
+    assert cli.ok("verify", "copy").out == cli.ok("verify", "g").out
+    assert cli.ok("verify", "copy", "--as", "alice").out.splitlines()[-1] == "verdict: the game verifies"
+    at = copy.index(b'digest = "sha256:') + 20
+    (cli.cwd / "copy" / "game.toml").write_bytes(copy[:at] + (b"1" if copy[at:at + 1] != b"1" else b"2")
+                                                 + copy[at + 1:])
+    assert "does not verify" in cli.fails("verify", "copy", code=1).err
 
 
 def test_verify_bad_input(cli, finished):

@@ -117,6 +117,17 @@ def attachment(msg, name: str = "game.toml") -> bytes | None:
     return None
 
 
+def player_copy(path) -> bytes:
+    """What the judge attaches as ``game.toml``: the player copy of the game file at ``path``
+    (the moderator's part as its digest, the same signature)."""
+    from koryo_pbm.store.gamefile import player_copy as copy_of
+
+    data = Path(path).read_bytes()
+    copy = copy_of(data)
+    assert len(copy) < len(data) and b'\n[sealed.moderator]\nrecipient = "' in copy
+    return copy
+
+
 def body(msg) -> str:
     part = msg.get_body(preferencelist=("plain",))
     return part.get_content() if part is not None else ""

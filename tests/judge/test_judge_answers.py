@@ -7,7 +7,7 @@ import hashlib
 import re
 import shlex
 
-from judge_kit import PostOffice, attachment, body
+from judge_kit import PostOffice, attachment, body, player_copy
 from test_judge_mail_game import PLAYERS, serve_once, setup_game
 
 
@@ -100,7 +100,7 @@ def test_copies_of_counted_envelopes_and_refusals(cli, tmp_path):
     if "bob" in now["missing"]:
         assert f"bob, the game waits for your orders for decision {now['decision']}" in text
         assert "koryo-pbm submit orders.toml --as bob --game friday/game.toml" in text
-        assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
+        assert attachment(m) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
     assert answers(po, "carol@example.org") == []
     assert "a copy of carol's envelope for r1-orders, whose receipt was mailed to carol before" in r.err
     # a mail for a game this judge does not serve: refused, to the sender (a player), without
@@ -178,7 +178,7 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     assert "It was forwarded to the moderator, who can answer you." in " ".join(t.split())
     assert "koryo-pbm submit orders.toml --as alice --game friday/game.toml --out orders.txt" in t
     # the steps begin with saving the attached game.toml: it is attached, byte-exact
-    assert attachment(m) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
+    assert attachment(m) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
     assert not po.box("eve@evil.example").joinpath("new").exists() or not answers(po, "eve@evil.example")
     # the untagged mail is left alone, where it was; the others are moved to the done folder
     left = [p.read_bytes() for p in (po.judge_box / "new").iterdir()]
@@ -218,7 +218,7 @@ def test_state_mails_attach_the_game_file_byte_exact_and_never_a_hidden_card(cli
     for p in ["alice", "bob"]:
         [msg] = po.messages(f"{p}@example.org")
         assert msg["Subject"] == "[koryo-pbm friday] round 1: the game starts, your orders turn"
-        assert attachment(msg) == game.read_bytes()
+        assert attachment(msg) == player_copy(game)
         saved = cli.cwd / p / "game.toml"
         saved.parent.mkdir()
         saved.write_bytes(attachment(msg))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from judge_kit import FROM, PostOffice, attachment
+from judge_kit import FROM, PostOffice, attachment, player_copy
 from judge_kit import body as raw_body
 
 PLAYERS = ["alice", "bob", "carol"]
@@ -171,7 +171,7 @@ def test_mail_commands(cli, tmp_path):
     assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]).startswith(f"{tag} resend: game.toml version 1")
-    assert attachment(carol) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
+    assert attachment(carol) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
     # a second game of alice's: list names both
     pubs = {n: (cli.home / "keys" / f"{n}.pub").read_text().strip() for n in PLAYERS}
     cli.ok("new", "games/saturday", "--as", "mod", "--seed", "x", "--player", f"alice={pubs['alice']}",

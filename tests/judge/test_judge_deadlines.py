@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from judge_kit import FROM, PostOffice, attachment, body
+from judge_kit import FROM, PostOffice, attachment, body, player_copy
 
 from koryo_pbm.judge import messages
 
@@ -68,7 +68,7 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     assert "If your orders are not in by then, the game waits for you; the moderator may extend the deadline." in text
     assert "koryo-pbm orders friday/game.toml --as bob -o orders.toml" in text
     # its steps begin with saving the attached game.toml: it is attached (issue 18)
-    assert attachment(reminder) == (cli.cwd / "games" / "friday" / "game.toml").read_bytes()
+    assert attachment(reminder) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
     # a restarted judge does not remind again
     serve_at(cli, po, monkeypatch, "2026-11-26T10:00Z")
     assert mails(po) == {p: [] for p in PLAYERS}

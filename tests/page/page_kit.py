@@ -119,7 +119,10 @@ class Page:
         self.mails += 1
         attachment = self.downloads / f"mail-{self.mails}" / game.name
         attachment.parent.mkdir(parents=True)
-        shutil.copyfile(game, attachment)
+        # what the judge mails: the game file's player copy (the moderator's part as its digest)
+        from koryo_pbm.store.gamefile import player_copy
+
+        attachment.write_bytes(player_copy(game.read_bytes()))
         self.set_file("#game-file", attachment)
         return self.wait(lambda: self.message())
 

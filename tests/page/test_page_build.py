@@ -113,6 +113,12 @@ def test_the_vectors_hold_for_the_python_code():
         assert G.open_part(doc, g["seat"], me) == g["part"]
         assert match.open_menu(doc, me) == g["menu"]
         assert isinstance(g["part"]["menu"], str) and choices.decode_menu(g["part"]["menu"]) == g["menu"]
+        assert G.player_copy(g["file"].encode()).decode() == g["copy"]
+        assert G.file_identity(g["file"].encode()) == G.file_identity(g["copy"].encode()) == g["identity"]
+        assert G.open_part(G.decode(g["copy"].encode()), g["seat"], me) == g["part"]
+    for old in v["old_games"]:
+        assert G.decode(old["file"].encode()).replay is not None
+        assert G.file_identity(old["file"].encode()) == old["identity"]
     assert choices.decode_menu(v["menu_bomb"]) is None  # inflates beyond the limit: refused
     assert choices.decode_menu(g["part"]["menu"][:40]) is None and choices.decode_menu(7) is None
 

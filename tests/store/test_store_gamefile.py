@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import hashlib
 import tomllib
 
 import pytest
@@ -65,7 +66,7 @@ def sample(keys) -> bytes:
 
 def resign(keys, top: dict, key: str = "mod") -> bytes:
     body = tomli_w.dumps(top).encode()
-    sig = sign(keys[key], "game-file", body)
+    sig = sign(keys[key], "game-file", gamefile.signed_message(body))
     return body + f'signature = "{base64.b64encode(sig).decode()}"\n'.encode()
 
 
@@ -86,7 +87,7 @@ def test_round_trip(keys, sample):
     assert open_part(back, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
     assert open_part(back, "moderator", keys["mod"])["seed"] == "the seed"
     text = sample.decode()
-    assert text.startswith('format = "koryo-pbm-game/v3"\n')
+    assert text.startswith('format = "koryo-pbm-game/v4"\n')
     assert text.splitlines()[-1].startswith('signature = "')
     assert "[players]" in text and "[[log]]" in text and "[sealed.alice]" in text
     assert "hand" not in text
@@ -115,11 +116,12 @@ def test_file_round_trip(tmp_path, keys, sample):
 
 
 def test_every_byte_flip_refused(sample):
-    for i in range(len(sample)):
-        bad = bytearray(sample)
-        bad[i] ^= 0x01
-        with pytest.raises(KoryoPbmError):
-            decode(bytes(bad))
+    for data in (sample, gamefile.player_copy(sample)):
+        for i in range(len(data)):
+            bad = bytearray(data)
+            bad[i] ^= 0x01
+            with pytest.raises(KoryoPbmError):
+                decode(bytes(bad))
 
 
 def test_other_flips_and_cuts_refused(sample):
@@ -173,28 +175,38 @@ def test_first_line_and_format(keys, sample):
     with pytest.raises(FormatError, match="not a koryo-pbm game file"):
         decode(b"hello\n")
     with pytest.raises(FormatError, match="unsupported format"):
-        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v4", 1))
+        decode(sample.replace(b"koryo-pbm-game/v4", b"koryo-pbm-game/v5", 1))
     with pytest.raises(FormatError, match=r"has format koryo-pbm-game/v1 \(made before the fair deal\); this "
-                                          r"koryo-pbm reads koryo-pbm-game/v3 and koryo-pbm-game/v2 only"):
-        decode(sample.replace(b"koryo-pbm-game/v3", b"koryo-pbm-game/v1", 1))
+                                          r"koryo-pbm reads koryo-pbm-game/v4, koryo-pbm-game/v3 and "
+                                          r"koryo-pbm-game/v2 only"):
+        decode(sample.replace(b"koryo-pbm-game/v4", b"koryo-pbm-game/v1", 1))
     with pytest.raises(FormatError, match="larger than"):
         decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
     not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
     with pytest.raises(TamperedError, match="does not verify"):  # the signature is checked first
         decode(not_utf8 + sample[len(gamefile_body(sample)):])
     with pytest.raises(FormatError, match="not UTF-8"):  # signed so by the moderator's own key
-        decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", not_utf8)) + b'"\n')
+        decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", gamefile.signed_message(not_utf8)))
+               + b'"\n')
 
 
 
-def test_a_game_in_progress_of_format_v2_is_read_and_written_on_as_v3(keys, sample):
-    """v2 and v3 differ only in a finished game's published orders: a v2 file in progress is
-    read, and its next version is written as v3; published orders of the other format are refused."""
-    top = sample_top(sample)
-    top["format"] = "koryo-pbm-game/v2"
-    v2 = resign(keys, top)
-    doc = decode(v2, expected_moderator=keys["mod"].public)
-    assert doc.version == 3 and encode(doc, keys["mod"]).startswith(b'format = "koryo-pbm-game/v3"\n')
+def test_a_game_in_progress_of_format_v2_or_v3_is_read_and_written_on_as_v4(keys, sample):
+    """v2, v3 and v4 differ only in a finished game's published orders (v2) and in what the
+    signature covers (v4: the digested form): a v2 or v3 file in progress, signed over its bytes as
+    they are, is read, and its next version is written as v4; published orders of the other format
+    are refused."""
+    for form in ("koryo-pbm-game/v2", "koryo-pbm-game/v3"):
+        top = sample_top(sample)
+        top["format"] = form
+        old_file = resign(keys, top)
+        assert gamefile.signed_message(gamefile_body(old_file)) == gamefile_body(old_file)
+        doc = decode(old_file, expected_moderator=keys["mod"].public)
+        assert doc.version == 3 and encode(doc, keys["mod"]).startswith(b'format = "koryo-pbm-game/v4"\n')
+        assert open_part(doc, "moderator", keys["mod"])["seed"] == "the seed"
+        # a file of an earlier format has no player copy: it is mailed whole, and is its own identity
+        assert gamefile.player_copy(old_file) == old_file
+        assert gamefile.file_identity(old_file) == "sha256:" + hashlib.sha256(old_file).hexdigest()
     signed = {"decision": "r1-orders", "player": "bob", "answers": "a" * 64, "submitted": "2026-11-25T10:00:00Z",
               "nonce": "b" * 32, "digest": "c" * 64, "orders": "x", "inner": "AA=="}
     old = {"decision": "r1-orders", "player": "bob", "envelope": "-----BEGIN", "orders": "x", "inner": "AA=="}
@@ -204,6 +216,82 @@ def test_a_game_in_progress_of_format_v2_is_read_and_written_on_as_v3(keys, samp
         over = {k: over[k] for k in gamefile.TOP_KEYS if k in over}
         with pytest.raises(FormatError, match=f"the file says format {form} but its published orders are not"):
             decode(resign(keys, over))
+
+
+def test_a_player_copy_verifies_with_the_same_signature_and_is_the_same_version(keys, sample):
+    """Issue 18: the player copy is the file with the moderator's part (which no player can open)
+    replaced by its digest, and the same signature line: it reads as the same document but for
+    that part, every player's part opens, it pins as the same file, and the moderator's part
+    does not open from it."""
+    copy_ = gamefile.player_copy(sample)
+    assert len(copy_) < len(sample) and copy_.splitlines()[-1] == sample.splitlines()[-1]
+    assert gamefile.player_copy(copy_) == copy_
+    whole, player = decode(sample), decode(copy_, expected_moderator=keys["mod"].public)
+    data = whole.sealed["moderator"]["data"]
+    assert player.sealed["moderator"] == {"recipient": keys["mod"].public.fingerprint(),
+                                          "digest": "sha256:" + hashlib.sha256(data.encode()).hexdigest()}
+    assert player.replace(sealed={**player.sealed, "moderator": whole.sealed["moderator"]}) == whole
+    assert gamefile.is_player_copy(player) and not gamefile.is_player_copy(whole)
+    assert open_part(player, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
+    assert gamefile.file_identity(copy_) == gamefile.file_identity(sample) == gamefile.file_identity(
+        sample.replace(b"\n", b"\r\n"))
+    with pytest.raises(FormatError, match=r"^this game file is a player copy of game koryo-0a1b2c3d4e \(version 3\): "
+                                          "it holds the moderator's part only as its digest"):
+        open_part(player, "moderator", keys["mod"])
+    with pytest.raises(FormatError, match="is a player copy"):  # never signed as a new version
+        encode(player, keys["mod"])
+    assert gamefile.decode_header(copy_).version == 3
+
+
+def test_a_player_copy_with_its_digest_or_the_moderators_part_changed_is_refused(keys, sample):
+    copy_ = gamefile.player_copy(sample)
+    digest = decode(copy_).sealed["moderator"]["digest"].encode()
+    other = digest[:-1] + (b"0" if digest[-1:] != b"0" else b"1")
+    with pytest.raises(TamperedError, match="does not verify"):
+        decode(copy_.replace(digest, other))
+    with pytest.raises(TamperedError, match="does not verify"):
+        gamefile.decode_header(copy_.replace(digest, other))
+    # another moderator's part of the same size put in its place (one sealed for the same slot anew)
+    doc = make_doc(keys)
+    forged = seal_part(doc, "moderator", doc.moderator, {"seed": "the seed", "orders": {"x": 1}})
+    data = decode(sample).sealed["moderator"]["data"].encode()
+    swapped = forged["data"].encode()
+    with pytest.raises(TamperedError, match="does not verify"):
+        decode(sample.replace(data, swapped))
+    # the part dropped from a file altogether: the signature covers its digest
+    with pytest.raises(KoryoPbmError):
+        decode(copy_.replace(b'digest = "' + digest + b'"\n', b""))
+
+
+def test_the_moderators_part_of_a_v4_file_is_its_last_table_and_a_v3_file_has_no_player_copy(keys, sample):
+    """A v4 file signed with its moderator's part elsewhere than last (not what koryo-pbm writes,
+    and not a form whose digest the signature could cover) and a v3 file with the digest form
+    are refused, each in a line naming why."""
+    top = sample_top(sample)
+    top["sealed"] = {"moderator": top["sealed"]["moderator"], **{k: v for k, v in top["sealed"].items()
+                                                                  if k != "moderator"}}
+    with pytest.raises(FormatError, match="must be the last table"):
+        decode(resign(keys, top))
+    top = sample_top(gamefile.player_copy(sample))
+    top["format"] = "koryo-pbm-game/v3"
+    with pytest.raises(FormatError, match="koryo-pbm-game/v3 has no player copies"):
+        decode(resign(keys, top))
+
+
+def test_a_finished_game_of_format_v3_is_read_as_it_was(keys):
+    """A game finished (and signed) by the koryo-pbm before v4 (``data/finished-v3.toml``): read,
+    with its signature over its bytes as they are; its player copy is itself."""
+    from pathlib import Path
+
+    data = (Path(__file__).parent / "data" / "finished-v3.toml").read_bytes()
+    assert data.startswith(b'format = "koryo-pbm-game/v3"\n')
+    doc = decode(data)
+    assert doc.decision is None and doc.replay is not None and not gamefile.is_player_copy(doc)
+    assert gamefile.player_copy(data) == data
+    flipped = bytearray(data)
+    flipped[data.index(b"[sealed.moderator]") + 60] ^= 1  # inside the moderator's part
+    with pytest.raises(TamperedError, match="does not verify"):
+        decode(bytes(flipped))
 
 
 def gamefile_body(data: bytes) -> bytes:

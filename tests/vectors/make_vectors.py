@@ -81,6 +81,9 @@ def make() -> dict:
         "canonical_json": {"value": {"b": [1, "é\n\"x\u0001"], "a": {"z": True, "y": None}},
                            "text": G.compact_json({"a": {"y": None, "z": True}, "b": [1, "é\n\"x\u0001"]})},
         "games": _games(),
+        # a game finished in format v3 (signed over its bytes as they are): read still, its own identity
+        "old_games": [{"file": v3, "identity": G.file_identity(v3.encode("utf-8"))}
+                      for v3 in [(HERE.parent / "store" / "data" / "finished-v3.toml").read_text(encoding="utf-8")]],
         # a menu that inflates beyond choices.MENU_LIMIT (5 MiB of spaces): both sides refuse it
         "menu_bomb": _deflated(b" " * (5 * 1024 * 1024)),
     }
@@ -119,7 +122,8 @@ def _games() -> list[dict]:
             assert doc.decision is not None
             seat = doc.decision["waiting_for"][0]  # a player with a menu
             me = load_identity(keys / f"{seat}.key")
-            out.append({"file": data.decode("utf-8"), "head": G.head(doc), "version": doc.version,
+            out.append({"file": data.decode("utf-8"), "copy": G.player_copy(data).decode("utf-8"),
+                        "identity": G.file_identity(data), "head": G.head(doc), "version": doc.version,
                         "seat": seat, "key": (keys / f"{seat}.key").read_text(), "part": G.open_part(doc, seat, me),
                         "menu": match.open_menu(doc, me)})
             if step == 0:
