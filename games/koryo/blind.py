@@ -529,9 +529,14 @@ class BlindKoryo(BlindRules):
                          + (" wins" if sc.count(top) == 1 else " share the win"))
         if me in players:
             i = players.index(me)
-            mine = [*data["hands"][i], *data["facedown"][i]]
-            if mine:
-                lines.append(f"your cards ({me}): " + ", ".join(f"{x} {cards.get(x, '?')}" for x in mine))
+            from .views import _card
+
+            def told(slots: list[str]) -> str:  # "round-1:45 merchant (9)": the slot, its card and value
+                return ", ".join(f"{x} {_card(cards[x]) if x in cards else '?'}" for x in slots) or "(none)"
+
+            if data["hands"][i] or data["facedown"][i]:
+                lines.append(f"your hand ({me}): {told(data['hands'][i])}")
+                lines.append(f"your face-down cards: {told(data['facedown'][i])}")
         return "\n".join(lines)
 
     # -- storage -------------------------------------------------------------------------

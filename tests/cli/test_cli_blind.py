@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tomllib
@@ -516,6 +517,11 @@ def test_serve_as_the_co_dealer_answers_by_shared_folder_beside_the_moderators_j
     # a picture with alice's cards is hers alone; the public one has none of them
     cards = cli.ok("show", "root/g", "--as", "alice", "--json").json["cards"]
     assert len(cards) in (9, 10)  # round 2: 9 cards, one more with the broadcaster power
+    # the text view names each card of alice's hand with its value, as an open game's does
+    told = cli.ok("show", "root/g", "--as", "alice").out
+    slot, card = sorted(cards.items())[0]
+    hand = next(line for line in told.splitlines() if line.startswith("your hand (alice): "))
+    assert re.search(rf"{re.escape(slot)} {card} \((\d|event, -1)\)", hand) and "your face-down cards: " in told, told
     assert "keep it to yourself" in cli.ok("show", "root/g", "--as", "alice", "--html", cli.cwd / "a.html").out
     assert "fine to share" in cli.ok("show", "root/g", "--html", cli.cwd / "p.html").out
     public = (cli.cwd / "p.html").read_text()
