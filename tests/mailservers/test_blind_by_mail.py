@@ -5,9 +5,9 @@ players, the moderator's own seat among them, only read their mail and answer it
 ``verify`` audits the final file the players were mailed, and no mail any player received
 carries a hidden card in clear.
 
-One game per entry of ``GAMES``: a 2-player Koryo game, and a 4-player Korsar team game (the
-moderator's own seat, dora, in a team with erin; a Korsar game is long: about 120 turns by mail,
-played under CI=true or KORYO_PBM_LONG_TESTS=1)."""
+A 2-player Koryo game (dora: the moderator's own seat). The blind Korsar team game through the
+judge is tests/judge/test_judge_blind_korsar.py, by Maildir: about 120 turns, minutes at the
+latency of real mail."""
 
 from __future__ import annotations
 
@@ -35,18 +35,7 @@ def _koryo_cards() -> tuple[str, ...]:
     return CARD_IDS
 
 
-# name -> (the players, dora being the moderator's own seat; extra options of new; the game's
-# card ids, which no mail may name before the public log does)
-def _korsar_cards() -> tuple[str, ...]:
-    from koryo_pbm_games.korsar.cards import CARD_IDS
-
-    return CARD_IDS
-
-
-GAMES = {
-    "koryo": (["alice", "dora"], [], _koryo_cards),
-    "korsar": (["alice", "bob", "dora", "erin"], ["--team", "alice,bob", "--team", "dora,erin"], _korsar_cards),
-}
+NAMES = ["alice", "dora"]  # dora: the moderator's own seat
 
 
 def _run(*args) -> str:
@@ -181,28 +170,16 @@ def _no_hand_in_clear(table: BlindTable, final_log: list, cards: tuple[str, ...]
     return checked
 
 
-# A complete Korsar team game by mail takes about three and a half minutes here (118 player
-# envelopes and every draw's co-dealer answer, a round trip of a second or more each): more than
-# the suite's time allows, so it is played under CI=true or KORYO_PBM_LONG_TESTS=1.
-LONG = {"korsar"}
-PLAY_LONG = os.environ.get("CI") == "true" or os.environ.get("KORYO_PBM_LONG_TESTS") == "1"
-
-
-@pytest.mark.parametrize("game", [
-    pytest.param(g, marks=pytest.mark.skipif(
-        g in LONG and not PLAY_LONG, reason=f"a complete blind {g} game by mail takes minutes: "
-                                            "KORYO_PBM_LONG_TESTS=1 (or CI=true) plays it"))
-    for g in sorted(GAMES)])
-def test_a_blind_game_through_dovecot_and_postfix_with_the_co_dealer_by_mail(blind_table, game):
-    names, extra, cards = GAMES[game]
+def test_a_blind_game_through_dovecot_and_postfix_with_the_co_dealer_by_mail(blind_table):
+    names, cards = NAMES, _koryo_cards  # the card ids no mail may name before the public log does
     table = blind_table(names, dict.fromkeys(names, "reply") | {names[-1]: "attachment"})
-    folder = table.new_game("blind", "--game", game, *extra, "--blind", "--co-dealer", f"carl={table.carl_pub}",
+    folder = table.new_game("blind", "--game", "koryo", "--blind", "--co-dealer", f"carl={table.carl_pub}",
                             "--email", f"carl={table.carl_address}")
     table.start_judge()
     table.start_co_dealer()
     started = time.monotonic()
     table.play(timeout=300)
-    print(f"\na blind {len(names)}-player {game} game through local mail: {time.monotonic() - started:.1f} s, "
+    print(f"\na blind {len(names)}-player koryo game through local mail: {time.monotonic() - started:.1f} s, "
           f"{table.sent} player envelopes (measured side by side with an open game: benchmarks/bench_blind_mail.py)")
     table.settle()
     log = table.stop_judge()
