@@ -221,6 +221,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     if blind_spec is not None:  # the dealers' decisions (kind deal) can have a deadline too
         from koryo_pbm.blind import Dealing
 
+        if (bot_seats or missed == "bot") and not Dealing(game).bot_levels():
+            raise SetupError(f"{game.title} has no bots at a blind table: no --bot seat, no --missed bot")
         policy = make_policy(Dealing(game), deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     else:
         policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)

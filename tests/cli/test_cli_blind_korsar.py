@@ -273,3 +273,20 @@ def test_a_give_signing_another_record_of_whom_the_cards_went_to_is_refused_at_o
     assert r.json["envelopes"][0]["status"] == "rejected"
     assert "signature of whom deck deck is dealt to" in r.json["envelopes"][0]["reason"]
     assert (cli.cwd / "s" / "game.toml").read_bytes() == before  # nothing counted: the game waits for carl
+
+
+def test_korsar_has_no_bots_at_a_blind_table_so_new_refuses_a_bot_seat_and_missed_bot(cli):
+    """Korsar's blind rules choose no bot order: ``new`` refuses a bot seat or ``--missed bot`` in
+    one line and writes nothing, rather than a game that would stop at the bot's turn."""
+    lines = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob", "carl"]}
+    blind = ["--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+             "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}"]
+    for extra in (["--bot", "cat=random"], ["--bot", "cat=heuristic"], ["--deadline", "1h", "--missed", "bot"],
+                  ["--deadline", "1h", "--missed", "bot", "--bot-level", "random"]):
+        r = cli.fails("new", "g", *blind, *extra)
+        assert r.err == "koryo-pbm: error: Korsar has no bots at a blind table: no --bot seat, no --missed bot\n", r.err
+        assert not (cli.cwd / "g").exists()
+    # without them the blind game is made; an open Korsar game keeps its bots
+    assert "blind table: dealers mod and carl" in cli.ok("new", "g", *blind, "--deadline", "1h").out
+    cli.ok("new", "open", "--game", "korsar", "--as", "mod", "--player", f"alice={lines['alice']}",
+           "--bot", "cat=random", "--deadline", "1h", "--missed", "bot")
