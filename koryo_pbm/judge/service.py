@@ -181,6 +181,16 @@ class Judge:
                                                 sealed=dict(doc.sealed)), self.identity)
         return match.load_for_resolve(ref.path, self.identity)
 
+    def _public(self, ref: GameRef) -> Any:
+        """The game file's document as signed (its public part): the one the judge wrote last when
+        the file is still that one (same time, size and inode), else read and verified from disk."""
+        from koryo_pbm.store import gamefile
+
+        kept = self._written.get(ref.folder)
+        if kept is not None and kept[0] == _stamp(ref.path):
+            return kept[1]
+        return gamefile.read_game(ref.path, expected_moderator=self.identity.public)
+
     def _keep_written(self, ref: GameRef, doc: Any) -> None:
         self._written.pop(ref.folder, None)
         if len(self._written) >= WRITTEN_KEPT:
@@ -663,10 +673,8 @@ class Judge:
 
     def _bot_due(self, ref: GameRef) -> bool:
         from koryo_pbm import match
-        from koryo_pbm.store import gamefile
 
-        doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
-        return match.bot_due(doc, self._now())
+        return match.bot_due(self._public(ref), self._now())
 
     def _deadline_mails(self, ref: GameRef) -> None:
         """Queue the reminders and the late notices the pending decision owes (each once: its
@@ -678,7 +686,7 @@ class Judge:
             return
         if ref.no_deadline is not None and ref.no_deadline == _stamp(ref.path):
             return  # the file has not changed since it was seen without a deadline
-        doc = gamefile.read_game(ref.path, expected_moderator=self.identity.public)
+        doc = self._public(ref)
         d = doc.decision
         if d is None or "deadline" not in d:
             return
