@@ -751,15 +751,24 @@ def _digested(body: bytes) -> tuple[bytes, bytes | None]:
     """``(the digested form, the moderator's data)`` of a v4 file's signed body: when its last
     lines are the moderator's part with its ``data``, the same body with that line swapped for
     ``digest = "sha256:..."`` (:func:`part_digest`) and that data; else ``(body, None)``. The data
-    is base64 in a literal string (as koryo-pbm writes it) or a basic one (as any TOML writer can)."""
+    is base64 in a literal string (as koryo-pbm writes it) or a basic one (as any TOML writer can).
+
+    The last body's answer is kept: reading a file asks it twice of the same bytes (for its
+    signature, then to check the moderator's part), and it scans and hashes that part."""
+    if _last_digested and _last_digested[0] is body:
+        return _last_digested[1]
     at = body.rfind(_MODERATOR_TABLE)
-    if at < 0:
-        return body, None
-    m = _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
+    m = None if at < 0 else _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
     if m is None:
-        return body, None
-    line = m.start(1) - len(b"data = ")
-    return body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+        result: tuple[bytes, bytes | None] = (body, None)
+    else:
+        line = m.start(1) - len(b"data = ")
+        result = body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+    _last_digested[:] = [body, result]
+    return result
+
+
+_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked, by identity (bytes do not change)
 
 
 def signed_message(body: bytes) -> bytes:
