@@ -48,12 +48,16 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
 from koryo_pbm.errors import KeyFileError, KoryoPbmError
+
+if TYPE_CHECKING:  # the X25519 module is imported where a key is made or opened: status and verify
+    # read public keys (their X25519 half is built on use) and open nothing
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
 SECRET_HEADER = "# koryo-pbm secret key v1: "
@@ -244,6 +248,8 @@ class Identity:
     @classmethod
     def generate(cls, name: str) -> Identity:
         validate_name(name)
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
         return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
 
     @property
@@ -290,6 +296,8 @@ def keyring_dir() -> Path:
 # result is checked to be the public class's, and tests/crypto/test_crypto_keys.py checks both
 # give the same keys).
 def _x25519_private(raw: bytes) -> X25519PrivateKey:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
@@ -302,6 +310,8 @@ def _x25519_private(raw: bytes) -> X25519PrivateKey:
 
 
 def _x25519_public(raw: bytes) -> X25519PublicKey:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
@@ -519,6 +529,8 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
             raise
         except Exception:  # the backend's unsupported-algorithm errors and the like
             raise KeyFileError(f"key {path} is damaged: a private key block cannot be read") from None
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     sign_key, open_key = keys
     if not isinstance(sign_key, Ed25519PrivateKey) or not isinstance(open_key, X25519PrivateKey):
         raise KeyFileError(f"key {path} is damaged: expected an Ed25519 key then an X25519 key")
