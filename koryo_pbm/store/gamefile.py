@@ -90,7 +90,6 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm.crypto.commit import check_commitment, commitment, is_contribution
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate_name
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
@@ -190,11 +189,15 @@ class GameDoc(Value):
 
 def seed_commitment(seed: str, salt: str) -> str:
     """The public commitment to a seed (see :mod:`koryo_pbm.crypto.commit`)."""
+    from koryo_pbm.crypto.commit import commitment  # imported where used: a game in progress needs none
+
     return commitment(seed, salt)
 
 
 def check_seed(committed: str, seed: str, salt: str) -> bool:
     """True if ``seed`` with ``salt`` is the one committed to."""
+    from koryo_pbm.crypto.commit import check_commitment
+
     return check_commitment(committed, seed, salt)
 
 
@@ -652,13 +655,15 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError("'salt' must be 64 hex digits")
         if d is not None:
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
-        if not check_commitment(doc.seed_commitment, doc.seed, doc.salt):
+        if not check_seed(doc.seed_commitment, doc.seed, doc.salt):
             raise TamperedError("the published seed does not match the seed commitment made at the start")
     if doc.contributions is not None:
         if doc.deal != "joined":
             raise FormatError(f"'contributions' belong to a joined game, not to a deal by {doc.deal}")
         if not isinstance(doc.contributions, dict) or list(doc.contributions) != list(doc.players):
             raise FormatError("'contributions' must name every player, in seat order")
+        from koryo_pbm.crypto.commit import is_contribution
+
         if not all(is_contribution(v) for v in doc.contributions.values()):
             raise FormatError("'contributions' must each be 64 hex digits")
     if doc.replay is not None:
