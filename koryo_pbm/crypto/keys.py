@@ -47,6 +47,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,9 +93,13 @@ KEY_FILE_LIMIT = 64 * 1024
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _B64_RE = re.compile(r"[A-Za-z0-9_-]{86}")
-_PEM_RE = re.compile(
-    r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?"
-)
+
+
+@cache
+def _pem_re() -> re.Pattern[str]:
+    """A private key block (compiled on first use: most commands read no key file)."""
+    return re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
+
 
 Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
 
@@ -500,8 +505,8 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     name = first[len(SECRET_HEADER):].strip()
     if not _NAME_RE.fullmatch(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
-    blocks = list(_PEM_RE.finditer(rest))
-    leftover = _PEM_RE.sub("", rest)
+    blocks = list(_pem_re().finditer(rest))
+    leftover = _pem_re().sub("", rest)
     if len(blocks) != 2 or leftover.strip():
         raise KeyFileError(f"key {path} is damaged: expected two private key blocks")
     encrypted = {bool(m.group(1)) for m in blocks}

@@ -87,6 +87,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -928,15 +929,19 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 
 # Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
 # line), or but tab and line feed, not first (a multi-line literal string drops a first line break).
-_LITERAL = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}")
-_MULTILINE_LITERAL = re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}")
+# Compiled on first use: only writing a file asks (status and verify read).
+@cache
+def _literal_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}"),
+            re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}"))
 
 
 def _literals(value: Any, mark: Callable[[str], str]) -> Any:
     """``value`` (tables, lists, strings of a game file) with each string of 16 characters or more
     that a TOML literal string can hold swapped for ``mark(string)``; shorter ones are not worth it."""
     if isinstance(value, str):
-        if _LITERAL.fullmatch(value) or ("\n" in value and _MULTILINE_LITERAL.fullmatch(value)):
+        one_line, multi_line = _literal_res()
+        if one_line.fullmatch(value) or ("\n" in value and multi_line.fullmatch(value)):
             return mark(value)
         return value
     if isinstance(value, dict):
