@@ -1351,7 +1351,7 @@ def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mappin
     if now < deadline + policy.grace_period():
         raise GameError(f"the deadline of {op['decision']} and its grace have not passed by the co-dealer's clock "
                         f"({deadlines.stamp(now)}): no hand is opened")
-    from koryo_pbm.match.policy import MOVED_NOTE
+    from koryo_pbm.match.notes import MOVED_NOTE
 
     moved = [m["when"] for entry in log for m in (MOVED_NOTE.fullmatch(str(e)) for e in entry.get("events", ()))
              if m and m["decision"] == op["decision"]]

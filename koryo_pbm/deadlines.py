@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 
 from koryo_pbm.errors import FormatError, UsageError
@@ -40,10 +41,14 @@ PRESS = ("private", "public", "none")  # press between players: any, only to all
 STATE_MAIL = ("turn", "all")  # the judge mails game.toml to the players who must act, or to all
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
-_DURATION = re.compile(r"(?:\d{1,6}[wdhm])+")
-_PART = re.compile(r"(\d{1,6})([wdhm])")
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # a decision kind, a bot level
+
+
+@cache
+def _duration_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A duration and its parts (compiled on first use: only the commands that set one ask)."""
+    return re.compile(r"(?:\d{1,6}[wdhm])+"), re.compile(r"(\d{1,6})([wdhm])")
 
 
 class DeadlineError(UsageError):
@@ -61,9 +66,10 @@ def parse_duration(text: str, *, what: str = "a duration", allow_zero: bool = Fa
         raise DeadlineError(f"{what} cannot be negative: {text!r}")
     if allow_zero and s in ("0", "0m", "0h", "0d", "0w"):
         return timedelta(0)
-    if not _DURATION.fullmatch(s):
+    duration, part = _duration_res()
+    if not duration.fullmatch(s):
         raise DeadlineError(f"{what} must be like 30m, 12h, 3d, 1w or 1d12h, not {str(text)[:40]!r}")
-    seconds = sum(int(n) * _UNITS[u] for n, u in _PART.findall(s))
+    seconds = sum(int(n) * _UNITS[u] for n, u in part.findall(s))
     if seconds == 0 and not allow_zero:
         raise DeadlineError(f"{what} cannot be zero: {text!r}")
     if seconds > MAX_DURATION.total_seconds():

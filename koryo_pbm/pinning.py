@@ -390,7 +390,7 @@ def _record(doc: GameDoc, data: bytes | None, digest: str | None, pin_: Pin, fir
         old = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         old = None
-    write_copy = data is not None and (not same or _copy_digest(copy) != file_digest(data))
+    write_copy = data is not None and (not same or not _copy_holds(copy, data, digest))
     if old == text and not write_copy:
         return
     try:
@@ -404,9 +404,12 @@ def _record(doc: GameDoc, data: bytes | None, digest: str | None, pin_: Pin, fir
         sight.notes.append(f"cannot record game {doc.game_id} as seen ({getattr(exc, 'strerror', None) or exc})")
 
 
-def _copy_digest(copy: Path) -> str | None:
-    """The digest of the pinned copy's bytes as they are (``None`` when it cannot be read)."""
+def _copy_holds(copy: Path, data: bytes, digest: str | None) -> bool:
+    """Whether the pinned copy is the file ``data`` (whose :func:`file_digest` is ``digest``):
+    its bytes as signed, or another file of the same digest (the whole file for its player copy).
+    Equal bytes need no digest: the pinned copy is usually the very file read."""
     try:
-        return file_digest(gamefile.read_game_bytes(copy))
+        kept = gamefile.read_game_bytes(copy)
     except (KoryoPbmError, OSError):
-        return None
+        return False
+    return kept == as_signed(data) or file_digest(kept) == digest

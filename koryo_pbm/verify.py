@@ -44,16 +44,18 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm import deadlines, fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
-from koryo_pbm.crypto.receipt import Receipt
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.store.submissions import Submission, latest
 from koryo_pbm.values import Value
+
+if TYPE_CHECKING:  # receipts and submissions are checked only when a player brings them
+    from koryo_pbm.crypto.receipt import Receipt
+    from koryo_pbm.store.submissions import Submission
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
@@ -165,7 +167,7 @@ class _Service(Value):
     @classmethod
     def of(cls, doc: GameDoc) -> _Service:
         from koryo_pbm import deadlines
-        from koryo_pbm.match.policy import TAKEN_OVER_NOTE
+        from koryo_pbm.match.notes import TAKEN_OVER_NOTE
 
         try:
             policy = deadlines.policy_of(doc.service, list(doc.players))
@@ -183,7 +185,7 @@ class _Service(Value):
 
     def service_entry(self, entry: dict[str, Any]) -> None:
         """A seat taken over (its abandoned flag and count cleared), a deadline moved."""
-        from koryo_pbm.match.policy import MOVED_NOTE, TAKEN_OVER_NOTE
+        from koryo_pbm.match.notes import MOVED_NOTE, TAKEN_OVER_NOTE
 
         for text in entry["events"]:
             m = TAKEN_OVER_NOTE.fullmatch(str(text))
@@ -199,7 +201,7 @@ class _Service(Value):
         """Each order the bot played in this entry was allowed by the policy then; then the
         count of missed decisions and the abandonments the entry notes."""
         from koryo_pbm import deadlines
-        from koryo_pbm.match.policy import ABANDON_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, MISSED_NOTE
+        from koryo_pbm.match.notes import ABANDON_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, MISSED_NOTE
 
         policy = self.policy
         level = policy.bot_level or "random"
@@ -645,6 +647,8 @@ def _check_submitted(doc: GameDoc, orders: dict[str, dict[str, tuple[str | None,
                      submitted: Sequence[Submission], played: dict[tuple[str, str], tuple[str, str | None]],
                      receipts: Sequence[Receipt]) -> Check:
     _replaced_by_bot(player, orders, submitted, played, receipts)
+    from koryo_pbm.store.submissions import latest
+
     mine = latest(submitted, player)
     if not mine:
         return Check("submitted", True, f"this machine recorded no envelope of {player} for this game: nothing to "
@@ -725,11 +729,11 @@ class BotReplay(Value):
     def check(self, game: Any, state: Any, decision: str, entry: Any, played: dict[str, dict], where: str) -> None:
         """Choose again every bot order of the log entry ``entry`` (``played``: seat -> the
         order published as the bot's) in the replayed ``state``, before it is applied."""
-        from koryo_pbm import match
-        from koryo_pbm.engine import bots
-
         if not played:
             return
+        from koryo_pbm import match
+        from koryo_pbm.engine import bots  # only where a bot played
+
         notes: dict[str, tuple[int, str, str]] = {}  # seat -> (which note, level, the whole line)
         for text in entry["events"]:
             for kind, pattern in enumerate(match.BOT_NOTES):

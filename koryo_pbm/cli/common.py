@@ -50,12 +50,12 @@ def load_identity(as_name: str | None, key_file: Path | None, *, required: bool 
 
     With the game's ``doc``, a name missing from the keyring is explained against the game:
     creating a new key would not help, since the game's parts are sealed to the keys it has."""
-    from koryo_pbm.store.keyring import find_identity, keyring_dir
-
     if as_name is None and key_file is None:
         if required:
             raise UsageError("say who you are: --as NAME (a key in the keyring) or --key FILE")
         return None
+    from koryo_pbm.store.keyring import find_identity, keyring_dir  # only when a key is asked for
+
     if as_name is not None and key_file is not None:
         raise UsageError("give --as NAME or --key FILE, not both")
     try:

@@ -52,7 +52,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, rece
     One line per check, then the verdict; exit 0 if all pass, else 1 with the first failure.
     """
     from koryo_pbm import match
-    from koryo_pbm.store import submissions
     from koryo_pbm.verify import verify_game
 
     _, path = game_paths(target)
@@ -62,6 +61,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, rece
     if as_name is not None or key_file is not None:
         identity = load_identity(as_name, key_file, doc=doc)
         player = match.player_name(doc, identity)
+        from koryo_pbm.store import submissions  # a player's record of what this machine submitted
+
         records = submissions.load(doc.game_id)
     if receipt_files and player is None:
         raise UsageError("--receipt needs --as NAME (or --key FILE): the receipts are a player's")

@@ -47,13 +47,18 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
 from koryo_pbm.errors import KeyFileError, KoryoPbmError
+
+if TYPE_CHECKING:  # the X25519 module is imported where a key is made or opened: status and verify
+    # read public keys (their X25519 half is built on use) and open nothing
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
 SECRET_HEADER = "# koryo-pbm secret key v1: "
@@ -88,9 +93,13 @@ KEY_FILE_LIMIT = 64 * 1024
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _B64_RE = re.compile(r"[A-Za-z0-9_-]{86}")
-_PEM_RE = re.compile(
-    r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?"
-)
+
+
+@cache
+def _pem_re() -> re.Pattern[str]:
+    """A private key block (compiled on first use: most commands read no key file)."""
+    return re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
+
 
 Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
 
@@ -244,6 +253,8 @@ class Identity:
     @classmethod
     def generate(cls, name: str) -> Identity:
         validate_name(name)
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
         return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
 
     @property
@@ -290,6 +301,8 @@ def keyring_dir() -> Path:
 # result is checked to be the public class's, and tests/crypto/test_crypto_keys.py checks both
 # give the same keys).
 def _x25519_private(raw: bytes) -> X25519PrivateKey:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
@@ -302,6 +315,8 @@ def _x25519_private(raw: bytes) -> X25519PrivateKey:
 
 
 def _x25519_public(raw: bytes) -> X25519PublicKey:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+
     try:
         from cryptography.hazmat.bindings._rust import openssl as rust_openssl
 
@@ -490,8 +505,8 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     name = first[len(SECRET_HEADER):].strip()
     if not _NAME_RE.fullmatch(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
-    blocks = list(_PEM_RE.finditer(rest))
-    leftover = _PEM_RE.sub("", rest)
+    blocks = list(_pem_re().finditer(rest))
+    leftover = _pem_re().sub("", rest)
     if len(blocks) != 2 or leftover.strip():
         raise KeyFileError(f"key {path} is damaged: expected two private key blocks")
     encrypted = {bool(m.group(1)) for m in blocks}
@@ -519,6 +534,8 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
             raise
         except Exception:  # the backend's unsupported-algorithm errors and the like
             raise KeyFileError(f"key {path} is damaged: a private key block cannot be read") from None
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     sign_key, open_key = keys
     if not isinstance(sign_key, Ed25519PrivateKey) or not isinstance(open_key, X25519PrivateKey):
         raise KeyFileError(f"key {path} is damaged: expected an Ed25519 key then an X25519 key")

@@ -11,6 +11,7 @@ and the player's view. Its modules, each named for what it holds:
     creation    a new match (create), the moderator's secrets, how a version is filled in
     views       opening a game file: the moderator's view, a player's seat and view
     seats       mail addresses changed, a seat taken over, a bot or abandoned seat given back
+    notes       the log lines the match writes (deadlines moved, seats taken over, bots), as patterns
     policy      the service lines, deadlines, when and for whom the bot plays
     candidates  the envelopes a resolve found (Candidate) and what it did (Resolution)
     resolution  resolve: screen, open, hold, apply, publish at the end
@@ -64,7 +65,7 @@ _WHERE: dict[str, str] = {
     "MAX_PER_DECISION": "candidates", "Candidate": "candidates", "Resolution": "candidates", "describe_candidates": "candidates",
     "HELD_ROOM": "creation", "MODERATOR_PART": "creation", "RESERVED_NAMES": "creation", "Secrets": "creation", "check_emails": "creation", "create": "creation", "new_game_id": "creation", "next_version": "creation", "_fill": "creation", "_secret": "creation",
     "ORDERS_LIMIT": "orders", "POSITION_LIMIT": "orders", "canonical_orders": "orders", "loads_toml": "orders", "parse_orders": "orders", "read_orders_file": "orders", "read_position": "orders",
-    "BOT_NOTES": "policy", "SERVICE_ONLY": "policy", "bot_due": "policy", "deadline_of": "policy", "is_service_entry": "policy", "set_deadline": "policy",
+    "BOT_NOTES": "notes", "SERVICE_ONLY": "notes", "is_service_entry": "notes", "bot_due": "policy", "deadline_of": "policy",  "set_deadline": "policy",
     "answerable_heads": "resolution", "held_size": "resolution", "publish_orders": "resolution", "resolve": "resolution",
     "Replacement": "seats", "replace_seat": "seats", "unabandon": "seats", "with_emails": "seats",
     "ModeratorView": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_menu": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     )
     from koryo_pbm.match.creation import _fill as _fill
     from koryo_pbm.match.creation import _secret as _secret
+    from koryo_pbm.match.notes import BOT_NOTES, SERVICE_ONLY, is_service_entry
     from koryo_pbm.match.orders import (
         ORDERS_LIMIT,
         POSITION_LIMIT,
@@ -95,11 +97,8 @@ if TYPE_CHECKING:
         read_position,
     )
     from koryo_pbm.match.policy import (
-        BOT_NOTES,
-        SERVICE_ONLY,
         bot_due,
         deadline_of,
-        is_service_entry,
         set_deadline,
     )
     from koryo_pbm.match.resolution import answerable_heads, held_size, publish_orders, resolve
@@ -136,7 +135,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-_MODULES = ("orders", "creation", "views", "seats", "policy", "candidates", "resolution", "run")
+_MODULES = ("orders", "creation", "views", "seats", "notes", "policy", "candidates", "resolution", "run")
 
 
 __all__ = [

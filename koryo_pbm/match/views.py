@@ -6,18 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from koryo_pbm import choices, fair
+from koryo_pbm import fair
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
-from koryo_pbm.match.creation import MODERATOR_PART, Secrets
 from koryo_pbm.match.orders import parse_orders
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.values import Value
+
+if TYPE_CHECKING:
+    from koryo_pbm.match.creation import Secrets
+
+# choices (the menus) and creation (the moderator's secrets) are imported where they are used:
+# verify opens no menu and no secret.
 
 
 class ModeratorView(Value):
@@ -75,7 +80,9 @@ def require_moderator(doc: GameDoc, identity: Identity) -> None:
 def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     require_moderator(doc, identity)
     game = game_of(doc)
-    secret = gamefile.open_part(doc, MODERATOR_PART, identity)
+    from koryo_pbm.match.creation import Secrets
+
+    secret = gamefile.open_part(doc, gamefile.MODERATOR_PART, identity)
     try:
         seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
         orders = secret.get("orders", {})
@@ -129,6 +136,8 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
     """The player's seat and private part (without the menu of their choices, which only the
     player page reads: :func:`open_menu`)."""
     name = player_name(doc, identity)
+    from koryo_pbm import choices
+
     private = gamefile.open_part(doc, name, identity)
     private.pop(choices.MENU_KEY, None)
     if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
@@ -144,6 +153,8 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
 def open_menu(doc: GameDoc, identity: Identity) -> dict[str, Any] | None:
     """The menu of the player's legal choices that resolve sealed into their part (what the
     player page renders, :mod:`koryo_pbm.choices`), or ``None`` when it holds none."""
+    from koryo_pbm import choices
+
     name = player_name(doc, identity)
     return choices.decode_menu(gamefile.open_part(doc, name, identity).get(choices.MENU_KEY))
 

@@ -87,10 +87,10 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from koryo_pbm.crypto.commit import check_commitment, commitment, is_contribution
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate_name
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
@@ -190,11 +190,15 @@ class GameDoc(Value):
 
 def seed_commitment(seed: str, salt: str) -> str:
     """The public commitment to a seed (see :mod:`koryo_pbm.crypto.commit`)."""
+    from koryo_pbm.crypto.commit import commitment  # imported where used: a game in progress needs none
+
     return commitment(seed, salt)
 
 
 def check_seed(committed: str, seed: str, salt: str) -> bool:
     """True if ``seed`` with ``salt`` is the one committed to."""
+    from koryo_pbm.crypto.commit import check_commitment
+
     return check_commitment(committed, seed, salt)
 
 
@@ -652,13 +656,15 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError("'salt' must be 64 hex digits")
         if d is not None:
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
-        if not check_commitment(doc.seed_commitment, doc.seed, doc.salt):
+        if not check_seed(doc.seed_commitment, doc.seed, doc.salt):
             raise TamperedError("the published seed does not match the seed commitment made at the start")
     if doc.contributions is not None:
         if doc.deal != "joined":
             raise FormatError(f"'contributions' belong to a joined game, not to a deal by {doc.deal}")
         if not isinstance(doc.contributions, dict) or list(doc.contributions) != list(doc.players):
             raise FormatError("'contributions' must name every player, in seat order")
+        from koryo_pbm.crypto.commit import is_contribution
+
         if not all(is_contribution(v) for v in doc.contributions.values()):
             raise FormatError("'contributions' must each be 64 hex digits")
     if doc.replay is not None:
@@ -751,15 +757,24 @@ def _digested(body: bytes) -> tuple[bytes, bytes | None]:
     """``(the digested form, the moderator's data)`` of a v4 file's signed body: when its last
     lines are the moderator's part with its ``data``, the same body with that line swapped for
     ``digest = "sha256:..."`` (:func:`part_digest`) and that data; else ``(body, None)``. The data
-    is base64 in a literal string (as koryo-pbm writes it) or a basic one (as any TOML writer can)."""
+    is base64 in a literal string (as koryo-pbm writes it) or a basic one (as any TOML writer can).
+
+    The last body's answer is kept: reading a file asks it twice of the same bytes (for its
+    signature, then to check the moderator's part), and it scans and hashes that part."""
+    if _last_digested and _last_digested[0] is body:
+        return _last_digested[1]
     at = body.rfind(_MODERATOR_TABLE)
-    if at < 0:
-        return body, None
-    m = _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
+    m = None if at < 0 else _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
     if m is None:
-        return body, None
-    line = m.start(1) - len(b"data = ")
-    return body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+        result: tuple[bytes, bytes | None] = (body, None)
+    else:
+        line = m.start(1) - len(b"data = ")
+        result = body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+    _last_digested[:] = [body, result]
+    return result
+
+
+_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked, by identity (bytes do not change)
 
 
 def signed_message(body: bytes) -> bytes:
@@ -914,15 +929,19 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 
 # Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
 # line), or but tab and line feed, not first (a multi-line literal string drops a first line break).
-_LITERAL = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}")
-_MULTILINE_LITERAL = re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}")
+# Compiled on first use: only writing a file asks (status and verify read).
+@cache
+def _literal_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]{16,}"),
+            re.compile(r"[^'\x00-\x1f\x7f][^'\x00-\x08\x0b-\x1f\x7f]{15,}"))
 
 
 def _literals(value: Any, mark: Callable[[str], str]) -> Any:
     """``value`` (tables, lists, strings of a game file) with each string of 16 characters or more
     that a TOML literal string can hold swapped for ``mark(string)``; shorter ones are not worth it."""
     if isinstance(value, str):
-        if _LITERAL.fullmatch(value) or ("\n" in value and _MULTILINE_LITERAL.fullmatch(value)):
+        one_line, multi_line = _literal_res()
+        if one_line.fullmatch(value) or ("\n" in value and multi_line.fullmatch(value)):
             return mark(value)
         return value
     if isinstance(value, dict):

@@ -48,8 +48,9 @@ _CONFLICT_PATTERNS = (
     re.compile(r" \(\d+\)$"),  # Dropbox / OneDrive "name (1)"
     re.compile(r"\.sync-conflict-\d{8}-\d{6}(-[A-Za-z0-9]+)?", re.IGNORECASE),  # Syncthing
 )
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-_STATUS = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+# Compiled on first use: an envelope is named when it is written, a status read when asked.
+_UNSAFE = r"[^A-Za-z0-9_.-]"
+_STATUS = r"[a-z][a-z0-9_-]{0,31}"
 
 
 class _Item(NamedTuple):
@@ -94,7 +95,7 @@ def is_conflict_name(name: str) -> bool:
 
 def envelope_name(envelope: Envelope) -> str:
     """The inbox file name of an envelope: ``<decision>--<player>.envelope``."""
-    return f"{_UNSAFE.sub('_', envelope.decision)}--{_UNSAFE.sub('_', envelope.player)}{SUFFIX}"
+    return f"{re.sub(_UNSAFE, '_', envelope.decision)}--{re.sub(_UNSAFE, '_', envelope.player)}{SUFFIX}"
 
 
 def drop(game_dir: Path, envelope: Envelope) -> Path:
@@ -224,7 +225,7 @@ def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = Non
     ``archive`` and ``archive/<status>`` are opened without following links (``LinkRefused``),
     and the file is linked and unlinked relative to the folders' descriptors: an archive folder
     a player replaced by a link to ``~/.bashrc.d`` gets nothing."""
-    if not _STATUS.fullmatch(status):
+    if not re.fullmatch(_STATUS, status):
         raise StorageError(f"invalid archive status {printable(repr(status))}")
     game_dir, path = Path(game_dir), Path(path)
     name = path.name
