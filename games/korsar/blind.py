@@ -230,14 +230,7 @@ class BlindKorsar(BlindRules):
         d = self.pending(state)
         if d is None:
             raise IllegalOrder("illegal order: the game is over")
-        if not isinstance(orders, Mapping):
-            raise OrderError("orders must be a table of player = order")
-        extra = [str(x) for x in orders if x not in d.players and not (d.kind == "reveal" and x == "")]
-        if extra:
-            raise OrderError(f"orders from players not asked by {d.id}: {', '.join(extra)}")
-        missing = [x for x in d.players if x not in orders]
-        if missing:
-            raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
+        d.check_answers(orders, also=("",) if d.kind == "reveal" else ())  # "": the dealers' reveal
         b = state.copy()
         k = b.k
         events: list[Event] = []

@@ -138,16 +138,9 @@ class KoryoGame(Game):
         d = self.pending(state)
         if d is None:
             raise IllegalOrder("illegal order: the game is over")
-        if type(orders) is not dict and not isinstance(orders, Mapping):
-            raise OrderError("orders must be a table of player = order")
         asked = d.players
-        if len(orders) != len(asked) or not all(name in orders for name in asked):
-            extra = [str(k) for k in orders if k not in asked]
-            if extra:
-                raise OrderError(f"orders from players not asked by {d.id}: {', '.join(extra)}")
-            missing = [p for p in asked if p not in orders]
-            if missing:
-                raise OrderError(f"{d.id} waits for orders from: {', '.join(missing)}")
+        if type(orders) is not dict or len(orders) != len(asked) or not all(name in orders for name in asked):
+            d.check_answers(orders)  # the common case above is checked without a call
         s = state.copy()
         events: list[Event] | None = [] if log else None  # None: the rules build no event
         players = s.players

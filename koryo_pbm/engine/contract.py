@@ -97,6 +97,21 @@ class Decision(Frozen):
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "players": list(self.players)}
 
+    def check_answers(self, orders: object, *, also: tuple[str, ...] = ()) -> None:
+        """What every game's ``apply`` checks first: ``orders`` is a table with an order from each
+        player this decision asks, and from nobody else (``also``: other keys the game takes).
+        :class:`~koryo_pbm.errors.OrderError` says which names are extra or missing."""
+        from koryo_pbm.errors import OrderError
+
+        if not isinstance(orders, Mapping):
+            raise OrderError("orders must be a table of player = order")
+        extra = [str(x) for x in orders if x not in self.players and x not in also]
+        if extra:
+            raise OrderError(f"orders from players not asked by {self.id}: {', '.join(extra)}")
+        missing = [x for x in self.players if x not in orders]
+        if missing:
+            raise OrderError(f"{self.id} waits for orders from: {', '.join(missing)}")
+
 
 class Event(NamedTuple):
     """One public thing that happened, for the log: ``kind`` and TOML-safe ``data``, plus a
