@@ -321,13 +321,8 @@ class Dealing(Game):
                 _check_dealt_signature(st, deck_id, output, dealt, _unb64(order["signature"], "signature"))
             except KoryoPbmError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
-            recipients = {v for r in dealt if r for v in self._viewers(st, r)}
-            shares = order["shares"]
-            if not isinstance(shares, Mapping) or set(shares) != recipients:
-                raise IllegalOrder(f"illegal order: {carl}'s shares of deck {deck_id} must be sealed to each of "
-                                   f"{', '.join(sorted(recipients))}, once")
-            for r in recipients:
-                _unb64(shares[r], f"{carl}'s shares for {r}")
+            _check_sealed_to(order["shares"], {v for r in dealt if r for v in self._viewers(st, r)},
+                             f"{carl}'s shares of deck {deck_id}", carl)
             return {"output": output}
         if rd.kind == "give":  # cards drawn: the co-dealer's shares sealed to those who see them
             keys_only("deck", "shares", "signature")  # it signs the rules' list of recipients, public
@@ -341,13 +336,8 @@ class Dealing(Game):
                 _check_dealt_signature(st, deck_id, _final(st, deck_id), dealt, _unb64(order["signature"], "signature"))
             except KoryoPbmError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
-            viewers = {v for x in slots for v in self._viewers(st, self._recipient(st, x))}
-            shares = order["shares"]
-            if not isinstance(shares, Mapping) or set(shares) != viewers:
-                raise IllegalOrder(f"illegal order: {carl}'s shares of {', '.join(slots)} must be sealed to each of "
-                                   f"{', '.join(sorted(viewers))}, once")
-            for r in viewers:
-                _unb64(shares[r], f"{carl}'s shares for {r}")
+            _check_sealed_to(order["shares"], {v for x in slots for v in self._viewers(st, self._recipient(st, x))},
+                             f"{carl}'s shares of {', '.join(slots)}", carl)
             return {"give": slots}
         # a reveal: the co-dealer's shares of the face-down slots, public, checked here
         keys_only("shares")
@@ -765,6 +755,14 @@ class Dealing(Game):
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
         return order
+
+
+def _check_sealed_to(shares: Any, recipients: set[str], what: str, carl: str) -> None:
+    """The co-dealer's sealed shares in an answer: one box for each of ``recipients``, in base64."""
+    if not isinstance(shares, Mapping) or set(shares) != recipients:
+        raise IllegalOrder(f"illegal order: {what} must be sealed to each of {', '.join(sorted(recipients))}, once")
+    for r in recipients:
+        _unb64(shares[r], f"{carl}'s shares for {r}")
 
 
 def _dealer_keys_partial(st: DealState) -> list[cb.DealerKey]:
