@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from blind_checks import card_values, pairs
 from test_cli_bymail import make_keys
 
 from koryo_pbm.cli.main import main
@@ -62,39 +63,11 @@ class Runner:
         return err
 
 
-def _walk(value, found: list) -> None:
-    """Every (key, value) pair and every {slot, card} table in ``value``."""
-    if isinstance(value, dict):
-        if "slot" in value and "card" in value:
-            found.append((value["slot"], value["card"]))
-        for k, v in value.items():
-            found.append((k, v))
-            _walk(v, found)
-    elif isinstance(value, list):
-        for v in value:
-            _walk(v, found)
-
-
 def _card_ids(value):
     """How many times each Koryo card id appears as a text value anywhere in ``value``."""
-    from collections import Counter
-
     from koryo_pbm_games.koryo.cards import CARD_IDS
 
-    found: Counter = Counter()
-
-    def walk(v):
-        if isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-        elif isinstance(v, str) and v in CARD_IDS:
-            found[v] += 1
-
-    walk(value)
-    return found
+    return card_values(value, CARD_IDS)
 
 
 def what_key_opens(run, doc, identity) -> list:
@@ -150,11 +123,8 @@ def blind_game(tmp_path_factory):
         assert not (set(hidden) & revealed)
         public_ids = _card_ids(doc.public)
         for identity in (mod, carl):
-            pairs: list = []
             opened = what_key_opens(run, doc, identity)
-            for data in opened:
-                _walk(data, pairs)
-            leaked = [(k, v) for k, v in pairs if isinstance(k, str) and k in hidden and v == hidden[k]]
+            leaked = [(k, v) for k, v in pairs(opened) if isinstance(k, str) and k in hidden and v == hidden[k]]
             assert not leaked, f"{identity.name} can open {leaked[:3]} at version {doc.version}"
             # every card id in what the key opens is accounted for by the public part of the version
             extra = _card_ids(opened) - public_ids

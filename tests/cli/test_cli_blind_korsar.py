@@ -10,7 +10,8 @@ import os
 from collections import Counter
 
 import pytest
-from test_cli_blind import Runner, _carl_sends, _walk
+from blind_checks import card_values, pairs
+from test_cli_blind import Runner, _carl_sends
 
 SEATS = ["alice", "bob", "dora", "erin"]  # teams alice+bob and dora+erin; dora: the moderator's own key
 
@@ -19,20 +20,7 @@ def _korsar_ids(value) -> Counter:
     """How many times each Korsar card id appears as a text value anywhere in ``value``."""
     from koryo_pbm_games.korsar.cards import COPIES
 
-    found: Counter = Counter()
-
-    def walk(v):
-        if isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-        elif isinstance(v, str) and v in COPIES:
-            found[v] += 1
-
-    walk(value)
-    return found
+    return card_values(value, COPIES)
 
 
 def _order_file(run, root, doc, p) -> object:
@@ -135,9 +123,7 @@ def test_at_every_version_neither_dealer_key_opens_a_hidden_card(korsar_game):
         hidden = {x: deck[x] for cs in hands.values() for x in cs if ":" in x}
         hidden_seen += len(hidden)
         for name in ("mod", "carl"):
-            pairs: list = []
-            _walk(opened[name], pairs)
-            leaked = [(k, v) for k, v in pairs if isinstance(k, str) and hidden.get(k) == v]
+            leaked = [(k, v) for k, v in pairs(opened[name]) if isinstance(k, str) and hidden.get(k) == v]
             assert not leaked, f"{name} opens {leaked[:3]}"
             assert not _korsar_ids(opened[name]) - public_ids, name
     assert hidden_seen > 1000 and korsar_game["sealed_tried"] > 50

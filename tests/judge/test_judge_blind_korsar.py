@@ -14,28 +14,11 @@ import time
 import tomllib
 from collections import Counter
 
+from blind_checks import card_words, pairs
 from judge_kit import PostOffice, attachment, body
 from test_judge_blind import CARL, co_dealer, judge
 
 SEATS = ["alice", "bob", "dora", "erin"]  # teams alice+bob and dora+erin
-
-
-def _card_ids(text: str, cards) -> Counter:
-    return Counter(w for w in re.findall(r"[\w-]+", text) if w in cards)
-
-
-def _pairs(value, found: list) -> list:
-    """Every (key, value) pair and every {slot, card} table in ``value``."""
-    if isinstance(value, dict):
-        if "slot" in value and "card" in value:
-            found.append((value["slot"], value["card"]))
-        for k, v in value.items():
-            found.append((k, v))
-            _pairs(v, found)
-    elif isinstance(value, list):
-        for v in value:
-            _pairs(v, found)
-    return found
 
 
 def _answer(cli, po, player, msg) -> None:
@@ -123,7 +106,7 @@ def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(c
     named_by: list[tuple[int, Counter]] = []  # (version, the card ids the public log named up to it)
     for e in sorted(doc.log, key=lambda e: int(e.get("version", 0))):
         named = named_by[-1][1] if named_by else Counter()
-        named_by.append((int(e.get("version", 0)), named + _card_ids(json.dumps(e.get("events", [])), CARD_IDS)))
+        named_by.append((int(e.get("version", 0)), named + card_words(json.dumps(e.get("events", [])), CARD_IDS)))
     files: set[bytes] = set()  # every game file mailed (the same file goes to several seats)
     for p in SEATS:
         for msg in received[p]:
@@ -133,7 +116,7 @@ def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(c
             version = re.search(r", version (\d+), for ", text)
             if version is not None:
                 public = [Counter(), *(c for v, c in named_by if v <= int(version.group(1)))][-1]
-                assert not (_card_ids(text, CARD_IDS) - public), str(msg["Subject"])
+                assert not (card_words(text, CARD_IDS) - public), str(msg["Subject"])
             if names:
                 files.add(attachment(msg))
     # each file's clear part (all but its sealed parts) holds no card of the game beside its slot
@@ -155,7 +138,7 @@ def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(c
         clear = head | tomllib.loads(log_text[len(checked_log):])
         checked_log = log_text
         revealed = {r["slot"] for r in head["public"]["blind"]["reveals"]}
-        leaked = [(k, v) for k, v in _pairs(clear, []) if isinstance(k, str) and k not in revealed and cards.get(k) == v]
+        leaked = [(k, v) for k, v in pairs(clear) if isinstance(k, str) and k not in revealed and cards.get(k) == v]
         assert not leaked, (leaked[:3], f"version {version}")
     assert len(files) > 40 and split and max(split, key=lambda f: f[0])[2] == checked_log
     print(f"\na blind 4-player Korsar team game through the judge by Maildir: {played:.1f} s ({played_cpu:.1f} s CPU), "

@@ -23,6 +23,7 @@ import time
 from collections import Counter
 
 import pytest
+from blind_checks import card_words, pairs
 from servers import DOMAIN, PASSWORD
 from test_judge_by_mail import Table, receipts_of
 
@@ -121,23 +122,6 @@ def blind_table(mail_servers, mailer, tmp_path, monkeypatch):
                 proc.wait()
 
 
-def _card_ids(text: str, cards: tuple[str, ...]) -> Counter:
-    return Counter(w for w in re.findall(r"[\w-]+", text) if w in cards)
-
-
-def _walk(value, found: list) -> None:
-    """Every (key, value) pair and every {slot, card} table in ``value``."""
-    if isinstance(value, dict):
-        if "slot" in value and "card" in value:
-            found.append((value["slot"], value["card"]))
-        for k, v in value.items():
-            found.append((k, v))
-            _walk(v, found)
-    elif isinstance(value, list):
-        for v in value:
-            _walk(v, found)
-
-
 def _no_hand_in_clear(table: BlindTable, final_log: list, cards: tuple[str, ...]) -> int:
     """What every mail a player received carries: a text and at most the signed game file. The
     text names no card the public log did not name by then; the game file's clear part (all but
@@ -152,18 +136,16 @@ def _no_hand_in_clear(table: BlindTable, final_log: list, cards: tuple[str, ...]
             text = msg.get_body(preferencelist=("plain",)).get_content()
             version = re.search(r", version (\d+), for ", text)
             if version is not None:  # a state mail: it tells what happened, from the public log
-                public = sum((_card_ids(json.dumps(e.get("events", [])), cards) for e in final_log
+                public = sum((card_words(json.dumps(e.get("events", [])), cards) for e in final_log
                               if int(e.get("version", 0)) <= int(version.group(1))), Counter())
-                named = _card_ids(text, cards)
+                named = card_words(text, cards)
                 assert not (named - public), (str(msg["Subject"]), named - public)
             if names:
                 [part] = list(msg.iter_attachments())
                 doc = tomllib.loads(part.get_payload(decode=True).decode())
                 doc.pop("sealed", None)
                 revealed = {r["slot"] for r in doc["public"]["blind"]["reveals"]}
-                pairs: list = []
-                _walk(doc, pairs)
-                leaked = [(k, v) for k, v in pairs if isinstance(k, str) and k not in revealed
+                leaked = [(k, v) for k, v in pairs(doc) if isinstance(k, str) and k not in revealed
                           and table.hands.get(k) == v]
                 assert not leaked, (leaked[:3], str(msg["Subject"]))
             checked += 1
