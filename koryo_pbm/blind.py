@@ -757,6 +757,17 @@ class Dealing(Game):
         return order
 
 
+def _dealt_to(st: DealState, slot: str, carl: str) -> str:
+    """Whom the co-dealer dealt ``slot`` to, by the record it signed itself (its signature checked
+    again here), not by the moderator's state: what it checks before it gives a share."""
+    deck_id, _, at = slot.rpartition(":")
+    rec = _record(st, deck_id)
+    if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+        raise GameError(f"{slot}: deck {deck_id} was not dealt by {carl}")
+    _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"], base64.b64decode(rec["signature"]))
+    return str(rec["recipients"][int(at)])
+
+
 def _check_sealed_to(shares: Any, recipients: set[str], what: str, carl: str) -> None:
     """The co-dealer's sealed shares in an answer: one box for each of ``recipients``, in base64."""
     if not isinstance(shares, Mapping) or set(shares) != recipients:
@@ -882,13 +893,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
     shown = {r["slot"] for r in st.reveals}
     out = {}
     for s in game.rules.revealing(st.rules):
-        deck_id, _, at = s.rpartition(":")
-        rec = _record(st, deck_id)
-        if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
-            raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
-        _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
-                               base64.b64decode(rec["signature"]))
-        owner = rec["recipients"][int(at)]
+        owner = _dealt_to(st, s, carl)
         if (player and owner != player) or not owner:
             raise GameError(f"{s} was not dealt to {player or 'anybody'}: no share of it")
         if s in shown:
@@ -1365,13 +1370,7 @@ def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mappin
         check_open_claim(game, st, policy, op["decision"], p, deadline, resolved, moderator, players.get(p))
         mine = {}
         for s in game._hidden_slots(st, p):
-            deck_id, _, at = s.rpartition(":")
-            rec = _record(st, deck_id)
-            if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
-                raise GameError(f"{s}: deck {deck_id} was not dealt by {carl}")
-            _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
-                                   base64.b64decode(rec["signature"]))
-            if rec["recipients"][int(at)] != p or s in shown:
+            if _dealt_to(st, s, carl) != p or s in shown:
                 raise GameError(f"{s} is not a hidden card {carl} dealt to {p}: no share of it")
             share = cb.decryption_share(_slot(st, s, p), _card_at(st, s), carl, key)
             mine[s] = _b64(share.to_bytes())
