@@ -754,7 +754,7 @@ class Dealing(Game):
         if d is None or d.kind == DEAL or chooser is None:
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
-        return order
+        return self._with_share(state, order)  # a Korsar play: the co-dealer's share opened for the seat
 
 
 def _dealt_to(st: DealState, slot: str, carl: str) -> str:
@@ -885,7 +885,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
                 "shares": sealed, "signature": _b64(signature)}
     if rd is not None and rd.kind == "give":
-        return _co_give(game, st, players, identity, key, decision_id)
+        return _co_give(game, st, players, identity, key, decision_id, moderator, bot_policy)
     # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
     # the co-dealer's own signed record (not the moderator's word), never revealed before (a
     # Korsar game's end: the slots left in hands, each dealt by that record to somebody)
@@ -904,10 +904,11 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
 
 
 def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity: Any, key: cb.KeyShare,
-             decision_id: str) -> dict[str, Any]:
+             decision_id: str, moderator: Any = None, bot_policy: Collection[str] = ()) -> dict[str, Any]:
     """The co-dealer's answer to a ``give`` (Korsar's draws): its shares of the slots drawn,
-    sealed to the drawer and a partner. It checks that its own signed record had dealt none of
-    them, and that the rules' record changes by exactly those slots."""
+    sealed to the drawer and a partner (a bot seat's to the moderator, when the public record and
+    policy say it is one: :func:`check_bot_seats`). It checks that its own signed record had dealt
+    none of them, and that the rules' record changes by exactly those slots."""
     from koryo_pbm.crypto.seal import seal
     from koryo_pbm.crypto.sign import sign
 
@@ -920,6 +921,9 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
     final = _deck(rec["outputs"][1])
     _check_dealt_signature(st, deck_id, final, rec["recipients"], base64.b64decode(rec["signature"]))
     dealt = list(game.rules.dealt(st.rules)[deck_id])
+    check_bot_seats(st, players, {dealt[int(s.rpartition(":")[2])] for s in slots
+                                  if s.rpartition(":")[2].isdigit() and int(s.rpartition(":")[2]) < len(dealt)}
+                    - {""}, moderator, bot_policy)
     shares: dict[str, dict[str, str]] = {}
     for s in slots:
         sd, _, at = s.rpartition(":")
@@ -1179,25 +1183,39 @@ def check_bot_seats(st: DealState, players: Mapping[str, Any], recipients: Colle
                             f"is a bot seat: no share of {r}'s cards is sealed to the moderator")
 
 
-def bot_cards(game: Game, state: Any, player: str, identity: Any) -> dict[str, str]:
+def bot_cards(game: Game, state: Any, player: str, identity: Any) -> tuple[dict[str, str], dict[str, str]]:
     """The hidden cards of ``player`` the key ``identity`` opens (the moderator: a bot seat's,
-    whose shares both dealers sealed to it), every share checked."""
+    whose shares both dealers sealed to it), every share checked; and the co-dealer's share of
+    each (what a Korsar play shows; none for an absent player's hand opened for the bot)."""
     assert isinstance(game, Dealing)
     if player not in state.bots and player in state.peeks:  # an absent player's hand, opened for the bot
-        return open_peek(game, state, player, identity)
-    return dict(open_hand(game.public(state), game.private(state, player), state.game_id, player, identity))
+        return open_peek(game, state, player, identity), {}
+    cards, shares = open_hand_shares(game.public(state), game.private(state, player), state.game_id, player, identity)
+    return dict(cards), dict(shares)
+
+
+def revealed_shares(public: Mapping[str, Any]) -> dict[str, str]:
+    """Slot -> the co-dealer's share published with each card revealed (a Korsar play shows the
+    one its order gave): what ``verify`` gives a bot seat's replayed choice."""
+    rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
+    if not isinstance(rec, Mapping) or not isinstance(rec.get("dealers"), list) or len(rec["dealers"]) != 2:
+        return {}
+    carl = rec["dealers"][1]
+    return {str(r["slot"]): str(r["shares"][carl]) for r in rec.get("reveals", [])
+            if isinstance(r, Mapping) and isinstance(r.get("shares"), Mapping) and carl in r["shares"]}
 
 
 def choose_bot(game: Game, state: Any, player: str, level: str, cards: Mapping[str, str], *, seed: Any,
-               limit: float | None = None) -> Any:
+               limit: float | None = None, shares: Mapping[str, str] | None = None) -> Any:
     """The bot's choice for ``player`` from the public table and ``cards`` (the player's hidden
     cards, opened): what the moderator's bot plays, and what ``verify`` chooses again from the
-    audited cards (``limit`` ``None``: no time limit)."""
+    audited cards (``limit`` ``None``: no time limit). ``shares``: the co-dealer's share of each
+    card (a Korsar play gives its card's)."""
     import math
 
     from koryo_pbm.engine import bots
 
-    private = {**game.private(state, player), "cards": dict(cards)}
+    private = {**game.private(state, player), "cards": dict(cards), **({"shares": dict(shares)} if shares else {})}
     return bots.choose_from_view(game, game.public(state), private, player, level, seed=seed,
                                  limit=math.inf if limit is None else limit)
 

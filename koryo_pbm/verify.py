@@ -546,14 +546,17 @@ def _blind_hands(doc: GameDoc, game: Any, audited: list[Any]) -> Any:
     from the audit of the decks (made on first use, kept in ``audited``)."""
     from koryo_pbm import blind
 
-    def hands(state: Any, seat: str) -> dict[str, str]:
+    def hands(state: Any, seat: str) -> tuple[dict[str, str], dict[str, str]]:
         if not audited:
             try:
                 audited.append(blind.audit_decks(game, doc.public))
             except KoryoPbmError as exc:
                 raise _Fail("blind", str(exc)) from None
         cards = blind.audited_cards(audited[0])
-        return {s: cards[s] for s in blind.hidden_slots(game, state, seat) if s in cards}
+        # the co-dealer's share of each card later revealed (a Korsar play gives its card's, checked by the audit)
+        revealed = blind.revealed_shares(doc.public)
+        slots = [s for s in blind.hidden_slots(game, state, seat) if s in cards]
+        return {s: cards[s] for s in slots}, {s: revealed[s] for s in slots if s in revealed}
 
     return hands
 
@@ -702,7 +705,7 @@ class BotReplay(Value):
     timed_out: list[str]
     join_timed_out: bool
     join_bots: int  # join contributions that were bots' (known before anyone joined)
-    hands: Any  # a blind game: (state, seat) -> the seat's hidden cards, from the audit; else None
+    hands: Any  # a blind game: (state, seat) -> the seat's hidden cards from the audit, and their revealed shares
 
     def __init__(self, game_id: str, policy: deadlines.Policy, levels: dict[tuple[str, str], str],
                  seats: int = 0) -> None:
@@ -762,10 +765,11 @@ class BotReplay(Value):
             if self.hands is not None:  # a blind table: the bot's view holds the seat's audited cards
                 from koryo_pbm import blind
 
-                cards = self.hands(state, seat)
-                view = game.from_view(game.public(state), {**game.private(state, seat), "cards": cards}, seat)
+                cards, shares = self.hands(state, seat)
+                view = game.from_view(game.public(state), {**game.private(state, seat), "cards": cards,
+                                                            **({"shares": shares} if shares else {})}, seat)
                 stand_in = dict(game.random_order(view, seat, bots.fallback_rng(seed)))
-                again = blind.choose_bot(game, state, seat, level, cards, seed=seed)
+                again = blind.choose_bot(game, state, seat, level, cards, seed=seed, shares=shares)
             else:
                 stand_in = bots.fallback_order(game, state, seat, seed) if _TIMED_OUT in line else {}
                 again = None

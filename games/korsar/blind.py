@@ -349,6 +349,50 @@ class BlindKorsar(BlindRules):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return dict(rng.choice(orders))
 
+    def open_view(self, state: BlindKorsarState, player: str, cards: Mapping[str, str]) -> KorsarState:
+        """What ``player`` knows, as the ordinary rules' state (:func:`.views.from_view`'s
+        shape): the public table, the player's own hand and a team partner's from ``cards``
+        (slot -> id), every other hidden card a stand-in (the unknown cards in catalogue order,
+        dealt to the other hands, then the pile)."""
+        b = state
+        s = b.k.copy()
+        known = [q for q in s.players if player in self.viewers(b, q)]
+        unknown = {q: len(s.hands[q]) for q in s.players if q not in known}
+        for q in s.players:
+            if q in known:
+                hand = [cards.get(x, x) if ":" in x else x for x in s.hands[q]]
+                bad = next((x for x in hand if not C.is_card(x)), None)
+                if bad is not None:
+                    raise GameError(f"{q}'s card at {bad} is not opened")
+                s.hands[q] = hand
+            else:
+                s.hands[q] = []
+        pile = len(s.pile)
+        s.pile = []
+        rest = sorted((C.ALL_CARDS - R.zones(s)).elements(), key=C.sort_key)
+        for q, need in unknown.items():
+            s.hands[q], rest = rest[:need], rest[need:]
+        if len(rest) != pile:
+            raise GameError(f"{player}'s view does not account for every card (pile {pile}, unknown {len(rest)})")
+        s.pile = rest
+        return s
+
+    def bot_order(self, state: BlindKorsarState, player: str, level: str, rng: Any, limit: float,
+                  clock: Any, cards: Mapping[str, str]) -> dict[str, Any]:
+        """The ordinary game's bot of ``level`` on :meth:`open_view`: a play or discard of a card
+        names the first slot of the hand holding it (the blind table adds the co-dealer's share
+        of that slot, :meth:`koryo_pbm.blind.Dealing.bot_order`)."""
+        from .game import KorsarGame
+
+        self._asked(state, player)
+        order = dict(KorsarGame().bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock))
+        if order.get("action") in (None, "draw"):
+            return order
+        slot = next((x for x in state.k.hands[player] if cards.get(x) == order.get("card")), None)
+        if slot is None:
+            raise GameError(f"the {level} bot chose {order.get('card')!r}, which is not in {player}'s hand")
+        return {**order, "slot": slot}
+
     def describe_choices(self, state: BlindKorsarState, player: str,
                          cards: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         """For an orders file: an example legal order and every legal order (the player's own

@@ -223,6 +223,9 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
 
         if (bot_seats or missed == "bot") and not Dealing(game).bot_levels():
             raise SetupError(f"{game.title} has no bots at a blind table: no --bot seat, no --missed bot")
+        if missed == "bot" and getattr(Dealing(game).rules, "claims", None) is not None:
+            # a play shows the co-dealer's share of its card: an absent hand opened to the moderator has none
+            raise SetupError(f"{game.title} has no --missed bot at a blind table yet (its bot seats, --bot, can play)")
         policy = make_policy(Dealing(game), deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     else:
         policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
@@ -235,6 +238,8 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if "teams" not in game.options:
             raise SetupError(f"{game.title} has no teams")
         options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
+    if blind_spec is not None and bot_seats:
+        _check_bot_partners(game, list(seats), options, bot_seats)
     if invites:
         return _signup(directory, game, moderator, seats, invites, emails, policy, options, seed, first,
                        position_file, signup_deadline, now, as_json)
@@ -324,3 +329,19 @@ def _signup(directory: Path, game, moderator, seats: dict, invites: dict[str, st
     click.echo(f"invited by mail: {', '.join(f'{n} ({a})' for n, a in invites.items())}")
     click.echo("the judge (koryo-pbm serve) mails the invitations, takes the seats from the replies and makes "
                "game.toml when every seat is taken")
+
+
+def _check_bot_partners(game, seats: list[str], options: dict, bot_seats: dict[str, str]) -> None:
+    """At a blind table the moderator sees a bot seat's cards, and so every card its bot sees: a
+    Korsar partner's too. A player's seat is never a bot's partner there (the moderator would see
+    that player's hand): both partners are bots, or neither."""
+    rules = game.blind_rules()
+    viewers = getattr(rules, "viewers", None)
+    if viewers is None or not seats:
+        return
+    state = rules.setup(seats, seats[0], options or None)
+    for bot in bot_seats:
+        humans = [p for p in viewers(state, bot) if p != bot and p not in bot_seats]
+        if humans:
+            raise SetupError(f"{humans[0]} is the partner of bot seat {bot}: at a blind table the moderator, who runs "
+                             f"the bot, would see {humans[0]}'s cards (seat both partners as bots, or neither)")

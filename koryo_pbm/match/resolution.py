@@ -320,8 +320,9 @@ def _orders_with_bots(run: _Run, decision: Decision, played: Mapping[str, tuple[
         if doc.deal == "blind":  # the bot plays from the cards the moderator's key opens (a bot seat's)
             from koryo_pbm import blind
 
-            cards = blind.bot_cards(game, run.state, p, run.mv.identity)
-            choice = blind.choose_bot(game, run.state, p, level, cards, seed=seed, limit=bots.DEFAULT_LIMIT)
+            cards, shares = blind.bot_cards(game, run.state, p, run.mv.identity)
+            choice = blind.choose_bot(game, run.state, p, level, cards, seed=seed, limit=bots.DEFAULT_LIMIT,
+                                      shares=shares)
         else:
             choice = bots.choose(game, run.state, p, level, seed=seed)
         orders[p] = choice.order

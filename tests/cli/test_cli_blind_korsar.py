@@ -261,18 +261,115 @@ def test_a_give_signing_another_record_of_whom_the_cards_went_to_is_refused_at_o
     assert (cli.cwd / "s" / "game.toml").read_bytes() == before  # nothing counted: the game waits for carl
 
 
-def test_korsar_has_no_bots_at_a_blind_table_so_new_refuses_a_bot_seat_and_missed_bot(cli):
-    """Korsar's blind rules choose no bot order: ``new`` refuses a bot seat or ``--missed bot`` in
-    one line and writes nothing, rather than a game that would stop at the bot's turn."""
+def test_a_blind_korsar_game_takes_bot_seats_but_refuses_missed_bot(cli):
+    """Korsar's bot seats play at a blind table; ``--missed bot`` does not yet (an absent hand
+    opened to the moderator carries no co-dealer share for a play): ``new`` refuses it in one
+    line and writes nothing, rather than a game that would stop at the bot's turn."""
     lines = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob", "carl"]}
     blind = ["--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
              "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}"]
-    for extra in (["--bot", "cat=random"], ["--bot", "cat=heuristic"], ["--deadline", "1h", "--missed", "bot"],
-                  ["--deadline", "1h", "--missed", "bot", "--bot-level", "random"]):
+    for extra in (["--deadline", "1h", "--missed", "bot"], ["--deadline", "1h", "--missed", "bot", "--bot-level", "random"],
+                  ["--bot", "cat=random", "--deadline", "1h", "--missed", "bot"]):
         r = cli.fails("new", "g", *blind, *extra)
-        assert r.err == "koryo-pbm: error: Korsar has no bots at a blind table: no --bot seat, no --missed bot\n", r.err
+        assert r.err == ("koryo-pbm: error: Korsar has no --missed bot at a blind table yet (its bot seats, --bot, "
+                         "can play)\n"), r.err
         assert not (cli.cwd / "g").exists()
-    # without them the blind game is made; an open Korsar game keeps its bots
-    assert "blind table: dealers mod and carl" in cli.ok("new", "g", *blind, "--deadline", "1h").out
+    r = cli.fails("new", "g", *blind, "--bot", "cat=search")
+    assert "search" in r.err and len(r.err.strip().splitlines()) == 1 and not (cli.cwd / "g").exists()
+    # a player is never a bot seat's partner at a blind table: the moderator would see their cards
+    dealers = blind[:7]  # game, moderator, dealers
+    four = [*dealers, "--player", f"alice={lines['alice']}", "--player", "cat=bot", "--player", f"bob={lines['bob']}",
+            "--player", "dog=bot", "--bot", "cat=random", "--bot", "dog=random"]
+    r = cli.fails("new", "g", *four, "--team", "alice,cat", "--team", "bob,dog")
+    assert r.err == ("koryo-pbm: error: alice is the partner of bot seat cat: at a blind table the moderator, who runs "
+                     "the bot, would see alice's cards (seat both partners as bots, or neither)\n"), r.err
+    assert not (cli.cwd / "g").exists()
+    cli.ok("new", "bots", *dealers, "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}",
+           "--bot", "cat=random", "--bot", "dog=random", "--team", "alice,bob", "--team", "cat,dog")
+    # a bot seat at either level is made; an open Korsar game keeps --missed bot
+    for level in ("random", "heuristic"):
+        out = cli.ok("new", level, *blind, "--bot", f"cat={level}", "--deadline", "1h").out
+        assert "blind table: dealers mod and carl" in out
     cli.ok("new", "open", "--game", "korsar", "--as", "mod", "--player", f"alice={lines['alice']}",
            "--bot", "cat=random", "--deadline", "1h", "--missed", "bot")
+
+
+def test_a_blind_korsar_bot_seat_plays_to_the_end_open_to_the_moderator_alone_and_verify_replays_it(cli):
+    """Two players and cat, the moderator's heuristic bot, by shared folder to the end: both
+    dealers seal cat's cards (its deal and every draw the co-dealer gives) to the moderator,
+    whose key opens cat's hand and no player's; the bot's plays carry the co-dealer's share the
+    moderator opened; ``verify`` chooses every bot order again from the audited cards."""
+    lines = {n: cli.ok("keygen", n).out.strip() for n in ["mod", "alice", "bob", "carl"]}
+    cli.ok("new", "g", "--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--bot", "cat=heuristic",
+           "--first", "alice")
+    checked = 0
+    for _ in range(400):
+        status = cli.ok("status", "g", "--json").json
+        if status["decision"] is None:
+            break
+        if status["missing"] == ["carl"]:
+            cli.ok("co-deal", "g", "--as", "carl")
+        else:
+            for p in status["missing"]:
+                cli.ok("orders", "g", "--as", p, "-o", cli.cwd / f"o-{p}.toml")
+                cli.ok("submit", cli.cwd / f"o-{p}.toml", "--as", p, "--game", "g")
+        if status["decision"].startswith("t") and status["missing"] != ["carl"] and checked < 3:
+            # what the moderator's key opens: cat's hand (each share checked), no player's
+            from koryo_pbm.store import gamefile
+
+            doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+            hands = doc.public["rules"]["hands"]
+            shown = cli.ok("inspect", "g", "--as", "mod", "--json").json
+            parts = {p["part"]: p["data"] for p in shown["opened"]}
+            assert "alice" not in parts and "bob" not in parts
+            assert {"alice", "bob"} <= set(shown["not_opened"])
+            assert set(parts["cat"]["cards"]) == {x for x in hands["cat"] if ":" in x} and hands["cat"]
+            alice = cli.ok("show", "g", "--as", "alice", "--json").json["cards"]
+            assert not set(alice) & set(parts["cat"]["cards"])
+            checked += 1
+        cli.ok("resolve", "g", "--as", "mod")
+    else:
+        raise AssertionError("the blind Korsar game with a bot seat did not end")
+    assert checked == 3
+    log = cli.ok("log", "g").out
+    assert "cat is a bot seat: mod and carl seal its cards to the moderator, who runs its bot and sees its hand" in log
+    played = log.count("the heuristic bot played cat's seat")
+    assert played >= 5
+    from koryo_pbm.store import gamefile
+
+    doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+    import re
+
+    bot_plays = [int(m[1]) for o in doc.replay["orders"] if o["player"] == "cat" and "share = " in o["orders"]
+                 for m in [re.search(r'^slot = "deck:(\d+)"$', o["orders"], re.M)] if m]
+    # cat's plays, each checked with the co-dealer's share the moderator opened: cards dealt, and
+    # cards cat drew (the co-dealer's give sealed them to the moderator, the bot seat's key)
+    assert min(bot_plays) < 18 <= max(bot_plays), bot_plays
+    report = cli.ok("verify", "g", "--json").json
+    checks = {c["check"]: c["detail"] for c in report["checks"]}
+    assert report["ok"], report
+    assert "the moderator saw the cards of bot seat cat (its bot's), and no other hidden card" in checks["deal"]
+    assert checks["bots"].startswith(f"every one of the {played} orders the moderator's bots played is the one "
+                                     "the bot chooses again")
+    # a bot order changed in the record and the file signed again (cat draws where its bot played a
+    # card): verify's replay of the bot names the decision
+    import copy
+    import os
+
+    from koryo_pbm.store.keyring import find_identity
+
+    bad = copy.deepcopy(doc)
+    item = next(o for o in bad.replay["orders"] if o["player"] == "cat" and 'action = "play"' in o["orders"])
+    item["orders"] = re.sub(r'(?ms)^action = .*', 'action = "draw"\n', item["orders"])
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    (cli.cwd / "bad").mkdir()
+    gamefile.write_game(cli.cwd / "bad" / "game.toml", bad, mod)
+    r = cli.fails("verify", "bad", "--json", home=cli.home / "fresh")
+    failed = next(c for c in r.json["checks"] if not c["ok"])
+    assert failed["check"] == "bots" and f"({item['decision']})" in failed["detail"], failed
+    assert "the moderator did not play the bot's order" in failed["detail"] and '"share":"' in failed["detail"]

@@ -14,7 +14,7 @@ from koryo_pbm_games.korsar import cards as C
 from koryo_pbm_games.korsar import rules as R
 from koryo_pbm_games.korsar.blind import DECK, BlindKorsar, parse_slot
 
-from koryo_pbm.errors import FormatError, IllegalOrder, OrderError
+from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError
 
 BLIND = KorsarGame().blind_rules()
 CATALOGUE = C.full_deck()
@@ -258,3 +258,43 @@ def test_blind_resolution_gives_the_ordinary_rules_events_and_scores_on_the_same
     assert [e.data for e in blind_events] == [e.data for e in open_events]
     assert BLIND.outcome(s) == outcome is not None
     assert outcome.scores == R.scores(s.k)
+
+
+# -- Bots (the moderator's, for a bot seat) ------------------------------------------------------
+
+
+def test_a_bot_seat_sees_its_side_s_cards_only_and_its_bot_names_the_slot_of_the_card_it_plays():
+    """``open_view``: the public table, the seat's own and its partner's cards from those opened,
+    stand-ins for the rest (the same whatever the other side holds); ``bot_order``: the ordinary
+    heuristic bot on that view, its card played from the first slot holding it, legal here."""
+    d = Dealers()
+    s, _ = d.step(BLIND.setup(["a", "b", "c", "x"], "a", {"teams": True}))
+    mine = {x: d.card(x) for x in BLIND.hidden(s, "a")}
+    view = BLIND.open_view(s, "a", mine)
+    assert view.hands["a"] == [d.card(x) for x in s.k.hands["a"]]
+    assert view.hands["b"] == [d.card(x) for x in s.k.hands["b"]]  # the partner's, seen by a
+    # the other side's cards and the pile are stand-ins: c's and x's hands swapped give the same view
+    swapped = Dealers([d.deck[i] if i % 4 in (0, 1) or i >= 24 else d.deck[i + 1 if i % 4 == 2 else i - 1]
+                       for i in range(len(d.deck))])
+    assert sorted(swapped.deck) == sorted(d.deck) and any(swapped.card(x) != d.card(x) for x in s.k.hands["c"])
+    again = BLIND.open_view(s, "a", {x: swapped.card(x) for x in BLIND.hidden(s, "a")})
+    assert again.hands == view.hands and again.pile == view.pile
+    assert sorted(R.legal_orders(view, "a"), key=str) == sorted(
+        R.legal_orders(_open_state(s, d), "a"), key=str)
+    order = BLIND.bot_order(s, "a", "heuristic", random.Random(0), 10.0, lambda: 0.0, mine)
+    plain = KorsarGame().bot_order(view, "a", "heuristic", random.Random(0), 10.0, lambda: 0.0)
+    assert {k: v for k, v in order.items() if k != "slot"} == plain
+    if plain["action"] != "draw":
+        assert order["slot"] == next(x for x in s.k.hands["a"] if d.card(x) == plain["card"])
+    BLIND.check(s, "a", order)
+    with pytest.raises(GameError, match="not opened"):  # a hand the moderator's key did not open
+        BLIND.open_view(s, "a", {})
+
+
+def _open_state(s, d: Dealers):
+    """The ordinary state of the blind state ``s`` with the real cards (``d``) in hands and pile."""
+    k = s.k.copy()
+    for p in k.players:
+        k.hands[p] = [d.card(x) if ":" in x else x for x in k.hands[p]]
+    k.pile = [d.card(x) for x in k.pile]
+    return k
