@@ -303,12 +303,38 @@ def test_a_blind_korsar_bot_seat_plays_to_the_end_open_to_the_moderator_alone_an
     cli.ok("new", "g", "--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
            "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--bot", "cat=heuristic",
            "--first", "alice")
-    checked = 0
+    import copy
+    import os
+
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    try:
+        mod = find_identity("mod")
+    finally:
+        os.environ.pop("KORYO_PBM_HOME", None)
+    checked = tampered = 0
     for _ in range(400):
         status = cli.ok("status", "g", "--json").json
         if status["decision"] is None:
             break
         if status["missing"] == ["carl"]:
+            doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+            rules = doc.public.get("rules") or {"give": []}  # none before the keys
+            if not tampered and any(rules["dealt"]["deck"][int(x.partition(":")[2])] == "cat" for x in rules["give"]):
+                # a give of a card cat drew, from a file re-signed with cat no bot seat in the record:
+                # the co-dealer (another machine of its, no memory of the true file) seals nothing
+                bad = copy.deepcopy(doc)
+                bad.public["blind"].pop("bots")
+                (cli.cwd / "bad-give" / "inbox").mkdir(parents=True)
+                gamefile.write_game(cli.cwd / "bad-give" / "game.toml", bad, mod)
+                r = cli.fails("co-deal", cli.cwd / "bad-give", "--key", cli.home / "keys" / "carl.key",
+                              home=cli.home / "other")
+                assert ("cat's seat holds the moderator's key, but the game's public record does not say it is a bot "
+                        "seat" in r.err) and len(r.err.strip().splitlines()) == 1, r.err
+                assert not list((cli.cwd / "bad-give" / "inbox").iterdir())
+                tampered += 1
             cli.ok("co-deal", "g", "--as", "carl")
         else:
             for p in status["missing"]:
@@ -316,8 +342,6 @@ def test_a_blind_korsar_bot_seat_plays_to_the_end_open_to_the_moderator_alone_an
                 cli.ok("submit", cli.cwd / f"o-{p}.toml", "--as", p, "--game", "g")
         if status["decision"].startswith("t") and status["missing"] != ["carl"] and checked < 3:
             # what the moderator's key opens: cat's hand (each share checked), no player's
-            from koryo_pbm.store import gamefile
-
             doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
             hands = doc.public["rules"]["hands"]
             shown = cli.ok("inspect", "g", "--as", "mod", "--json").json
@@ -331,13 +355,11 @@ def test_a_blind_korsar_bot_seat_plays_to_the_end_open_to_the_moderator_alone_an
         cli.ok("resolve", "g", "--as", "mod")
     else:
         raise AssertionError("the blind Korsar game with a bot seat did not end")
-    assert checked == 3
+    assert checked == 3 and tampered == 1
     log = cli.ok("log", "g").out
     assert "cat is a bot seat: mod and carl seal its cards to the moderator, who runs its bot and sees its hand" in log
     played = log.count("the heuristic bot played cat's seat")
     assert played >= 5
-    from koryo_pbm.store import gamefile
-
     doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
     import re
 
@@ -354,19 +376,9 @@ def test_a_blind_korsar_bot_seat_plays_to_the_end_open_to_the_moderator_alone_an
                                      "the bot chooses again")
     # a bot order changed in the record and the file signed again (cat draws where its bot played a
     # card): verify's replay of the bot names the decision
-    import copy
-    import os
-
-    from koryo_pbm.store.keyring import find_identity
-
     bad = copy.deepcopy(doc)
     item = next(o for o in bad.replay["orders"] if o["player"] == "cat" and 'action = "play"' in o["orders"])
     item["orders"] = re.sub(r'(?ms)^action = .*', 'action = "draw"\n', item["orders"])
-    os.environ["KORYO_PBM_HOME"] = str(cli.home)
-    try:
-        mod = find_identity("mod")
-    finally:
-        os.environ.pop("KORYO_PBM_HOME", None)
     (cli.cwd / "bad").mkdir()
     gamefile.write_game(cli.cwd / "bad" / "game.toml", bad, mod)
     r = cli.fails("verify", "bad", "--json", home=cli.home / "fresh")
