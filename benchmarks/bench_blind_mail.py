@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "mailservers"))
+sys.path[:0] = [str(REPO / "tests" / "mailservers"), str(REPO / "tests")]  # the test kit and its helpers
 
 
 def one_game(servers, kind: str) -> dict[str, float]:
