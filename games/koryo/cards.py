@@ -48,12 +48,12 @@ def base_limit(rnd: int) -> int:
     return rnd + 2
 
 
+_FULL_DECK: tuple[int, ...] = tuple(c for c in range(NCARDS) for _ in range(COPIES[c]))
+
+
 def full_deck() -> list[int]:
     """The 55 cards, in id order (not shuffled)."""
-    deck: list[int] = []
-    for c in range(NCARDS):
-        deck.extend([c] * COPIES[c])
-    return deck
+    return list(_FULL_DECK)
 
 
 def counts_to_ids(counts) -> list[str]:

@@ -201,21 +201,23 @@ class KoryoGame(Game):
                 for p, hand in enumerate(s.hands):
                     k = sum(hand)
                     if k > 1:
-                        plays[p] = O.random_cards(s, p, rng)  # legal as drawn: not checked again
+                        plays[p] = O.random_cards(s, p, rng, k)  # legal as drawn: not checked again
                     elif k == 1:  # not asked: the only legal play (rules.forced_plays)
                         plays[p] = [hand.index(1)]
                 rules.resolve_orders(s, plays, None)
             elif phase == ACTIONS:
                 p = s.current()
-                rules.run_steps(s, p, O.random_steps(s, p, rng), None)
+                O.random_turn(s, p, rng)  # legal as drawn: played in place, not checked again
                 s.turn += 1
-            elif phase == END:
+            elif phase == END:  # only where the playout began: advance below chooses the discards
                 p = s.current()
                 rules.do_discard(s, p, O.random_discard_counts(s, p, rng), None, False)
                 s.turn += 1
             else:
                 return s
-            rules.advance(s, None)
+            # the discards as random_discard_counts draws them (rng.choice of the choices, when
+            # there are several), chosen where advance finds them
+            rules.advance(s, None, rng.choice)
         raise RuntimeError(f"koryo: no end after {max_decisions} decisions")
 
     def blind_rules(self) -> BlindRules:

@@ -215,11 +215,12 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 # -- random legal orders ---------------------------------------------------------------------
 
 
-def random_cards(s: KoryoState, p: int, rnd: BotRandom) -> list[int]:
-    """:func:`random_play` as the card indices played (what :func:`parse_play` reads)."""
+def random_cards(s: KoryoState, p: int, rnd: BotRandom, size: int | None = None) -> list[int]:
+    """:func:`random_play` as the card indices played (what :func:`parse_play` reads).
+    ``size``: the cards in seat ``p``'s hand, when the caller has counted them already."""
     hand = s.hands[p]
     # Choose among all legal plays: count them to weigh single-id plays against pairs.
-    singles = sum(hand)  # one play of k cards of id c for each 1 <= k <= hand[c]
+    singles = sum(hand) if size is None else size  # one play of k cards of id c for each 1 <= k <= hand[c]
     pairs = 0
     tables = s.tables
     if tables[p][SHIPOWNER] and rules.has_power(tables, p, SHIPOWNER):
@@ -256,11 +257,27 @@ _DECLINE_B, _DECLINE_L = ("barbarian", None, None), ("lobbying", None)
 
 
 def random_steps(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
-    """:func:`random_action` as the steps :func:`parse_action` reads from it."""
-    # works on copies of what the turn can change: the tables, the bank and the tokens
-    tables = [t[:] for t in s.tables]
-    bank = s.bank
-    tokens = s.tokens[:]
+    """:func:`random_action` as the steps :func:`parse_action` reads from it (``s`` unchanged)."""
+    # the turn played on a working copy of what it can change: the tables, the bank, the
+    # tokens, the face-down cards and the discard pile
+    w = KoryoState.__new__(KoryoState)
+    w.tables = [t[:] for t in s.tables]
+    w.bank = s.bank
+    w.tokens = s.tokens[:]
+    w.facedown = s.facedown[:]  # reveal replaces seat p's list, never changes it
+    w.discard = s.discard[:]
+    return random_turn(w, p, rnd)
+
+
+def random_turn(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
+    """Play seat ``p``'s action turn with random legal steps on ``s`` itself, in place, and
+    return the steps (what :func:`random_steps` returns). Every step is drawn from the legal
+    ones of the moment, so the state ends as :func:`.rules.run_steps` would leave it with
+    these steps, without checking them again (the random playout plays this way; reads only
+    ``tables``, ``bank``, ``tokens``, ``facedown`` and ``discard``)."""
+    tables = s.tables
+    tokens = s.tokens
+    discard = s.discard
     n = len(tables)
     fd = s.facedown[p]
     nb, nl = fd[BARBARIAN], fd[LOBBYING]
@@ -281,12 +298,14 @@ def random_steps(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
             for c in range(NCARDS):
                 if fd[c]:
                     t[c] += fd[c]
+            s.facedown[p] = [0] * NCARDS  # as rules.reveal
         elif it == "barbarian":
             victims = rules.barbarian_targets(tables, p)
             if victims and rnd.random() < 0.85:
                 q = rnd.choice(victims)
                 c = rnd.choice(_chars_of(tables[q]))
                 tables[q][c] -= 1
+                discard[c] += 1
                 steps.append(("barbarian", q, c))
             elif victims or rnd.random() < 0.5:
                 steps.append(_DECLINE_B)
@@ -308,8 +327,8 @@ def random_steps(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
             else:
                 left_l += 1
         elif it == "banker":
-            if bank > 0 and tables[p][BANKER] and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
-                bank -= 1
+            if s.bank > 0 and tables[p][BANKER] and rules.has_power(tables, p, BANKER) and rnd.random() < 0.9:
+                s.bank -= 1
                 tokens[p] += 1
                 steps.append(_BANKER)
         elif it == "priest":
@@ -318,6 +337,7 @@ def random_steps(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
                     and rnd.random() < 0.9):
                 ev = rnd.choice([e for e in (BARBARIAN, LOBBYING) if t[e]])
                 t[ev] -= 1
+                discard[ev] += 1
                 steps.append(("priest", ev))
         elif tables[p][SPY]:
             victims = [q for q in range(n) if q != p and tokens[q] > 0]

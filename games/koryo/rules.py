@@ -5,7 +5,7 @@ Everything here follows ``shared/rules/koryo.md``; the section names below are t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from operator import add
 
 from koryo_pbm.engine.contract import Event
@@ -290,29 +290,17 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
                    forced: Collection[int] = ()) -> None:
     """Place every play face down, discard what is left in hands, start the actions. The
     seats in ``forced`` were not asked (their play was the only legal one)."""
-    players = s.players
     hands = s.hands
     facedown = s.facedown
-    for p, hand in enumerate(hands):
-        cards = plays.get(p)
-        if cards:
+    if events is None:  # nothing to say of each seat: the plays alone
+        for p, cards in plays.items():
             fd = facedown[p]
+            hand = hands[p]
             for c in cards:
                 fd[c] += 1
                 hand[c] -= 1
-            if events is not None:
-                k = len(cards)
-                name = players[p]
-                only = ONLY_MOVE if p in forced else ""
-                events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down{only}",
-                                    {"player": name, "cards": k}))
-        if events is not None:
-            left = sum(hand)
-            if left:
-                name = players[p]
-                events.append(event("discard-hand",
-                                    f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
-                                    {"player": name, "cards": left}))
+    else:
+        _place_and_say(s, plays, events, forced)
     # every card left in a hand goes to the discard pile (one pass over the card ids)
     s.discard = [*map(sum, zip(s.discard, *hands, strict=False))]
     s.hands = [[0] * NCARDS for _ in hands]
@@ -320,9 +308,35 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
     s.turn = 0
 
 
+def _place_and_say(s: KoryoState, plays: dict[int, list[int]], events: list[Event],
+                   forced: Collection[int]) -> None:
+    """:func:`resolve_orders`' plays placed face down, seat by seat, with what the log says of
+    each seat (its play, the cards it discards)."""
+    players = s.players
+    facedown = s.facedown
+    for p, hand in enumerate(s.hands):
+        cards = plays.get(p)
+        if cards:
+            fd = facedown[p]
+            for c in cards:
+                fd[c] += 1
+                hand[c] -= 1
+            k = len(cards)
+            name = players[p]
+            only = ONLY_MOVE if p in forced else ""
+            events.append(event("play", f"{name} plays {k} card{'s' if k > 1 else ''} face down{only}",
+                                {"player": name, "cards": k}))
+        left = sum(hand)
+        if left:
+            name = players[p]
+            events.append(event("discard-hand",
+                                f"{name} discards {left} card{'s' if left > 1 else ''} left in hand",
+                                {"player": name, "cards": left}))
+
+
 def orders_automatic(s: KoryoState) -> bool:
     """The order phase has one outcome when no hand holds more than one card."""
-    return all(sum(h) <= 1 for h in s.hands)
+    return max(map(sum, s.hands)) <= 1
 
 
 def forced_plays(s: KoryoState, plays: dict[int, list[int]]) -> list[int]:
@@ -460,8 +474,8 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
     reveal(s, p, events)
     if events is not None:  # the whole turn had one outcome: the engine played it
         events[-1] = events[-1]._replace(text=events[-1].text + ONLY_MOVE)
-    if nb or nl:
-        _no_target(s, p, nb, nl, events)
+        if nb or nl:
+            _no_target(s, p, nb, nl, events)
     name = s.players[p]
     if t[BANKER] and s.bank > 0 and has_power(tables, p, BANKER):
         s.bank -= 1
@@ -780,9 +794,12 @@ def do_discard(s: KoryoState, p: int, d, events: list[Event] | None, auto: bool)
 # -- the engine's own moves ------------------------------------------------------------------
 
 
-def advance(s: KoryoState, events: list[Event] | None) -> None:
+def advance(s: KoryoState, events: list[Event] | None,
+            choose_discard: Callable[[list[tuple[int, ...]]], tuple[int, ...]] | None = None) -> None:
     """Take every decision that has only one possible outcome, until somebody must choose or
-    the game is over."""
+    the game is over. With ``choose_discard`` (the random playout's), a discard with several
+    choices is not left pending: ``choose_discard(choices)`` picks it (every choice listed
+    once, not first probed for a second one and then listed again) and the game goes on."""
     n = len(s.players)
     while True:
         ph = s.phase
@@ -804,7 +821,7 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
             if sum(s.tables[p]) <= s.round + 2:  # within the limit: nothing to discard
                 s.turn = turn + 1
                 continue
-            k, opts = discard_options(s, p, stop_at=2)
+            k, opts = discard_options(s, p, stop_at=0 if choose_discard else 2)
             if k == 0:
                 s.turn += 1
                 continue
@@ -812,7 +829,10 @@ def advance(s: KoryoState, events: list[Event] | None) -> None:
                 do_discard(s, p, opts[0], events, True)
                 s.turn += 1
                 continue
-            return
+            if choose_discard is None:
+                return
+            do_discard(s, p, choose_discard(opts), events, False)
+            s.turn += 1
         elif ph == ORDERS:
             if not orders_automatic(s):
                 return
