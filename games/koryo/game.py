@@ -197,14 +197,15 @@ class KoryoGame(Game):
         for _ in range(max_decisions):
             phase = s.phase
             if phase == ORDERS:  # the seats asked (more than one card in hand) draw in seat order
-                plays = {}
-                for p, hand in enumerate(s.hands):
+                for p, hand in enumerate(s.hands):  # each play face down as drawn (legal: not checked again)
                     k = sum(hand)
                     if k > 1:
-                        plays[p] = O.random_cards(s, p, rng, k)  # legal as drawn: not checked again
+                        O.random_face_down(s, p, rng, k)
                     elif k == 1:  # not asked: the only legal play (rules.forced_plays)
-                        plays[p] = [hand.index(1)]
-                rules.resolve_orders(s, plays, None)
+                        c = hand.index(1)
+                        hand[c] = 0
+                        s.facedown[p][c] += 1
+                rules.discard_hands(s)  # the rest of rules.resolve_orders
             elif phase == ACTIONS:
                 p = s.current()
                 O.random_turn(s, p, rng)  # legal as drawn: played in place, not checked again

@@ -218,9 +218,29 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 def random_cards(s: KoryoState, p: int, rnd: BotRandom, size: int | None = None) -> list[int]:
     """:func:`random_play` as the card indices played (what :func:`parse_play` reads).
     ``size``: the cards in seat ``p``'s hand, when the caller has counted them already."""
+    c, k, other = _draw_play(s, p, rnd, sum(s.hands[p]) if size is None else size)
+    return [c] * k if other < 0 else [c, other]
+
+
+def random_face_down(s: KoryoState, p: int, rnd: BotRandom, size: int) -> None:
+    """Seat ``p``'s random play (the draw of :func:`random_cards`; ``size``: the cards in its
+    hand) moved from its hand to its face-down cards, as :func:`.rules.resolve_orders` places it."""
+    c, k, other = _draw_play(s, p, rnd, size)
+    fd = s.facedown[p]
     hand = s.hands[p]
-    # Choose among all legal plays: count them to weigh single-id plays against pairs.
-    singles = sum(hand) if size is None else size  # one play of k cards of id c for each 1 <= k <= hand[c]
+    fd[c] += k
+    hand[c] -= k
+    if other >= 0:
+        fd[other] += 1
+        hand[other] -= 1
+
+
+def _draw_play(s: KoryoState, p: int, rnd: BotRandom, singles: int) -> tuple[int, int, int]:
+    """One legal play of seat ``p`` drawn uniformly (``singles``: the cards in its hand):
+    ``(c, k, -1)`` for ``k`` cards of id ``c``, ``(a, 1, b)`` for the Ship Owner's pair."""
+    hand = s.hands[p]
+    # Choose among all legal plays: count them to weigh single-id plays against pairs (one
+    # play of k cards of id c for each 1 <= k <= hand[c]: as many as the cards in the hand).
     pairs = 0
     tables = s.tables
     if tables[p][SHIPOWNER] and rules.has_power(tables, p, SHIPOWNER):
@@ -230,7 +250,7 @@ def random_cards(s: KoryoState, p: int, rnd: BotRandom, size: int | None = None)
     if i < singles:
         for c, k in enumerate(hand):
             if i < k:
-                return [c] * (i + 1)
+                return c, i + 1, -1
             i -= k
     i -= singles
     present = [c for c in range(NCARDS) if hand[c]]
@@ -238,7 +258,7 @@ def random_cards(s: KoryoState, p: int, rnd: BotRandom, size: int | None = None)
     for a in range(m):
         for b in range(a + 1, m):
             if i == 0:
-                return [present[a], present[b]]
+                return present[a], 1, present[b]
             i -= 1
     raise AssertionError("unreachable")  # pragma: no cover
 

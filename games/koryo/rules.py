@@ -85,8 +85,7 @@ def scores(state: KoryoState) -> list[int]:
     out = list(state.tokens)
     for p, t in enumerate(tables):
         out[p] -= t[BARBARIAN] + t[LOBBYING]
-    for c in CHARS:
-        counts = [t[c] for t in tables]
+    for c, counts in zip(CHARS, zip(*tables, strict=False), strict=False):  # each character's counts by seat
         most = max(counts)
         if most and counts.count(most) == 1:  # has_scoring: strictly more than everybody else
             out[counts.index(most)] += VALUES[c]
@@ -301,8 +300,14 @@ def resolve_orders(s: KoryoState, plays: dict[int, list[int]], events: list[Even
                 hand[c] -= 1
     else:
         _place_and_say(s, plays, events, forced)
-    # every card left in a hand goes to the discard pile (one pass over the card ids)
-    s.discard = [*map(sum, zip(s.discard, *hands, strict=False))]
+    discard_hands(s)
+
+
+def discard_hands(s: KoryoState) -> None:
+    """The end of the order phase, once the plays are face down: every card left in a hand
+    goes to the discard pile, and the actions begin."""
+    hands = s.hands
+    s.discard = [*map(sum, zip(s.discard, *hands, strict=False))]  # one pass over the card ids
     s.hands = [[0] * NCARDS for _ in hands]
     s.phase = ACTIONS
     s.turn = 0
@@ -803,36 +808,33 @@ def advance(s: KoryoState, events: list[Event] | None,
     n = len(s.players)
     while True:
         ph = s.phase
-        if ph == ACTIONS:
-            turn = s.turn
-            if turn >= n:
-                s.phase = END
-                s.turn = 0
-                continue
-            if not auto_action(s, (s.first + turn) % n, events):
-                return
-            s.turn = turn + 1
-        elif ph == END:
-            turn = s.turn
-            if turn >= n:
-                end_round(s, events)
-                continue
-            p = (s.first + turn) % n
-            if sum(s.tables[p]) <= s.round + 2:  # within the limit: nothing to discard
-                s.turn = turn + 1
-                continue
-            k, opts = discard_options(s, p, stop_at=0 if choose_discard else 2)
-            if k == 0:
-                s.turn += 1
-                continue
-            if len(opts) == 1:
-                do_discard(s, p, opts[0], events, True)
-                s.turn += 1
-                continue
-            if choose_discard is None:
-                return
-            do_discard(s, p, choose_discard(opts), events, False)
-            s.turn += 1
+        if ph == ACTIONS:  # the turns in order while each has one outcome
+            first = s.first
+            for turn in range(s.turn, n):
+                if not auto_action(s, (first + turn) % n, events):
+                    s.turn = turn
+                    return
+            s.phase = END
+            s.turn = 0
+        elif ph == END:  # the discards in turn order while each has one outcome (or is chosen)
+            first = s.first
+            within = s.round + 2  # a table this small complies whatever it holds
+            for turn in range(s.turn, n):
+                p = (first + turn) % n
+                if sum(s.tables[p]) <= within:
+                    continue
+                k, opts = discard_options(s, p, stop_at=0 if choose_discard else 2)
+                if k == 0:
+                    continue
+                if len(opts) == 1:
+                    do_discard(s, p, opts[0], events, True)
+                elif choose_discard is None:
+                    s.turn = turn
+                    return
+                else:
+                    do_discard(s, p, choose_discard(opts), events, False)
+            s.turn = n
+            end_round(s, events)
         elif ph == ORDERS:
             if not orders_automatic(s):
                 return
