@@ -314,11 +314,7 @@ def random_turn(s: KoryoState, p: int, rnd: BotRandom) -> list[tuple]:
     for it in items:
         if it == "reveal":
             steps.append(_REVEAL)
-            t = tables[p]
-            for c in range(NCARDS):
-                if fd[c]:
-                    t[c] += fd[c]
-            s.facedown[p] = [0] * NCARDS  # as rules.reveal
+            rules.reveal(s, p, None)
         elif it == "barbarian":
             victims = rules.barbarian_targets(tables, p)
             if victims and rnd.random() < 0.85:
