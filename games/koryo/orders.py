@@ -215,30 +215,26 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
 # -- random legal orders ---------------------------------------------------------------------
 
 
-def random_cards(s: KoryoState, p: int, rnd: BotRandom, size: int | None = None) -> list[int]:
-    """:func:`random_play` as the card indices played (what :func:`parse_play` reads).
-    ``size``: the cards in seat ``p``'s hand, when the caller has counted them already."""
-    c, k, other = _draw_play(s, p, rnd, sum(s.hands[p]) if size is None else size)
-    return [c] * k if other < 0 else [c, other]
+def random_cards(s: KoryoState, p: int, rnd: BotRandom) -> list[int]:
+    """:func:`random_play` as the card indices played (what :func:`parse_play` reads): the
+    draw of :func:`random_face_down`, made on a scratch copy of the seat's hand and read off
+    its face-down cards (``s`` unchanged)."""
+    w = KoryoState.__new__(KoryoState)
+    w.tables = s.tables  # read only
+    w.hands = s.hands[:]
+    w.hands[p] = s.hands[p][:]
+    w.facedown = s.facedown[:]
+    fd = w.facedown[p] = [0] * NCARDS
+    random_face_down(w, p, rnd, sum(w.hands[p]))
+    return [c for c in range(NCARDS) for _ in range(fd[c])]
 
 
 def random_face_down(s: KoryoState, p: int, rnd: BotRandom, size: int) -> None:
-    """Seat ``p``'s random play (the draw of :func:`random_cards`; ``size``: the cards in its
-    hand) moved from its hand to its face-down cards, as :func:`.rules.resolve_orders` places it."""
-    c, k, other = _draw_play(s, p, rnd, size)
+    """Seat ``p``'s play drawn uniformly among its legal plays (``size``: the cards in its
+    hand, two or more) and moved from its hand to its face-down cards, as
+    :func:`.rules.resolve_orders` places a play: the random playout's order phase."""
+    hand = s.hands[p]
     fd = s.facedown[p]
-    hand = s.hands[p]
-    fd[c] += k
-    hand[c] -= k
-    if other >= 0:
-        fd[other] += 1
-        hand[other] -= 1
-
-
-def _draw_play(s: KoryoState, p: int, rnd: BotRandom, singles: int) -> tuple[int, int, int]:
-    """One legal play of seat ``p`` drawn uniformly (``singles``: the cards in its hand):
-    ``(c, k, -1)`` for ``k`` cards of id ``c``, ``(a, 1, b)`` for the Ship Owner's pair."""
-    hand = s.hands[p]
     # Choose among all legal plays: count them to weigh single-id plays against pairs (one
     # play of k cards of id c for each 1 <= k <= hand[c]: as many as the cards in the hand).
     pairs = 0
@@ -246,19 +242,24 @@ def _draw_play(s: KoryoState, p: int, rnd: BotRandom, singles: int) -> tuple[int
     if tables[p][SHIPOWNER] and rules.has_power(tables, p, SHIPOWNER):
         m = NCARDS - hand.count(0)
         pairs = m * (m - 1) // 2
-    i = int(rnd.random() * (singles + pairs))  # every legal play has a chance
-    if i < singles:
+    i = int(rnd.random() * (size + pairs))  # every legal play has a chance
+    if i < size:  # the plays of one id, in id order: i + 1 cards of the id holding card i
         for c, k in enumerate(hand):
             if i < k:
-                return c, i + 1, -1
+                fd[c] += i + 1
+                hand[c] -= i + 1
+                return
             i -= k
-    i -= singles
+    i -= size  # the pairs of two ids (Ship Owner power), in order
     present = [c for c in range(NCARDS) if hand[c]]
     m = len(present)
     for a in range(m):
         for b in range(a + 1, m):
             if i == 0:
-                return present[a], 1, present[b]
+                for c in (present[a], present[b]):
+                    fd[c] += 1
+                    hand[c] -= 1
+                return
             i -= 1
     raise AssertionError("unreachable")  # pragma: no cover
 
