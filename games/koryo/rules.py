@@ -169,14 +169,14 @@ def start_round(s: KoryoState, events: list[Event] | None) -> None:
     for k in range(n):
         p = (first + k) % n
         want = base + 1 if tables[p][BROADCASTER] and has_power(tables, p, BROADCASTER) else base
-        take = want if want <= len(deck) else len(deck)
-        if take:
-            hand = hands[p]
-            for c in deck[-take:]:
-                hand[c] += 1
-            del deck[-take:]
+        dealt = deck[-want:]  # the top ``want`` cards, or all that are left
+        del deck[-want:]
+        hand = hands[p]
+        for c in dealt:
+            hand[c] += 1
         if events is not None:
             name = players[p]
+            take = len(dealt)
             events.append(event("deal", deal_text(name, take, want, base), {"player": name, "cards": take}))
     s.phase = ORDERS
     s.turn = 0
@@ -481,7 +481,7 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
         events[-1] = events[-1]._replace(text=events[-1].text + ONLY_MOVE)
         if nb or nl:
             _no_target(s, p, nb, nl, events)
-    name = s.players[p]
+        name = s.players[p]
     if t[BANKER] and s.bank > 0 and has_power(tables, p, BANKER):
         s.bank -= 1
         s.tokens[p] += 1
