@@ -231,7 +231,7 @@ def random_cards(s: KoryoState, p: int, rnd: BotRandom) -> list[int]:
 
 def random_face_down(s: KoryoState, p: int, rnd: BotRandom, size: int) -> None:
     """Seat ``p``'s play drawn uniformly among its legal plays (``size``: the cards in its
-    hand, two or more) and moved from its hand to its face-down cards, as
+    hand) and moved from its hand to its face-down cards, as
     :func:`.rules.resolve_orders` places a play: the random playout's order phase."""
     hand = s.hands[p]
     fd = s.facedown[p]
