@@ -269,7 +269,8 @@ def test_a_blind_korsar_game_takes_bot_seats_but_refuses_missed_bot(cli):
     blind = ["--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
              "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}"]
     for extra in (["--deadline", "1h", "--missed", "bot"], ["--deadline", "1h", "--missed", "bot", "--bot-level", "random"],
-                  ["--bot", "cat=random", "--deadline", "1h", "--missed", "bot"]):
+                  ["--bot", "cat=random", "--deadline", "1h", "--missed", "bot"],
+                  ["--missed", "bot"]):  # the blind table's reason first, not the missing deadline's
         r = cli.fails("new", "g", *blind, *extra)
         assert r.err == ("koryo-pbm: error: Korsar has no --missed bot at a blind table yet (its bot seats, --bot, "
                          "can play)\n"), r.err
