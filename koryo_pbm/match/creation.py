@@ -157,7 +157,7 @@ def check_blind_table(game: Game, seats: Sequence[str], *, seed: str | None = No
                       options: Mapping[str, Any] | None = None) -> None:
     """The refusals of a blind table that its game, its deal and its bots make, the most specific
     first, each in one line: :func:`create` makes them of every blind game (``new``, or any
-    caller of the library), and ``new`` calls this before it reads the rest of its options.
+    caller of the library), and ``new`` calls this first, before its policy's own checks.
     ``seats``: the players' names in seat order, bot seats included; ``bots``: the bot seats;
     ``missed``: the policy's missed orders (``"wait"`` or ``"bot"``)."""
     rules = game.blind_rules()
