@@ -484,8 +484,7 @@ class Dealing(Game):
             new.carl[deck_id] = dict(order["shares"])
             dealt = self._dealt_now(st)
             new.rules, ev = self.rules.apply(st.rules, {})
-            events.append(Event("blind", f"{mod} and {carl} shuffled deck {deck_id} in turn ({len(dealt)} cards)",
-                                {"deck": deck_id}))
+            events.append(Event("blind", shuffled_text(mod, carl, deck_id, len(dealt)), {"deck": deck_id}))
             events += ev
             if new.secret:  # the moderator's shares of the cards dealt (the moderator's state only)
                 key, nonces = _mod_key(new)
@@ -861,7 +860,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
             raise GameError(f"deck {deck_id} is not as the rules put it together, shuffled once by {st.dealers[0]}")
         if deck_id in game.rules.dealt(st.rules) or any(
-                f"shuffled deck {deck_id} " in str(e) for entry in log for e in entry.get("events", ())):
+                shuffled_deck(str(e)) == deck_id for entry in log for e in entry.get("events", ())):
             raise GameError(f"deck {deck_id} was dealt before: no share is given twice")
         # the moderator's shuffle is redone on the input the co-dealer computes itself
         mine = _input_deck(st, feed)
@@ -1296,6 +1295,37 @@ OPEN_NOTE = re.compile(r"(?P<seat>\S+) missed the deadline of (?P<decision>\S+):
 def opened_text(player: str, cards: int, mod: str, carl: str) -> str:
     return (f"{player}'s hand opened to the moderator for the bot: {carl} sealed its shares of {player}'s "
             f"{cards} hidden card{'s' if cards != 1 else ''} to {mod}")
+
+
+ONE_DECK = "deck"  # the id of a game's one deck (Korsar's): its log line says "the deck"
+
+
+def shuffled_text(mod: str, carl: str, deck_id: str, cards: int) -> str:
+    """The public log line of a deck both dealers shuffled: "mod and carl shuffled deck round-2
+    in turn (55 cards)" for a deck of Koryo's (one a round), "mod and carl shuffled the deck in
+    turn (78 cards)" for a game's one deck (Korsar's, named ``deck``)."""
+    which = "the deck" if deck_id == ONE_DECK else f"deck {deck_id}"
+    return f"{mod} and {carl} shuffled {which} in turn ({cards} cards)"
+
+
+SHUFFLED_NOTE = re.compile(r"(?P<mod>\S+) and (?P<carl>\S+) shuffled (?:the deck|deck (?P<deck>\S+)) in turn "
+                           r"\((?P<cards>\d+) cards\)")
+
+
+def shuffled_deck(text: str) -> str | None:
+    """The deck a log line says both dealers shuffled, in either wording (the files written
+    before "the deck" say "shuffled deck deck"), or ``None``."""
+    m = SHUFFLED_NOTE.fullmatch(text)
+    return None if m is None else m["deck"] or ONE_DECK
+
+
+def in_todays_words(text: str) -> str:
+    """A blind game's log line as this version writes it: "shuffled deck deck" (a Korsar file
+    written before "the deck") reads "shuffled the deck"; any other line as it is."""
+    m = SHUFFLED_NOTE.fullmatch(text)
+    if m is None or m["deck"] != ONE_DECK:
+        return text
+    return shuffled_text(m["mod"], m["carl"], ONE_DECK, int(m["cards"]))
 
 
 def _opened_slots(st: DealState, player: str) -> list[str]:

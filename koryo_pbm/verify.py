@@ -414,6 +414,10 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         happened += events
         texts = [e.text for e in events]
         logged = list(entry["events"])
+        if doc.deal == "blind":  # a Korsar file written before "shuffled the deck" says "shuffled deck deck"
+            from koryo_pbm.blind import in_todays_words
+
+            logged = [in_todays_words(str(e)) for e in logged]
         notes, logged = logged[:len(logged) - len(texts)], logged[len(logged) - len(texts):]
         bots_here = {p for p in decision.players if published[p][0] is None}
         noted = set()

@@ -102,6 +102,29 @@ def _orders_rule(cards: list[int], shipowner: bool) -> str:
     return "cards of different ids"
 
 
+def _before_the_deal(names: tuple[str, ...], first: str, deck: list[int], rng: Any) -> KoryoState:
+    """Koryo at round 1 before its first distribution: nothing dealt, ``deck`` to deal from
+    (empty at the blind table, whose decks are the dealers'), ``rng`` for the reshuffles."""
+    n = len(names)
+    k = KoryoState.__new__(KoryoState)
+    k.players = names
+    k.round = 1
+    k.phase = ORDERS
+    k.first = names.index(first)
+    k.turn = 0
+    k.bank = TOKENS
+    k.tokens = [0] * n
+    k.tables = [[0] * NCARDS for _ in range(n)]
+    k.hands = [[0] * NCARDS for _ in range(n)]
+    k.facedown = [[0] * NCARDS for _ in range(n)]
+    k.deck = deck
+    k.discard = [0] * NCARDS
+    k.rng = rng
+    k.hidden = None
+    k.decision = None
+    return k
+
+
 class BlindKoryo(BlindRules):
     """Koryo's blind rules (see the module docstring)."""
 
@@ -117,22 +140,7 @@ class BlindKoryo(BlindRules):
         if first not in names:
             raise SetupError(f"first player {first!r} is not one of the players")
         n = len(names)
-        k = KoryoState.__new__(KoryoState)
-        k.players = names
-        k.round = 1
-        k.phase = ORDERS
-        k.first = names.index(first)
-        k.turn = 0
-        k.bank = TOKENS
-        k.tokens = [0] * n
-        k.tables = [[0] * NCARDS for _ in range(n)]
-        k.hands = [[0] * NCARDS for _ in range(n)]
-        k.facedown = [[0] * NCARDS for _ in range(n)]
-        k.deck = []
-        k.discard = [0] * NCARDS
-        k.rng = None
-        k.hidden = None
-        k.decision = None
+        k = _before_the_deal(names, first, [], None)
         b = BlindKoryoState.__new__(BlindKoryoState)
         b.k = k
         b.hands = [[] for _ in range(n)]
@@ -594,24 +602,8 @@ class BlindKoryo(BlindRules):
                 raise GameError(f"slot {slot} is in no deck of the audit") from None
 
         game = KoryoGame()
-        names = tuple(players)
-        n = len(names)
-        s = KoryoState.__new__(KoryoState)
-        s.players = names
-        s.round = 1
-        s.phase = ORDERS
-        s.first = names.index(first)
-        s.turn = 0
-        s.bank = TOKENS
-        s.tokens = [0] * n
-        s.tables = [[0] * NCARDS for _ in range(n)]
-        s.hands = [[0] * NCARDS for _ in range(n)]
-        s.facedown = [[0] * NCARDS for _ in range(n)]
-        s.deck = [INDEX[c] for c in decks[FIRST_DECK]]
-        s.discard = [0] * NCARDS
-        s.rng = _Arranged(decks)  # type: ignore[assignment]  # stands for the generator: see _Arranged
-        s.hidden = None
-        s.decision = None
+        # the audit's arrangement stands for the generator: see _Arranged
+        s = _before_the_deal(tuple(players), first, [INDEX[c] for c in decks[FIRST_DECK]], _Arranged(decks))
         events: list[Event] = []
         rules.start_round(s, events)
         rules.advance(s, events)

@@ -189,12 +189,6 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
             raise UsageError("a blind table needs both --blind and --co-dealer NAME=PUBLIC_KEY")
         if invite_specs:
             raise UsageError("a blind game cannot take its seats by mail yet (--invite)")
-        if game.blind_rules() is None:
-            raise SetupError(f"{game.title} has no blind rules: it cannot be played at a blind table (--blind)")
-        if position_file is not None:
-            raise SetupError("a blind game cannot start from --position (a position shows the hands)")
-        if seed is not None:
-            raise SetupError("a blind game takes no --seed (the deck's order is the two dealers', not a seed's)")
         co_name, co_key = _parse_player(co_dealer, "--co-dealer")
         blind_spec = (moderator.name, co_name, co_key)
     seats = dict(_parse_player(spec) for spec in player_specs)
@@ -218,14 +212,18 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if name.partition("=")[0].strip() in bot_seats:
             raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
     now = now_utc()
+    options = {}
+    if teams:
+        if "teams" not in game.options:
+            raise SetupError(f"{game.title} has no teams")
+        options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
     if blind_spec is not None:  # the dealers' decisions (kind deal) can have a deadline too
         from koryo_pbm.blind import Dealing
+        from koryo_pbm.match.creation import check_blind_table
 
-        if (bot_seats or missed == "bot") and not Dealing(game).bot_levels():
-            raise SetupError(f"{game.title} has no bots at a blind table: no --bot seat, no --missed bot")
-        if missed == "bot" and getattr(Dealing(game).rules, "claims", None) is not None:
-            # a play shows the co-dealer's share of its card: an absent hand opened to the moderator has none
-            raise SetupError(f"{game.title} has no --missed bot at a blind table yet (its bot seats, --bot, can play)")
+        # match.create makes these refusals too; made here first, before the policy's own checks
+        check_blind_table(game, list(seats), seed=seed, from_position=position_file is not None, bots=list(bot_seats),
+                          missed=missed, abandon_after=abandon_after, options=options)
         policy = make_policy(Dealing(game), deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     else:
         policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
@@ -233,13 +231,6 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     policy.state_mail = "" if state_mail == "turn" else state_mail
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
-    options = {}
-    if teams:
-        if "teams" not in game.options:
-            raise SetupError(f"{game.title} has no teams")
-        options["teams"] = [[m.strip() for m in t.split(",")] for t in teams]
-    if blind_spec is not None and bot_seats:
-        _check_bot_partners(game, list(seats), options, bot_seats)
     if invites:
         return _signup(directory, game, moderator, seats, invites, emails, policy, options, seed, first,
                        position_file, signup_deadline, now, as_json)
@@ -330,18 +321,3 @@ def _signup(directory: Path, game, moderator, seats: dict, invites: dict[str, st
     click.echo("the judge (koryo-pbm serve) mails the invitations, takes the seats from the replies and makes "
                "game.toml when every seat is taken")
 
-
-def _check_bot_partners(game, seats: list[str], options: dict, bot_seats: dict[str, str]) -> None:
-    """At a blind table the moderator sees a bot seat's cards, and so every card its bot sees: a
-    Korsar partner's too. A player's seat is never a bot's partner there (the moderator would see
-    that player's hand): both partners are bots, or neither."""
-    rules = game.blind_rules()
-    viewers = getattr(rules, "viewers", None)
-    if viewers is None or not seats:
-        return
-    state = rules.setup(seats, seats[0], options or None)
-    for bot in bot_seats:
-        humans = [p for p in viewers(state, bot) if p != bot and p not in bot_seats]
-        if humans:
-            raise SetupError(f"{humans[0]} is the partner of bot seat {bot}: at a blind table the moderator, who runs "
-                             f"the bot, would see {humans[0]}'s cards (seat both partners as bots, or neither)")

@@ -6,7 +6,7 @@ the moderator's part padded so its size tells nothing)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -70,6 +70,8 @@ def create(
             raise SetupError(f"{name!r} cannot be a player's name (it names the moderator's part)")
     if len(set(names)) != len(names):
         raise SetupError("a player is named twice")
+    if blind is not None:  # first: a blind table's refusals are more specific than a bot level's
+        _check_blind(game, moderator, players, blind, policy, seed, position, options)
     for name, level in policy.bots.items():
         if name not in players or players[name] != moderator.public:
             raise SetupError(f"the bot seat {name!r} must be a seat with the moderator's key")
@@ -89,8 +91,6 @@ def create(
     if moderator.public in owners:
         raise SetupError(f"{owners[moderator.public]}'s public key is the moderator's own key: the moderator "
                          "sees everything, so a player needs a key of their own")
-    if blind is not None:
-        _check_blind(game, moderator, players, blind, policy, seed, position)
     emails = check_emails(emails or {}, names + ([blind[1]] if blind is not None else []))
     game_id = game_id or new_game_id(game)
     if join is None:
@@ -152,17 +152,52 @@ def create(
     return doc, state
 
 
-def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicIdentity],
-                 blind: tuple[str, str, PublicIdentity], policy: deadlines.Policy, seed: str | None,
-                 position: Mapping[str, Any] | None) -> None:
-    """The refusals of ``new --blind``, each in one line."""
-    mod_name, carl, key = blind
-    if game.blind_rules() is None:
-        raise SetupError(f"{game.title} has no blind rules: it cannot be played at a blind table")
-    if position is not None:
+def check_blind_table(game: Game, seats: Sequence[str], *, seed: str | None = None, from_position: bool = False,
+                      bots: Collection[str] = (), missed: str = "wait", abandon_after: int | None = None,
+                      options: Mapping[str, Any] | None = None) -> None:
+    """The refusals of a blind table that its game, its deal and its bots make, the most specific
+    first, each in one line: :func:`create` makes them of every blind game (``new``, or any
+    caller of the library), and ``new`` calls this first, before its policy's own checks.
+    ``seats``: the players' names in seat order, bot seats included; ``bots``: the bot seats;
+    ``missed``: the policy's missed orders (``"wait"`` or ``"bot"``)."""
+    rules = game.blind_rules()
+    if rules is None:
+        raise SetupError(f"{game.title} has no blind rules: it cannot be played at a blind table (--blind)")
+    if from_position:
         raise SetupError("a blind game cannot start from --position (a position shows the hands)")
     if seed is not None:
         raise SetupError("a blind game takes no --seed (the deck's order is the two dealers', not a seed's)")
+    if bots or missed == "bot":
+        from koryo_pbm.blind import Dealing
+
+        if not Dealing(game, rules).bot_levels():
+            raise SetupError(f"{game.title} has no bots at a blind table: no --bot seat, no --missed bot")
+        if missed == "bot" and getattr(rules, "claims", None) is not None:
+            # a play shows the co-dealer's share of its card: an absent hand opened to the moderator has none
+            raise SetupError(f"{game.title} has no --missed bot at a blind table yet (its bot seats, --bot, can play)")
+    if abandon_after:
+        raise SetupError("a blind game has no abandoned seats yet (--abandon-after): with --missed bot the dealers "
+                         "open an absent player's hand to the moderator at each missed deadline")
+    viewers = getattr(rules, "viewers", None)
+    if bots and viewers is not None and seats:
+        # the moderator sees a bot seat's cards, and so every card its bot sees: a Korsar partner's
+        # too. A player's seat is never a bot's partner there: both partners are bots, or neither.
+        state = rules.setup(list(seats), seats[0], *([dict(options)] if options else []))
+        for bot in bots:
+            humans = [p for p in viewers(state, bot) if p != bot and p not in bots]
+            if humans:
+                raise SetupError(f"{humans[0]} is the partner of bot seat {bot}: at a blind table the moderator, who "
+                                 f"runs the bot, would see {humans[0]}'s cards (seat both partners as bots, or neither)")
+
+
+def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicIdentity],
+                 blind: tuple[str, str, PublicIdentity], policy: deadlines.Policy, seed: str | None,
+                 position: Mapping[str, Any] | None, options: Mapping[str, Any] | None) -> None:
+    """The refusals of a blind game, each in one line: :func:`check_blind_table`'s, then the
+    dealers' (the co-dealer a name and a key of its own)."""
+    check_blind_table(game, list(players), seed=seed, from_position=position is not None, bots=list(policy.bots),
+                      missed=policy.missed, abandon_after=policy.abandon_after, options=options)
+    mod_name, carl, key = blind
     if carl in players or carl in RESERVED_NAMES or carl == mod_name:
         raise SetupError(f"the co-dealer's name {carl!r} is a player's or the moderator's: give it a name of its own")
     if key == moderator.public:
@@ -172,9 +207,6 @@ def _check_blind(game: Game, moderator: Identity, players: Mapping[str, PublicId
         if k == key:
             raise SetupError(f"the co-dealer's key is {name}'s key: a player who deals sees the cards with the "
                              "moderator's help; give the co-dealer a key of its own")
-    if policy.abandon_after:
-        raise SetupError("a blind game has no abandoned seats yet (--abandon-after): with --missed bot the dealers "
-                         "open an absent player's hand to the moderator at each missed deadline")
 
 
 def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str, str]:

@@ -224,6 +224,8 @@ def test_new_blind_refuses_in_one_line(cli):
          "2 players play Korsar alone"),  # Korsar's blind rules check its options as the open rules do
         (["--blind", "--co-dealer", f"carl={lines['carl']}", "--seed", "x"], "a blind game takes no --seed"),
         (["--blind", "--co-dealer", f"carl={lines['carl']}", "--position", "p.toml"], "cannot start from --position"),
+        (["--blind", "--co-dealer", f"carl={lines['carl']}", "--abandon-after", "2"],  # before "needs --missed bot"
+         "a blind game has no abandoned seats yet (--abandon-after)"),
         (["--blind"], "needs both --blind and --co-dealer"),
         (["--blind", "--co-dealer", f"alice={lines['carl']}"], "is a player's or the moderator's"),
     ]

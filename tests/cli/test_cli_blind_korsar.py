@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 from blind_checks import card_values, pairs
 from test_cli_blind import Runner, _carl_sends
+from test_cli_bymail import make_keys
 
 SEATS = ["alice", "bob", "dora", "erin"]  # teams alice+bob and dora+erin; dora: the moderator's own key
 
@@ -142,12 +143,57 @@ def test_verify_audits_the_blind_korsar_game(korsar_game):
     assert report["ok"] and report["fair_proof"], report
     assert checks["blind"]["detail"].startswith("1 deck shuffled by mod and carl, 78 cards dealt and 78 revealed")
     assert "the ordinary rules on the real cards give the same" in checks["blind"]["detail"]
+    # Korsar's one deck (named deck) is "the deck" in the log, which verify replayed line for line
+    final = korsar_game["versions"][-1]
+    assert b"'mod and carl shuffled the deck in turn (78 cards)'" in final and b"shuffled deck deck" not in final
+
+
+def test_a_blind_korsar_game_logged_as_shuffled_deck_deck_still_verifies(cli):
+    """A 2-player blind Korsar game played to the end by the code before "the deck", its log
+    saying "mod and carl shuffled deck deck in turn" (data/finished-blind-korsar-deck-deck.toml.gz,
+    as that code wrote and signed it): verify replays it clean, the old line standing for the new."""
+    import gzip
+    from pathlib import Path
+
+    data = gzip.decompress((Path(__file__).resolve().parents[1] / "store" / "data" /
+                            "finished-blind-korsar-deck-deck.toml.gz").read_bytes())
+    assert b"'mod and carl shuffled deck deck in turn (78 cards)'" in data and b"shuffled the deck" not in data
+    (cli.cwd / "old").mkdir()
+    (cli.cwd / "old" / "game.toml").write_bytes(data)
+    report = cli.ok("verify", "old", "--json").json
+    assert report["ok"] and report["fair_proof"], report
+    checks = {c["check"]: c for c in report["checks"]}
+    assert checks["replay"]["ok"] and checks["blind"]["detail"].startswith("1 deck shuffled by mod and carl, 78 cards")
+
+
+def test_the_co_dealer_deals_no_deck_the_log_says_was_shuffled_in_either_wording(cli):
+    """The co-dealer gives the shares of a deck once: a log saying the deck was shuffled, as this
+    code or the code before writes it, makes its answer to the deal a one-line refusal."""
+    from koryo_pbm import blind, match
+    from koryo_pbm.errors import GameError
+    from koryo_pbm.store import gamefile
+    from koryo_pbm.store.keyring import find_identity
+
+    lines = make_keys(cli, ["alice", "bob", "carl"])
+    cli.ok("new", "d", "--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}")
+    cli.ok("co-deal", "d", "--as", "carl")
+    cli.ok("resolve", "d", "--as", "mod")
+    doc = gamefile.read_game(cli.cwd / "d" / "game.toml")
+    assert doc.decision["id"] == "deal"
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    carl = find_identity("carl")
+    players = {n: k for n, k in doc.players.items() if n != "carl"}
+    game = match.game_of(doc)
+    assert "output" in blind.co_deal(game, doc.public, players, carl, "deal", doc.log)  # the honest answer
+    for line in ("mod and carl shuffled the deck in turn (78 cards)", "mod and carl shuffled deck deck in turn (78 cards)"):
+        log = [*doc.log, {**doc.log[-1], "events": [line]}]
+        with pytest.raises(GameError, match="^deck deck was dealt before: no share is given twice$"):
+            blind.co_deal(game, doc.public, players, carl, "deal", log)
 
 
 def _blind_korsar2(cli, folder):
     """A blind 2-player Korsar game (alice first), dealt: the co-dealer's key and deck answered."""
-    from test_cli_bymail import make_keys
-
     lines = make_keys(cli, ["alice", "bob", "carl"])
     cli.ok("new", folder, "--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
            "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}", "--first", "alice")
@@ -269,7 +315,8 @@ def test_a_blind_korsar_game_takes_bot_seats_but_refuses_missed_bot(cli):
     blind = ["--game", "korsar", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
              "--player", f"alice={lines['alice']}", "--player", f"bob={lines['bob']}"]
     for extra in (["--deadline", "1h", "--missed", "bot"], ["--deadline", "1h", "--missed", "bot", "--bot-level", "random"],
-                  ["--bot", "cat=random", "--deadline", "1h", "--missed", "bot"]):
+                  ["--bot", "cat=random", "--deadline", "1h", "--missed", "bot"],
+                  ["--missed", "bot"]):  # the blind table's reason first, not the missing deadline's
         r = cli.fails("new", "g", *blind, *extra)
         assert r.err == ("koryo-pbm: error: Korsar has no --missed bot at a blind table yet (its bot seats, --bot, "
                          "can play)\n"), r.err
