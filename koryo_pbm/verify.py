@@ -38,7 +38,6 @@ It knows no game: the game's rules replay it; the join goes through :mod:`koryo_
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import re
@@ -591,7 +590,7 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                     if (item["player"], key.fingerprint()) not in former:
                         raise _Fail("orders", f"{who} is signed by a key that the log never names as "
                                               f"{item['player']}'s former key")
-                inner = base64.b64decode(item["inner"], validate=True)
+                inner = binascii.a2b_base64(item["inner"], strict_mode=True)
                 if "envelope" in item:  # format v2: the whole envelope
                     env = parse_one(item["envelope"], who)
                     if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):

@@ -42,7 +42,7 @@ write there can replace a key.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import os
 import re
 import sys
@@ -55,6 +55,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
 from koryo_pbm.errors import KeyFileError, KoryoPbmError
+from koryo_pbm.values import ALNUM, Spelling
 
 if TYPE_CHECKING:  # the X25519 module is imported where a key is made or opened: status and verify
     # read public keys (their X25519 half is built on use) and open nothing
@@ -91,8 +92,9 @@ PASSPHRASE_ENV = "KORYO_PBM_PASSPHRASE"
 HOME_ENV = "KORYO_PBM_HOME"
 KEY_FILE_LIMIT = 64 * 1024
 
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_B64_RE = re.compile(r"[A-Za-z0-9_-]{86}")
+# checked with string methods, not compiled patterns (see koryo_pbm.values)
+_NAME_RE = Spelling(ALNUM + "_.-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.-]{0,63}
+_B64_RE = Spelling(ALNUM + "_-", 86)  # [A-Za-z0-9_-]{86}
 
 
 @cache
@@ -106,7 +108,7 @@ Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
 
 def validate_name(name: str) -> str:
     """Return ``name`` if it is a valid identity name, else ``KeyFileError``."""
-    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+    if not isinstance(name, str) or not _NAME_RE.fits(name):
         raise KeyFileError(
             f"invalid key name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
@@ -122,8 +124,12 @@ def sha256_hex(data: bytes) -> str:
     return h.finalize().hex()
 
 
+_URLSAFE = bytes.maketrans(b"+/", b"-_")  # base64's URL-safe alphabet (binascii: no base64 module to load)
+_URLSAFE_DECODE = bytes.maketrans(b"-_", b"+/")
+
+
 def _b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return binascii.b2a_base64(raw, newline=False).translate(_URLSAFE).decode("ascii").rstrip("=")
 
 
 class PublicIdentity:
@@ -217,9 +223,9 @@ class PublicIdentity:
             shown = token[:24] + ("..." if len(token) > 24 else "")
             raise KeyFileError(f"not a koryo-pbm public key: expected '{PUBLIC_PREFIX}...', got {shown!r}")
         body = token[len(PUBLIC_PREFIX):]
-        if not _B64_RE.fullmatch(body):
+        if not _B64_RE.fits(body):
             raise KeyFileError("not a koryo-pbm public key: the key text is damaged (wrong length or characters)")
-        raw = base64.urlsafe_b64decode(body + "==")
+        raw = binascii.a2b_base64((body + "==").encode("ascii").translate(_URLSAFE_DECODE))
         if _b64url(raw) != body:  # non-canonical trailing bits: refuse, one key has one spelling
             raise KeyFileError("not a koryo-pbm public key: the key text is damaged")
         return cls.from_raw(raw)
@@ -351,18 +357,17 @@ def _encode_secret(identity: Identity, passphrase: bytes | None) -> bytes:
     salt, nonce = os.urandom(16), os.urandom(12)
     head = (
         f"{SECRET_HEADER_V2}{identity.name}\nkdf: scrypt\nn: {SCRYPT_N}\nr: {SCRYPT_R}\np: {SCRYPT_P}\n"
-        f"salt: {base64.b64encode(salt).decode()}\nnonce: {base64.b64encode(nonce).decode()}\n"
+        f"salt: {binascii.b2a_base64(salt, newline=False).decode()}\n"
+        f"nonce: {binascii.b2a_base64(nonce, newline=False).decode()}\n"
     ).encode("ascii")
     raw = identity.sign_key.private_bytes_raw() + identity.open_key.private_bytes_raw()
     key = _scrypt_key(passphrase, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
     sealed = ChaCha20Poly1305(key).encrypt(nonce, raw, _V2_INFO + head)
-    return head + b"sealed: " + base64.b64encode(sealed) + b"\n"
+    return head + b"sealed: " + binascii.b2a_base64(sealed, newline=False) + b"\n"
 
 
 def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
     """A v2 key file (see the module docstring)."""
-    import binascii
-
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
@@ -373,7 +378,7 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
     if len(lines) != 1 + len(keys):
         raise KeyFileError(f"key {path} is damaged: a v2 key has {1 + len(keys)} lines")
     name = lines[0][len(SECRET_HEADER_V2):].strip()
-    if not _NAME_RE.fullmatch(name):
+    if not _NAME_RE.fits(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
     values = {}
     for key, line in zip(keys, lines[1:], strict=True):
@@ -389,7 +394,7 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
             raise KeyFileError(f"key {path} is damaged: scrypt '{key}' must be between {low} and {high}")
         params[key] = int(v)
     try:
-        salt, nonce, sealed = (base64.b64decode(values[k], validate=True) for k in ("salt", "nonce", "sealed"))
+        salt, nonce, sealed = (binascii.a2b_base64(values[k], strict_mode=True) for k in ("salt", "nonce", "sealed"))
     except (binascii.Error, ValueError):
         raise KeyFileError(f"key {path} is damaged: invalid base64") from None
     if len(salt) != 16 or len(nonce) != 12 or len(sealed) != 64 + 16:
@@ -484,7 +489,7 @@ def _rfc8410_raw(block: str, prefix: bytes) -> bytes | None:
     SSH, bcrypt), some 20 ms."""
     lines = block.strip().split("\n")
     try:
-        der = base64.b64decode("".join(lines[1:-1]), validate=True)
+        der = binascii.a2b_base64("".join(lines[1:-1]), strict_mode=True)
     except ValueError:  # binascii.Error
         return None
     return der[len(prefix):] if len(der) == len(prefix) + 32 and der.startswith(prefix) else None
@@ -503,7 +508,7 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     if not first.startswith(SECRET_HEADER):
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
     name = first[len(SECRET_HEADER):].strip()
-    if not _NAME_RE.fullmatch(name):
+    if not _NAME_RE.fits(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
     blocks = list(_pem_re().finditer(rest))
     leftover = _pem_re().sub("", rest)
