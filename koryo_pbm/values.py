@@ -100,13 +100,17 @@ class Spelling:
 
 
 class LazyPattern(Generic[AnyStr]):
-    """A regular expression compiled on its first use (``re.compile(pattern, flags)``)."""
+    """A regular expression compiled on its first use (``re.compile(pattern, flags)``).
 
-    __slots__ = ("_args", "_compiled")
+    ``needle``: a literal that every match contains. Text without it is no match, told without
+    compiling the expression (a log line that is not a bot's note, for instance)."""
 
-    def __init__(self, pattern: AnyStr, flags: int = 0) -> None:
+    __slots__ = ("_args", "_compiled", "_needle")
+
+    def __init__(self, pattern: AnyStr, flags: int = 0, *, needle: AnyStr | None = None) -> None:
         self._args: tuple[AnyStr, int] = (pattern, flags)
         self._compiled: re.Pattern[AnyStr] | None = None
+        self._needle: AnyStr | None = needle
 
     @property
     def compiled(self) -> re.Pattern[AnyStr]:
@@ -115,12 +119,18 @@ class LazyPattern(Generic[AnyStr]):
         return self._compiled
 
     def fullmatch(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
         return self.compiled.fullmatch(string, pos)
 
     def match(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
         return self.compiled.match(string, pos)
 
     def search(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
         return self.compiled.search(string, pos)
 
 

@@ -7,6 +7,7 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from koryo_pbm_games.koryo import game as koryo_game
 
 from koryo_pbm import deadlines, pinning
 from koryo_pbm.crypto import envelope, keys
@@ -52,7 +53,7 @@ def test_each_spelling_fits_what_its_expression_fully_matches(data: st.DataObjec
 
 
 @settings(max_examples=200, deadline=None)
-@given(near(HASH, "sha256:" + "0" * 63, "signature = \"" + "A+/z" * 21 + "AB==\"", "QUJD==", "QUJ===",
+@given(near(HASH, "r12-orders", "round 3: x", "r\u0663-", " > >> \t>x", "sha256:" + "0" * 63, "signature = \"" + "A+/z" * 21 + "AB==\"", "QUJD==", "QUJ===",
             "2026-11-26", "\u0662\u0660\u0662\u0666-11-26", *TIMES))
 def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -> None:
     assert gamefile._is_hash(value) == bool(re.fullmatch(r"sha256:[0-9a-f]{64}", value))
@@ -63,6 +64,11 @@ def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -
     assert pinning._is_date(value) == bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value))
     time = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)"
     assert envelope._is_time(value) == bool(re.fullmatch(time, value)), value
+    m = re.match(r"[ \t]*((?:>[ \t]?)*)", value)
+    assert m is not None and envelope._quote(value) == (m.group(1), m.end())
+    for before, after in (("r", "-"), ("round ", ": ")):
+        m = re.match(re.escape(before) + r"(\d+)" + re.escape(after), value)
+        assert koryo_game._round_number(value, before, after) == (m.group(1) if m else None)
     assert registry._normalize(value) == re.sub(r"[-_.]+", "-", value).lower().replace("-", "_")
 
 
@@ -99,3 +105,19 @@ def test_shell_quote_is_shlex_quote(word: str) -> None:
     from koryo_pbm.cli.common import shell_quote
 
     assert shell_quote(word) == shlex.quote(word)
+
+
+@settings(max_examples=150, deadline=None)
+@given(near("the moderator moved the deadline of r2-orders to 2026-11-27T18:00:00Z",
+            "bob's seat is taken over by a new player (key fingerprint 0123456789abcdef; the former key was "
+            "fedcba9876543210)", "the moderator set bob's mail address",
+            "bob missed the deadline: the random bot played for them", "bob's seat is abandoned: the random bot "
+            "played for them (x)", "the random bot played bob's seat", "bob missed 3 decisions in a row: the seat is "
+            "abandoned; the bot plays it"))
+def test_the_notes_needles_change_no_answer(line: str) -> None:
+    from koryo_pbm.match import notes
+
+    for pattern in (*notes.SERVICE_ONLY, *notes.BOT_NOTES):
+        m = re.fullmatch(pattern.compiled.pattern, line)
+        found = pattern.fullmatch(line)
+        assert (found and found.groupdict()) == (m and m.groupdict())

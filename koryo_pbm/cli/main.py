@@ -11,7 +11,6 @@ traceback is a bug.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 
 import click
@@ -89,13 +88,20 @@ class LazyGroup(click.Group):
 
     @staticmethod
     def _available(name: str) -> bool:
+        import importlib.util  # for the list alone (help): a command is found by importing it
+
         return importlib.util.find_spec(f"koryo_pbm.cli.{COMMANDS[name]}") is not None
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         module = COMMANDS.get(name)
-        if module is None or not self._available(name):
+        if module is None:
             return None
-        return importlib.import_module(f"koryo_pbm.cli.{module}").command
+        try:
+            return importlib.import_module(f"koryo_pbm.cli.{module}").command
+        except ModuleNotFoundError as exc:  # that command's module is not installed; not one it imports
+            if exc.name == f"koryo_pbm.cli.{module}":
+                return None
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help lists every command without importing them all.

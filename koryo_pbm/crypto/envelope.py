@@ -47,7 +47,7 @@ import os
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
-from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, LazyPattern, Spelling, shaped
+from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, Spelling, shaped
 
 FORMAT = "koryo-pbm-envelope/v2"
 OLD_FORMATS = ("koryo-pbm-envelope/v1",)
@@ -64,13 +64,26 @@ PAD_QUANTUM = 1024  # the sealed orders block (length, orders, zeros) is a multi
 _LENGTH = 4
 _HPKE_OVERHEAD = 32 + 16  # X25519 enc + Poly1305 tag
 
-# checked with string methods, or compiled on first use (see koryo_pbm.values)
+# checked with string methods, not compiled patterns (see koryo_pbm.values)
 _TOKEN = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
 _HEX16 = Spelling(HEX, 16)  # [0-9a-f]{16}
 _HEX32 = Spelling(HEX, 32)
 _HEX64 = Spelling(HEX, 64)
 _B64_LINE = Spelling(BASE64 + "=", 1, None)  # [A-Za-z0-9+/=]+
-_QUOTE = LazyPattern(r"[ \t]*((?:>[ \t]?)*)")
+
+
+def _quote(line: str) -> tuple[str, int]:
+    """The mail quoting at the start of ``line`` and where it ends: the ``group(1)`` and ``end()``
+    of ``re.match(r"[ \\t]*((?:>[ \\t]?)*)", line)``."""
+    i, n = 0, len(line)
+    while i < n and line[i] in " \t":
+        i += 1
+    start = i
+    while i < n and line[i] == ">":
+        i += 1
+        if i < n and line[i] in " \t":
+            i += 1
+    return line[start:i], i
 
 
 def _is_time(value: str) -> bool:
@@ -409,10 +422,8 @@ def scan_armored(text: str) -> list[Envelope | FormatError]:
         if BEGIN not in line:
             i += 1
             continue
-        m = _QUOTE.match(line)
-        assert m is not None
-        prefix = m.group(1)
-        rest = line[m.end() :].rstrip()
+        prefix, end = _quote(line)
+        rest = line[end:].rstrip()
         if rest != BEGIN:
             # Never skipped in silence: a mail with a damaged BEGIN line gets told what is wrong.
             if rest.lstrip(_INVISIBLE) == BEGIN:
