@@ -797,7 +797,8 @@ def _digested(body: bytes) -> tuple[bytes, bytes | None]:
 
     The last body's answer is kept: reading a file asks it twice of the same bytes (for its
     signature, then to check the moderator's part), and it scans and hashes that part."""
-    if _last_digested and _last_digested[0] is body:
+    # (by equality too: the pin's file identity asks again of a copy of the same bytes)
+    if _last_digested and (_last_digested[0] is body or _last_digested[0] == body):
         return _last_digested[1]
     at = body.rfind(_MODERATOR_TABLE)
     found = None if at < 0 else _moderator_data(body, at + len(_MODERATOR_TABLE))
@@ -810,7 +811,7 @@ def _digested(body: bytes) -> tuple[bytes, bytes | None]:
     return result
 
 
-_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked, by identity (bytes do not change)
+_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked (bytes do not change)
 
 
 def signed_message(body: bytes) -> bytes:
@@ -1171,10 +1172,10 @@ _recent: dict[str, tuple[GameDoc, bytes]] = {}  # SHA-256 of a game file's bytes
 _RECENT = 4
 
 
-def _keep(data: bytes, doc: GameDoc) -> None:
+def _keep(data: bytes, doc: GameDoc, digest: str | None = None) -> None:
     if len(_recent) >= _RECENT:
         _recent.pop(next(iter(_recent)))
-    _recent[sha256_hex(data)] = (doc, data)
+    _recent[digest or sha256_hex(data)] = (doc, data)
 
 
 _written: list[tuple[GameDoc, bytes]] = []  # the last few documents this process signed and wrote
@@ -1236,10 +1237,11 @@ def decode_remembered(data: bytes, *, expected_moderator: PublicIdentity | None 
                       source: str = "game file") -> GameDoc:
     """:func:`decode`, remembered as :func:`read_game` remembers: the same bytes decoded again
     (the judge reads a version it has just resolved twice) are parsed once."""
-    kept = _recent.get(sha256_hex(data))
+    digest = sha256_hex(data)
+    kept = _recent.get(digest)
     if kept is None:
         doc = decode(data, expected_moderator=expected_moderator, source=source)
-        _keep(data, doc)
+        _keep(data, doc, digest)
     else:
         doc = kept[0]
         if expected_moderator is not None and doc.moderator != expected_moderator:
