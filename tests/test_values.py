@@ -121,3 +121,17 @@ def test_the_notes_needles_change_no_answer(line: str) -> None:
         m = re.fullmatch(pattern.compiled.pattern, line)
         found = pattern.fullmatch(line)
         assert (found and found.groupdict()) == (m and m.groupdict())
+
+
+PEM = ("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA+/=\n-----END PRIVATE KEY-----\n",
+       "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIGbMFcGCSqG\nSIb3=\n-----END ENCRYPTED PRIVATE KEY-----")
+PIECES = st.sampled_from([*PEM, "-----BEGIN ", "-----END ", "ENCRYPTED ", "PRIVATE KEY-----", "\n", " ", "AbC+/=",
+                          "-", "x", "\r"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(PIECES, near(*PEM)), max_size=6).map("".join))
+def test_key_blocks_are_found_as_their_expression_found_them(text: str) -> None:
+    pattern = re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
+    expected = [(m.group(0), bool(m.group(1))) for m in pattern.finditer(text)], pattern.sub("", text)
+    assert keys._pem_blocks(text) == expected

@@ -44,10 +44,8 @@ from __future__ import annotations
 
 import binascii
 import os
-import re
 import sys
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,10 +95,45 @@ _NAME_RE = Spelling(ALNUM + "_.-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_
 _B64_RE = Spelling(ALNUM + "_-", 86)  # [A-Za-z0-9_-]{86}
 
 
-@cache
-def _pem_re() -> re.Pattern[str]:
-    """A private key block (compiled on first use: most commands read no key file)."""
-    return re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
+_PEM_BODY = Spelling(ALNUM + "+/=\n", 1, None)
+
+
+def _pem_block_end(text: str, at: int) -> int | None:
+    """Where the private key block that starts at ``at`` ends, if one does there: a match of
+    ``-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\\n[A-Za-z0-9+/=\\n]+?-----END \\1PRIVATE KEY-----\\n?``
+    (read with string methods: compiling it cost every command that opens a key)."""
+    start = at + len("-----BEGIN ")
+    kind = "ENCRYPTED " if text.startswith("ENCRYPTED ", start) else ""
+    head = kind + "PRIVATE KEY-----\n"
+    if not text.startswith(head, start):
+        return None
+    body = start + len(head)
+    end = text.find("-----END ", body)  # the body holds no "-": it ends at the first one
+    if end <= body or not _PEM_BODY.fits(text[body:end]):
+        return None
+    tail = "-----END " + kind + "PRIVATE KEY-----"
+    if not text.startswith(tail, end):
+        return None
+    end += len(tail)
+    return end + 1 if text.startswith("\n", end) else end
+
+
+def _pem_blocks(text: str) -> tuple[list[tuple[str, bool]], str]:
+    """The private key blocks of ``text`` (each block's text and whether it is encrypted), and
+    what is left of ``text`` without them: ``finditer`` and ``sub("")`` of the expression above."""
+    blocks: list[tuple[str, bool]] = []
+    left: list[str] = []
+    done = search = 0
+    while (at := text.find("-----BEGIN ", search)) >= 0:
+        end = _pem_block_end(text, at)
+        if end is None:
+            search = at + 1
+            continue
+        left.append(text[done:at])
+        blocks.append((text[at:end], text.startswith("ENCRYPTED ", at + len("-----BEGIN "))))
+        done = search = end
+    left.append(text[done:])
+    return blocks, "".join(left)
 
 
 Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
@@ -510,17 +543,16 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     name = first[len(SECRET_HEADER):].strip()
     if not _NAME_RE.fits(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
-    blocks = list(_pem_re().finditer(rest))
-    leftover = _pem_re().sub("", rest)
+    blocks, leftover = _pem_blocks(rest)
     if len(blocks) != 2 or leftover.strip():
         raise KeyFileError(f"key {path} is damaged: expected two private key blocks")
-    encrypted = {bool(m.group(1)) for m in blocks}
+    encrypted = {sealed for _, sealed in blocks}
     if len(encrypted) != 1:
         raise KeyFileError(f"key {path} is damaged: one block is encrypted, the other is not")
     password = _resolve_passphrase(passphrase, Path(path)) if encrypted.pop() else None
 
     if password is None:
-        sign_raw, open_raw = (_rfc8410_raw(m.group(0), prefix) for m, prefix in zip(blocks, _RFC8410, strict=True))
+        sign_raw, open_raw = (_rfc8410_raw(block, prefix) for (block, _), prefix in zip(blocks, _RFC8410, strict=True))
         if sign_raw is not None and open_raw is not None:
             return Identity(name, Ed25519PrivateKey.from_private_bytes(sign_raw),
                             _x25519_private(open_raw))
@@ -528,9 +560,9 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     from cryptography.hazmat.primitives import serialization as ser
 
     keys = []
-    for i, m in enumerate(blocks):
+    for i, (block, _) in enumerate(blocks):
         try:
-            keys.append(ser.load_pem_private_key(m.group(0).encode("ascii"), password=password))
+            keys.append(ser.load_pem_private_key(block.encode("ascii"), password=password))
         except (ValueError, TypeError):
             if password is not None and i == 0:
                 raise KeyFileError(f"wrong passphrase for key {path}") from None
