@@ -135,3 +135,10 @@ def test_key_blocks_are_found_as_their_expression_found_them(text: str) -> None:
     pattern = re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
     expected = [(m.group(0), bool(m.group(1))) for m in pattern.finditer(text)], pattern.sub("", text)
     assert keys._pem_blocks(text) == expected
+
+
+def test_a_part_is_opened_without_its_menu_under_the_menus_own_key() -> None:
+    from koryo_pbm import choices
+    from koryo_pbm.match import views
+
+    assert views.MENU_KEY == choices.MENU_KEY
