@@ -44,7 +44,7 @@ SPELLINGS = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_each_spelling_fits_what_its_expression_fully_matches(data: st.DataObject) -> None:
     for spelling, expression, samples in SPELLINGS:
@@ -52,7 +52,7 @@ def test_each_spelling_fits_what_its_expression_fully_matches(data: st.DataObjec
         assert spelling.fits(value) == bool(re.fullmatch(expression, value)), (expression, value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(near(HASH, "r12-orders", "round 3: x", "r\u0663-", " > >> \t>x", "sha256:" + "0" * 63, "signature = \"" + "A+/z" * 21 + "AB==\"", "QUJD==", "QUJ===",
             "2026-11-26", "\u0662\u0660\u0662\u0666-11-26", *TIMES))
 def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -> None:
@@ -72,7 +72,7 @@ def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -
     assert registry._normalize(value) == re.sub(r"[-_.]+", "-", value).lower().replace("-", "_")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(near("", "0123456789abcdef", "QUJD", "QUJD==", "QU\"JD"), st.sampled_from(["'", '"', "`"]),
        near("0123456789abcdef"), st.sampled_from(["", "\n", " "]))
 def test_the_moderator_part_is_found_as_its_expression_found_it(data: str, quote: str, recipient: str,
@@ -89,7 +89,7 @@ CONFLICTS = [re.compile(r" \([^()]*conflicted copy[^()]*\)", re.IGNORECASE), re.
              re.compile(r"\.sync-conflict-\d{8}-\d{6}(-[A-Za-z0-9]+)?", re.IGNORECASE)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(near("r1-orders--alice.envelope", "r1-orders--alice (1).envelope", "game (Bob's conflicted copy).toml",
             "r1-orders--bob.sync-conflict-20261126-030405-ABCDEF.envelope", "game.SYNC-CONFLICT-20261126-030405.toml"))
 def test_conflict_copies_are_told_as_before(name: str) -> None:
@@ -97,7 +97,7 @@ def test_conflict_copies_are_told_as_before(name: str) -> None:
     assert inbox.is_conflict_name(name) == any(p.search(stem) or p.search(name) for p in CONFLICTS)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.one_of(text, near("orders.toml", "my game", "it's", "/tmp/a b/game", "-x", "")))
 def test_shell_quote_is_shlex_quote(word: str) -> None:
     import shlex
@@ -107,7 +107,7 @@ def test_shell_quote_is_shlex_quote(word: str) -> None:
     assert shell_quote(word) == shlex.quote(word)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(near("the moderator moved the deadline of r2-orders to 2026-11-27T18:00:00Z",
             "bob's seat is taken over by a new player (key fingerprint 0123456789abcdef; the former key was "
             "fedcba9876543210)", "the moderator set bob's mail address",
@@ -129,7 +129,7 @@ PIECES = st.sampled_from([*PEM, "-----BEGIN ", "-----END ", "ENCRYPTED ", "PRIVA
                           "-", "x", "\r"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.one_of(PIECES, near(*PEM)), max_size=6).map("".join))
 def test_key_blocks_are_found_as_their_expression_found_them(text: str) -> None:
     pattern = re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
