@@ -173,10 +173,11 @@ class PublicIdentity:
     commands that only verify signatures (``status``) do not need.
     """
 
-    __slots__ = ("_raw", "_seal_key", "verify_key")
+    __slots__ = ("_fingerprint", "_raw", "_seal_key", "verify_key")
 
     verify_key: Ed25519PublicKey
     _seal_key: X25519PublicKey | None
+    _fingerprint: str | None
     _raw: bytes
 
     def __init__(self, verify_key: Ed25519PublicKey, seal_key: X25519PublicKey) -> None:
@@ -184,6 +185,7 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", seal_key)
         object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_fingerprint", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"PublicIdentity is immutable (cannot set {name!r})")
@@ -222,6 +224,7 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", None)  # any 32 bytes are an X25519 key: built on use
         object.__setattr__(self, "_raw", bytes(raw))
+        object.__setattr__(self, "_fingerprint", None)
         return self
 
     def __reduce__(self) -> tuple[object, tuple[bytes]]:
@@ -232,8 +235,13 @@ class PublicIdentity:
         return PUBLIC_PREFIX + _b64url(self._raw)
 
     def fingerprint(self) -> str:
-        """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes."""
-        return sha256_hex(self._raw)[:16]
+        """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes (computed once:
+        verify asks it of every published order)."""
+        found = self._fingerprint
+        if found is None:
+            found = sha256_hex(self._raw)[:16]
+            object.__setattr__(self, "_fingerprint", found)
+        return found
 
     @classmethod
     def parse(cls, text: str | bytes) -> PublicIdentity:
