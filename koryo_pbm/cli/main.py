@@ -122,8 +122,10 @@ def _no_guesses_for_short_options(command: click.Command) -> None:
     milliseconds to import) before it is caught and the option read as a short one. For an
     argument of one prefix character that error is always caught: it is raised here without the
     search. A long option (``--outptu``) still gets click's "did you mean". A click whose parser
-    lacks these parts is left as it is."""
+    lacks these parts is left as it is. Done once per command (a process may run many)."""
     make_parser = command.make_parser
+    if getattr(make_parser, "no_guesses", False):
+        return
 
     def make(ctx: click.Context) -> Any:
         parser = make_parser(ctx)
@@ -140,6 +142,8 @@ def _no_guesses_for_short_options(command: click.Command) -> None:
 
         parser._match_long_opt = match  # type: ignore[method-assign]
         return parser
+
+    make.no_guesses = True  # type: ignore[attr-defined]
 
     command.make_parser = make  # type: ignore[method-assign]  # this command's own, not click's class
 

@@ -355,6 +355,11 @@ def test_option_errors_read_as_before_while_short_options_skip_the_guessing(cli)
         "koryo-pbm: error: no such option '-x' (see: koryo-pbm orders --help)\n")
     cli.ok("orders", "g", "--as", "bob", "-o", "o.toml")
     assert (cli.cwd / "o.toml").read_text().startswith("# koryo-pbm orders for bob")
+    from koryo_pbm.cli import orders
+
+    parser_maker = orders.command.make_parser  # set once: a process runs many commands (the tests, demo)
+    cli.ok("orders", "g", "--as", "bob", "-o", "o2.toml")
+    assert orders.command.make_parser is parser_maker
     code = ("import sys; from koryo_pbm.cli.main import main; "
             "main(['orders', 'g', '--as', 'bob', '-o', 'p.toml']); print('difflib' in sys.modules)")
     env = {**os.environ, "KORYO_PBM_HOME": str(cli.home)}
