@@ -3,9 +3,8 @@ regard to case."""
 
 from __future__ import annotations
 
-import re
-
 from koryo_pbm.errors import UsageError
+from koryo_pbm.values import LazyPattern
 
 MAX_ADDRESS = 254  # RFC 5321's limit on a path
 # A plain addr-spec: dot-atom local part, a domain of labels. No display names, no comments, no
@@ -13,7 +12,8 @@ MAX_ADDRESS = 254  # RFC 5321's limit on a path
 # sendmail program): what a person types as their address.
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_ADDRESS = re.compile(rf"(?!-){_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})*")
+# compiled on first use: reading a game file that holds addresses checks none
+_ADDRESS = LazyPattern(rf"(?!-){_ATOM}(?:\.{_ATOM})*@{_LABEL}(?:\.{_LABEL})*")
 
 
 def check_address(address: str, *, who: str = "address") -> str:

@@ -45,7 +45,6 @@ answers were not expanded is left out, so every option left still leads to a leg
 
 from __future__ import annotations
 
-import base64
 import binascii
 import bisect
 import zlib
@@ -84,7 +83,7 @@ def encode_menu(menu: Mapping[str, Any]) -> str:
 
     squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
     raw = compact_json(menu).encode("utf-8")
-    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
+    return binascii.b2a_base64(squeeze.compress(raw) + squeeze.flush(), newline=False).decode("ascii")
 
 
 def decode_menu(text: Any) -> dict[str, Any] | None:
@@ -98,7 +97,7 @@ def decode_menu(text: Any) -> dict[str, Any] | None:
     if not isinstance(text, str):
         return None
     try:
-        blob = base64.b64decode(text.encode("ascii"), validate=True)
+        blob = binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
         inflate = zlib.decompressobj(-15)
         raw = inflate.decompress(blob, MENU_LIMIT)
         if inflate.unconsumed_tail or not inflate.eof:

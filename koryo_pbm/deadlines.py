@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any
 
 from koryo_pbm.errors import FormatError, UsageError
-from koryo_pbm.values import Value
+from koryo_pbm.values import Spelling, Value
 
 MAX_DURATION = timedelta(days=90)
 MAX_ABANDON = 100
@@ -42,7 +42,8 @@ STATE_MAIL = ("turn", "all")  # the judge mails game.toml to the players who mus
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
-_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # a decision kind, a bot level
+_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
+_WORD = Spelling(_LOWER + "_-", 0, 31, first=_LOWER)  # [a-z0-9][a-z0-9_-]{0,31}  # a decision kind, a bot level
 
 
 @cache
@@ -270,7 +271,7 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
         if not isinstance(deadlines, Mapping) or not all(isinstance(v, str) for v in deadlines.values()):
             raise FormatError("'service.deadlines' must be a table of durations")
         for kind, text in deadlines.items():
-            if not _WORD.fullmatch(kind):
+            if not _WORD.fits(kind):
                 raise FormatError("'service.deadlines' has a key that is not a decision kind")
             parse_duration(text, what=f"'service.deadlines.{kind}'")
         p.deadlines = dict(deadlines)
@@ -285,14 +286,14 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
         if p.missed not in MISSED:
             raise FormatError("'service.missed' must be 'wait' or 'bot'")
         p.bot_level = table.get("bot_level", "")
-        if not isinstance(p.bot_level, str) or (p.bot_level and not _WORD.fullmatch(p.bot_level)):
+        if not isinstance(p.bot_level, str) or (p.bot_level and not _WORD.fits(p.bot_level)):
             raise FormatError("'service.bot_level' must be a bot level")
         p.abandon_after = table.get("abandon_after", 0)
         if isinstance(p.abandon_after, bool) or not isinstance(p.abandon_after, int) or not (
                 0 <= p.abandon_after <= MAX_ABANDON):
             raise FormatError(f"'service.abandon_after' must be a number from 1 to {MAX_ABANDON}")
         bots = table.get("bots", {})
-        if not isinstance(bots, Mapping) or not all(isinstance(v, str) and _WORD.fullmatch(v) for v in bots.values()):
+        if not isinstance(bots, Mapping) or not all(isinstance(v, str) and _WORD.fits(v) for v in bots.values()):
             raise FormatError("'service.bots' must be a table of bot levels")
         p.bots = dict(bots)
         abandoned = table.get("abandoned", [])

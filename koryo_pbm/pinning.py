@@ -30,8 +30,8 @@ endings as signed). A game file read later is one of:
 
 from __future__ import annotations
 
-import re
 import tomllib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,11 +39,20 @@ from typing import Any
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, TamperedError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import Frozen, Value
+from koryo_pbm.values import ALNUM, HEX, Frozen, Spelling, Value, shaped
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_HASH = re.compile(r"sha256:[0-9a-f]{64}")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
+_HEX64 = Spelling(HEX, 64)
+_ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
+
+
+def _is_date(value: str) -> bool:
+    """``\\d{4}-\\d{2}-\\d{2}``"""
+    return shaped(value, "9999-99-99")
+
+
+def _is_hash(value: str) -> bool:
+    """``sha256:[0-9a-f]{64}``"""
+    return value.startswith("sha256:") and _HEX64.fits(value[7:])
 KEEP = "keep both files: together they prove it (both carry the moderator's signature)"
 
 
@@ -113,8 +122,8 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _text(value: Any, pattern: re.Pattern[str] | None = None) -> str | None:
-    if not isinstance(value, str) or (pattern is not None and not pattern.fullmatch(value)):
+def _text(value: Any, fits: Callable[[str], bool] | None = None) -> str | None:
+    if not isinstance(value, str) or (fits is not None and not fits(value)):
         return None
     return value
 
@@ -131,12 +140,12 @@ def read_pin(game_id: str) -> tuple[Pin, str | None]:
     decision = table.get("decision")
     return Pin(
         moderator=_text(table.get("moderator")),
-        first_seen=_text(table.get("first_seen"), _DATE),
+        first_seen=_text(table.get("first_seen"), _is_date),
         version=_int(table.get("version")),
-        head=_text(table.get("head"), _HASH),
+        head=_text(table.get("head"), _is_hash),
         log_length=_int(table.get("log_length")),
-        decision=decision if decision == "" else _text(decision, _ID),
-        file=_text(table.get("file"), _HASH),
+        decision=decision if decision == "" else _text(decision, _ID.fits),
+        file=_text(table.get("file"), _is_hash),
     ), None
 
 

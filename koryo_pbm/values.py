@@ -7,11 +7,21 @@ them. The classes it imports are written as plain classes instead: each has its 
 (equality and ``repr`` over the fields; :class:`Frozen`: a hash and no assignment after
 ``__init__``, which sets its fields with ``object.__setattr__``; :meth:`Value.replace` for
 ``dataclasses.replace``). See docs/speed.md.
+
+For the same reason, the patterns those modules check text against are not compiled when they
+are imported (``re``'s parser is Python: some 0.2 ms a pattern, a few milliseconds a command):
+:class:`Spelling` checks what a one-class expression such as ``[0-9a-f]{64}`` fully matches with
+string methods, and :class:`LazyPattern` compiles any other expression on its first use.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+import re
+from typing import Any, AnyStr, ClassVar, Generic, Self
+
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"  # [A-Za-z0-9]
+HEX = "0123456789abcdef"  # [0-9a-f]
+BASE64 = ALNUM + "+/"  # [A-Za-z0-9+/]
 
 
 class Value:
@@ -58,3 +68,75 @@ class Frozen(Value):
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}")
+
+
+class Spelling:
+    """Text that one regular expression of a character class fully matches, checked without
+    compiling it: ``Spelling(HEX, 64)`` is ``[0-9a-f]{64}``; ``Spelling(ALNUM + "_.:+-", 0, 63,
+    first=ALNUM)`` is ``[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}`` (a first character from ``first``,
+    then from ``least`` to ``most`` characters from ``chars``; ``most`` ``None``: no bound).
+    ``chars`` and ``first`` are ASCII."""
+
+    __slots__ = ("chars", "first", "least", "most")
+
+    def __init__(self, chars: str, least: int, most: int | None = -1, *, first: str = "") -> None:
+        self.chars = chars.encode("ascii")
+        self.first = first.encode("ascii")
+        self.least = least
+        self.most = least if most == -1 else most
+
+    def fits(self, text: object) -> bool:
+        """True if ``text`` is a string spelled so (the expression's ``fullmatch``)."""
+        if not isinstance(text, str) or not text.isascii():
+            return False
+        raw = text.encode("ascii")
+        if self.first:
+            if not raw or raw[:1].translate(None, self.first):
+                return False
+            raw = raw[1:]
+        if len(raw) < self.least or (self.most is not None and len(raw) > self.most):
+            return False
+        return not raw.translate(None, self.chars)  # nothing left once every allowed byte is taken out
+
+
+class LazyPattern(Generic[AnyStr]):
+    """A regular expression compiled on its first use (``re.compile(pattern, flags)``).
+
+    ``needle``: a literal that every match contains. Text without it is no match, told without
+    compiling the expression (a log line that is not a bot's note, for instance)."""
+
+    __slots__ = ("_args", "_compiled", "_needle")
+
+    def __init__(self, pattern: AnyStr, flags: int = 0, *, needle: AnyStr | None = None) -> None:
+        self._args: tuple[AnyStr, int] = (pattern, flags)
+        self._compiled: re.Pattern[AnyStr] | None = None
+        self._needle: AnyStr | None = needle
+
+    @property
+    def compiled(self) -> re.Pattern[AnyStr]:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+    def fullmatch(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
+        return self.compiled.fullmatch(string, pos)
+
+    def match(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
+        return self.compiled.match(string, pos)
+
+    def search(self, string: AnyStr, pos: int = 0) -> re.Match[AnyStr] | None:
+        if self._needle is not None and self._needle not in string:
+            return None
+        return self.compiled.search(string, pos)
+
+
+def shaped(text: object, shape: str) -> bool:
+    """True if ``text`` is a string of ``shape``'s length with a decimal digit (``\\d``) where
+    ``shape`` has ``9`` and ``shape``'s own character elsewhere: ``shaped(t, "9999-99-99")`` is
+    the ``fullmatch`` of ``\\d{4}-\\d{2}-\\d{2}``."""
+    return (isinstance(text, str) and len(text) == len(shape)
+            and all(c.isdecimal() if s == "9" else c == s for c, s in zip(text, shape, strict=True)))

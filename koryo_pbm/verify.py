@@ -38,10 +38,8 @@ It knows no game: the game's rules replay it; the join goes through :mod:`koryo_
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -51,13 +49,13 @@ from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import Value
+from koryo_pbm.values import HEX, Spelling, Value
 
 if TYPE_CHECKING:  # receipts and submissions are checked only when a player brings them
     from koryo_pbm.crypto.receipt import Receipt
     from koryo_pbm.store.submissions import Submission
 
-_DIGEST = re.compile(r"[0-9a-f]{64}")
+_DIGEST = Spelling(HEX, 64)  # [0-9a-f]{64}, not compiled (see koryo_pbm.values)
 
 
 class Check(Value):
@@ -595,7 +593,7 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                     if (item["player"], key.fingerprint()) not in former:
                         raise _Fail("orders", f"{who} is signed by a key that the log never names as "
                                               f"{item['player']}'s former key")
-                inner = base64.b64decode(item["inner"], validate=True)
+                inner = binascii.a2b_base64(item["inner"], strict_mode=True)
                 if "envelope" in item:  # format v2: the whole envelope
                     env = parse_one(item["envelope"], who)
                     if (env.game_id, env.decision, env.player) != (doc.game_id, item["decision"], item["player"]):
@@ -609,7 +607,7 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                                            player=item["player"], submitted=item["submitted"], nonce=item["nonce"],
                                            moderator=doc.moderator.fingerprint(), sender=key.fingerprint())
                     check_inner(header, item["orders"], inner, key)
-                    if not _DIGEST.fullmatch(item["digest"]):
+                    if not _DIGEST.fits(item["digest"]):
                         raise _Fail("orders", f"{who} has no envelope digest")
                     digest, submitted = item["digest"], item["submitted"]
             game_id, decision_id, body = parse_orders(item["orders"], source=who)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +14,18 @@ from . import positions, rules, views
 from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
-_ROUND_DECISION = re.compile(r"r(\d+)-")  # decision ids: r3-orders, r3-action-bob, r3-discard-bob
-_ROUND_EVENT = re.compile(r"round (\d+): ")  # the event that opens a round
+
+def _round_number(text: str, before: str, after: str) -> str | None:
+    """The digits of ``text`` between ``before`` at its start and ``after``: group 1 of
+    ``re.match(before + r"(\\d+)" + after, text)``, without compiling it in every command. Decision
+    ids: ``r3-orders``, ``r3-action-bob`` (``"r"``, ``"-"``); the event that opens a round:
+    ``round 3: ...`` (``"round "``, ``": "``)."""
+    if not text.startswith(before):
+        return None
+    end = start = len(before)
+    while end < len(text) and text[end].isdecimal():
+        end += 1
+    return text[start:end] if end > start and text.startswith(after, end) else None
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
@@ -335,8 +344,8 @@ class KoryoGame(Game):
     # -- invariants ----------------------------------------------------------------------
 
     def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
-        m = _ROUND_EVENT.match(event) if event is not None else _ROUND_DECISION.match(decision)
-        return f"round {m.group(1)}" if m else None
+        number = _round_number(event, "round ", ": ") if event is not None else _round_number(decision, "r", "-")
+        return f"round {number}" if number is not None else None
 
     def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         return views.score_breakdown(view)

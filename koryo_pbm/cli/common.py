@@ -147,6 +147,27 @@ def check_player_count(game: Any, n: int) -> None:
     raise SetupError(f"{game.title} is for {legal} players, not {n}")
 
 
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+
+
+def shell_quote(text: str) -> str:
+    """``shlex.quote(text)``, without importing ``shlex`` (and compiling its pattern) in the
+    commands that print a command line to type next: a word of safe characters as it is, else in
+    single quotes (a single quote inside written ``'"'"'``)."""
+    if not text:
+        return "''"
+    if _SHELL_SAFE.issuperset(text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def submit_command(orders: str, as_name: str | None, key_file: Path | None, target: str | None) -> str:
+    """The submit command as the player would type it from where they stand."""
+    who = f"--as {shell_quote(as_name)}" if as_name else f"--key {shell_quote(str(key_file))}"
+    game = f" --game {shell_quote(target)}" if target else ""
+    return f"koryo-pbm submit {shell_quote(orders) if orders != 'THIS_FILE' else orders} {who}{game}"
+
+
 def echo_json(data: Any) -> None:
     """``data`` as one line of JSON; what a terminal would obey (C1 controls, bidi overrides) is
     written as ``\\uXXXX`` escapes (JSON escapes C0 controls itself): the same value for a script."""

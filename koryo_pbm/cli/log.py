@@ -59,14 +59,14 @@ def last_shown(game_id: str, player: str) -> int | None:
 
 def record_shown(game_id: str, player: str, version: int) -> None:
     """Remember that ``player`` was shown ``version`` (never goes back)."""
-    import tomli_w
+    seen = {k: v for k, v in _read_shown(game_id).items() if isinstance(v, int) and not isinstance(v, bool)}
+    if seen.get(player, -1) >= version:
+        return
+    import tomli_w  # only to write: most calls have nothing new to remember
 
     from koryo_pbm.errors import StorageError
     from koryo_pbm.store.atomic import write_atomic
 
-    seen = {k: v for k, v in _read_shown(game_id).items() if isinstance(v, int) and not isinstance(v, bool)}
-    if seen.get(player, -1) >= version:
-        return
     seen[player] = version
     path = _shown_path(game_id)
     try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, write_output
+from koryo_pbm.cli.common import identity_options, load_identity, remember, submit_command, write_output
 from koryo_pbm.errors import StaleError, StorageError
 from koryo_pbm.store.atomic import write_atomic
 from koryo_pbm.store.folder import game_paths
@@ -92,15 +92,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
         return
     if write_output(output, text):
         click.echo(f"wrote {output}: edit it, then {hint}", err=True)
-
-
-def submit_command(orders: str, as_name: str | None, key_file: Path | None, target: str | None) -> str:
-    """The submit command as the player would type it from where they stand."""
-    import shlex
-
-    who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
-    game = f" --game {shlex.quote(target)}" if target else ""
-    return f"koryo-pbm submit {shlex.quote(orders) if orders != 'THIS_FILE' else orders} {who}{game}"
 
 
 def _past_orders_file(path: Path, doc, name: str) -> str | None:

@@ -8,14 +8,13 @@ inbox (shared folder) or written with ``--out`` (mail), as ``submit`` does.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, waiting_line
+from koryo_pbm.cli.common import identity_options, load_identity, remember, shell_quote, waiting_line
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, UsageError
 from koryo_pbm.store.folder import game_paths
 
@@ -126,7 +125,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         raise UsageError(f"{folder} has no inbox/ folder: use --out FILE to write the envelope for email")
     say = _Say(err=out is not None and str(out) == "-")
     # what happened since this player last looked (as `show --as` tells it), then marked seen
-    at = f" {shlex.quote(target)}" if target else ""
+    at = f" {shell_quote(target)}" if target else ""
     news, _ = log.happened(doc, game, name, log.last_shown(doc.game_id, name), f"koryo-pbm log{at}")
     for line in news:
         say(line)
@@ -181,5 +180,5 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     say(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}{again}")
     say(f"decision {decision['id']}: {waiting_line(folder, doc)}")
     say(f"replace them before the moderator resolves by playing again: koryo-pbm play"
-        f"{' ' + shlex.quote(target) if target else ''} "
-        + (f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"))
+        f"{' ' + shell_quote(target) if target else ''} "
+        + (f"--as {shell_quote(as_name)}" if as_name else f"--key {shell_quote(str(key_file))}"))

@@ -15,6 +15,8 @@ from koryo_pbm.cli.common import (
     load_identity,
     now_utc,
     remember,
+    shell_quote,
+    submit_command,
     waiting_line,
     warn_conflict_copies,
 )
@@ -66,9 +68,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     news: list[str] = []
     if me is not None:  # what happened since this player last looked, remembered per game
         last = log.last_shown(doc.game_id, me)
-        import shlex
-
-        log_command = "koryo-pbm log" + (f" {shlex.quote(target)}" if target else "")
+        log_command = "koryo-pbm log" + (f" {shell_quote(target)}" if target else "")
         news, view["happened"] = log.happened(doc, game, me, last, log_command)
         view["last_seen"] = last
         log.record_shown(doc.game_id, me, doc.version)
@@ -93,12 +93,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
         for line in deadline_lines(doc, now):
             click.echo(line)
         if me is not None and me in doc.decision["waiting_for"] and me not in doc.decision.get("received", []):
-            import shlex
-
-            from koryo_pbm.cli.orders import submit_command
-
-            who = f"--as {shlex.quote(as_name)}" if as_name else f"--key {shlex.quote(str(key_file))}"
-            where = f" {shlex.quote(target)}" if target else ""
+            who = f"--as {shell_quote(as_name)}" if as_name else f"--key {shell_quote(str(key_file))}"
+            where = f" {shell_quote(target)}" if target else ""
             if doc.decision.get("kind") == "deal" and doc.deal == "blind":  # the co-dealer's answer is computed
                 click.echo(f"your move: koryo-pbm co-deal{where} {who}")
             else:

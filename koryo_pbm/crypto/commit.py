@@ -4,19 +4,19 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes
 
 from koryo_pbm.errors import FormatError
+from koryo_pbm.values import HEX, Spelling
 
 SALT_SIZE = 32
 CONTRIBUTION_SIZE = 32
 _COMMIT_TAG = b"koryo-pbm seed commitment v2\x00"
 _DEAL_TAG = b"koryo-pbm deal seed v2\x00"
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}, not compiled (see koryo_pbm.values)
 
 
 def _sha256(*parts: bytes) -> bytes:
@@ -47,7 +47,7 @@ def new_contribution() -> str:
 
 def commitment(seed: str, salt: str) -> str:
     """``sha256:<hex>`` of the domain tag, the salt's bytes and the seed's UTF-8 bytes."""
-    if not isinstance(salt, str) or not _HEX64.fullmatch(salt):
+    if not _HEX64.fits(salt):
         raise FormatError("a seed salt must be 64 hex digits")
     return "sha256:" + _sha256(_COMMIT_TAG, bytes.fromhex(salt), seed.encode("utf-8")).hex()
 
@@ -58,7 +58,7 @@ def check_commitment(committed: str, seed: str, salt: str) -> bool:
 
 
 def is_contribution(value: Any) -> bool:
-    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
+    return _HEX64.fits(value)
 
 
 def deal_seed(seed: str, game_id: str, contributions: Sequence[tuple[str, str]] = ()) -> str:

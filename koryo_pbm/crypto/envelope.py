@@ -41,15 +41,13 @@ file that is not the game's history (``resolve`` refuses it), and anyone holding
 
 from __future__ import annotations
 
-import base64
 import binascii
 import os
-import re
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
-from koryo_pbm.values import Frozen
+from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, Spelling, shaped
 
 FORMAT = "koryo-pbm-envelope/v2"
 OLD_FORMATS = ("koryo-pbm-envelope/v1",)
@@ -66,13 +64,39 @@ PAD_QUANTUM = 1024  # the sealed orders block (length, orders, zeros) is a multi
 _LENGTH = 4
 _HPKE_OVERHEAD = 32 + 16  # X25519 enc + Poly1305 tag
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
-_HEX16 = re.compile(r"[0-9a-f]{16}")
-_HEX32 = re.compile(r"[0-9a-f]{32}")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
-_B64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
-_QUOTE = re.compile(r"[ \t]*((?:>[ \t]?)*)")
+# checked with string methods, not compiled patterns (see koryo_pbm.values)
+_TOKEN = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
+_HEX16 = Spelling(HEX, 16)  # [0-9a-f]{16}
+_HEX32 = Spelling(HEX, 32)
+_HEX64 = Spelling(HEX, 64)
+_B64_LINE = Spelling(BASE64 + "=", 1, None)  # [A-Za-z0-9+/=]+
+
+
+def _quote(line: str) -> tuple[str, int]:
+    """The mail quoting at the start of ``line`` and where it ends: the ``group(1)`` and ``end()``
+    of ``re.match(r"[ \\t]*((?:>[ \\t]?)*)", line)``."""
+    i, n = 0, len(line)
+    while i < n and line[i] in " \t":
+        i += 1
+    start = i
+    while i < n and line[i] == ">":
+        i += 1
+        if i < n and line[i] in " \t":
+            i += 1
+    return line[start:i], i
+
+
+def _is_time(value: str) -> bool:
+    """``\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|\\+00:00)``"""
+    if value.endswith("Z"):
+        core = value[:-1]
+    elif value.endswith("+00:00"):
+        core = value[:-6]
+    else:
+        return False
+    fraction = core[19:]
+    return shaped(core[:19], "9999-99-99T99:99:99") and (
+        not fraction or (fraction[0] == "." and 2 <= len(fraction) <= 7 and fraction[1:].isdecimal()))
 _INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060\u00a0 \t"
 
 
@@ -87,15 +111,15 @@ def _check_field(key: str, value: object) -> str:
             raise FormatError(f"unsupported envelope format {value[:40]!r} (this koryo-pbm reads {FORMAT})")
         return value
     if key in ("moderator", "sender"):
-        ok = _HEX16.fullmatch(value)
+        ok = _HEX16.fits(value)
     elif key == "nonce":
-        ok = _HEX32.fullmatch(value)
+        ok = _HEX32.fits(value)
     elif key == "answers":
-        ok = _HEX64.fullmatch(value)
+        ok = _HEX64.fits(value)
     elif key == "submitted":
-        ok = _TIME.fullmatch(value)
+        ok = _is_time(value)
     else:
-        ok = _TOKEN.fullmatch(value)
+        ok = _TOKEN.fits(value)
     if not ok:
         raise FormatError(f"envelope field {key!r} has an invalid value {value[:70]!r}")
     return value
@@ -199,7 +223,7 @@ class Envelope(Frozen):
         return sha256_hex(self.canonical_bytes())
 
     def armor(self) -> str:
-        body = base64.b64encode(self.ciphertext + self.signature).decode("ascii")
+        body = binascii.b2a_base64(self.ciphertext + self.signature, newline=False).decode("ascii")
         lines = [BEGIN, *(f"{k}: {self.header[k]}" for k in FIELDS), ""]
         lines += [body[i : i + WRAP] for i in range(0, len(body), WRAP)]
         lines.append(END)
@@ -344,14 +368,14 @@ def _parse_block(lines: list[str]) -> Envelope:
     if not body_lines:
         raise FormatError("envelope has no body")
     for line in body_lines:
-        if not _B64_LINE.fullmatch(line):
+        if not _B64_LINE.fits(line):
             raise FormatError("envelope body is not base64")
     body = "".join(body_lines)
     try:
-        raw = base64.b64decode(body, validate=True)
+        raw = binascii.a2b_base64(body, strict_mode=True)
     except (binascii.Error, ValueError):
         raise FormatError("envelope body is not valid base64") from None
-    if base64.b64encode(raw).decode("ascii") != body:
+    if binascii.b2a_base64(raw, newline=False).decode("ascii") != body:
         raise FormatError("envelope body is not canonical base64")
     if len(raw) < _HPKE_OVERHEAD + 2 * SIGNATURE_SIZE:
         raise FormatError("envelope body is too short")
@@ -398,10 +422,8 @@ def scan_armored(text: str) -> list[Envelope | FormatError]:
         if BEGIN not in line:
             i += 1
             continue
-        m = _QUOTE.match(line)
-        assert m is not None
-        prefix = m.group(1)
-        rest = line[m.end() :].rstrip()
+        prefix, end = _quote(line)
+        rest = line[end:].rstrip()
         if rest != BEGIN:
             # Never skipped in silence: a mail with a damaged BEGIN line gets told what is wrong.
             if rest.lstrip(_INVISIBLE) == BEGIN:

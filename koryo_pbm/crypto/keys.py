@@ -42,12 +42,10 @@ write there can replace a key.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import os
-import re
 import sys
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +53,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.hashes import SHA256, Hash
 
 from koryo_pbm.errors import KeyFileError, KoryoPbmError
+from koryo_pbm.values import ALNUM, Spelling
 
 if TYPE_CHECKING:  # the X25519 module is imported where a key is made or opened: status and verify
     # read public keys (their X25519 half is built on use) and open nothing
@@ -91,14 +90,50 @@ PASSPHRASE_ENV = "KORYO_PBM_PASSPHRASE"
 HOME_ENV = "KORYO_PBM_HOME"
 KEY_FILE_LIMIT = 64 * 1024
 
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_B64_RE = re.compile(r"[A-Za-z0-9_-]{86}")
+# checked with string methods, not compiled patterns (see koryo_pbm.values)
+_NAME_RE = Spelling(ALNUM + "_.-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.-]{0,63}
+_B64_RE = Spelling(ALNUM + "_-", 86)  # [A-Za-z0-9_-]{86}
 
 
-@cache
-def _pem_re() -> re.Pattern[str]:
-    """A private key block (compiled on first use: most commands read no key file)."""
-    return re.compile(r"-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+?-----END \1PRIVATE KEY-----\n?")
+_PEM_BODY = Spelling(ALNUM + "+/=\n", 1, None)
+
+
+def _pem_block_end(text: str, at: int) -> int | None:
+    """Where the private key block that starts at ``at`` ends, if one does there: a match of
+    ``-----BEGIN ((?:ENCRYPTED )?)PRIVATE KEY-----\\n[A-Za-z0-9+/=\\n]+?-----END \\1PRIVATE KEY-----\\n?``
+    (read with string methods: compiling it cost every command that opens a key)."""
+    start = at + len("-----BEGIN ")
+    kind = "ENCRYPTED " if text.startswith("ENCRYPTED ", start) else ""
+    head = kind + "PRIVATE KEY-----\n"
+    if not text.startswith(head, start):
+        return None
+    body = start + len(head)
+    end = text.find("-----END ", body)  # the body holds no "-": it ends at the first one
+    if end <= body or not _PEM_BODY.fits(text[body:end]):
+        return None
+    tail = "-----END " + kind + "PRIVATE KEY-----"
+    if not text.startswith(tail, end):
+        return None
+    end += len(tail)
+    return end + 1 if text.startswith("\n", end) else end
+
+
+def _pem_blocks(text: str) -> tuple[list[tuple[str, bool]], str]:
+    """The private key blocks of ``text`` (each block's text and whether it is encrypted), and
+    what is left of ``text`` without them: ``finditer`` and ``sub("")`` of the expression above."""
+    blocks: list[tuple[str, bool]] = []
+    left: list[str] = []
+    done = search = 0
+    while (at := text.find("-----BEGIN ", search)) >= 0:
+        end = _pem_block_end(text, at)
+        if end is None:
+            search = at + 1
+            continue
+        left.append(text[done:at])
+        blocks.append((text[at:end], text.startswith("ENCRYPTED ", at + len("-----BEGIN "))))
+        done = search = end
+    left.append(text[done:])
+    return blocks, "".join(left)
 
 
 Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
@@ -106,7 +141,7 @@ Passphrase = Callable[[], "bytes | str | None"] | bytes | str | None
 
 def validate_name(name: str) -> str:
     """Return ``name`` if it is a valid identity name, else ``KeyFileError``."""
-    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+    if not isinstance(name, str) or not _NAME_RE.fits(name):
         raise KeyFileError(
             f"invalid key name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
@@ -122,8 +157,12 @@ def sha256_hex(data: bytes) -> str:
     return h.finalize().hex()
 
 
+_URLSAFE = bytes.maketrans(b"+/", b"-_")  # base64's URL-safe alphabet (binascii: no base64 module to load)
+_URLSAFE_DECODE = bytes.maketrans(b"-_", b"+/")
+
+
 def _b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return binascii.b2a_base64(raw, newline=False).translate(_URLSAFE).decode("ascii").rstrip("=")
 
 
 class PublicIdentity:
@@ -134,10 +173,11 @@ class PublicIdentity:
     commands that only verify signatures (``status``) do not need.
     """
 
-    __slots__ = ("_raw", "_seal_key", "verify_key")
+    __slots__ = ("_fingerprint", "_raw", "_seal_key", "verify_key")
 
     verify_key: Ed25519PublicKey
     _seal_key: X25519PublicKey | None
+    _fingerprint: str | None
     _raw: bytes
 
     def __init__(self, verify_key: Ed25519PublicKey, seal_key: X25519PublicKey) -> None:
@@ -145,6 +185,7 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", seal_key)
         object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_fingerprint", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"PublicIdentity is immutable (cannot set {name!r})")
@@ -183,6 +224,7 @@ class PublicIdentity:
         object.__setattr__(self, "verify_key", verify_key)
         object.__setattr__(self, "_seal_key", None)  # any 32 bytes are an X25519 key: built on use
         object.__setattr__(self, "_raw", bytes(raw))
+        object.__setattr__(self, "_fingerprint", None)
         return self
 
     def __reduce__(self) -> tuple[object, tuple[bytes]]:
@@ -193,8 +235,13 @@ class PublicIdentity:
         return PUBLIC_PREFIX + _b64url(self._raw)
 
     def fingerprint(self) -> str:
-        """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes."""
-        return sha256_hex(self._raw)[:16]
+        """A short id: the first 16 hex digits of SHA-256 over the 64 raw bytes (computed once:
+        verify asks it of every published order)."""
+        found = self._fingerprint
+        if found is None:
+            found = sha256_hex(self._raw)[:16]
+            object.__setattr__(self, "_fingerprint", found)
+        return found
 
     @classmethod
     def parse(cls, text: str | bytes) -> PublicIdentity:
@@ -217,9 +264,9 @@ class PublicIdentity:
             shown = token[:24] + ("..." if len(token) > 24 else "")
             raise KeyFileError(f"not a koryo-pbm public key: expected '{PUBLIC_PREFIX}...', got {shown!r}")
         body = token[len(PUBLIC_PREFIX):]
-        if not _B64_RE.fullmatch(body):
+        if not _B64_RE.fits(body):
             raise KeyFileError("not a koryo-pbm public key: the key text is damaged (wrong length or characters)")
-        raw = base64.urlsafe_b64decode(body + "==")
+        raw = binascii.a2b_base64((body + "==").encode("ascii").translate(_URLSAFE_DECODE))
         if _b64url(raw) != body:  # non-canonical trailing bits: refuse, one key has one spelling
             raise KeyFileError("not a koryo-pbm public key: the key text is damaged")
         return cls.from_raw(raw)
@@ -351,18 +398,17 @@ def _encode_secret(identity: Identity, passphrase: bytes | None) -> bytes:
     salt, nonce = os.urandom(16), os.urandom(12)
     head = (
         f"{SECRET_HEADER_V2}{identity.name}\nkdf: scrypt\nn: {SCRYPT_N}\nr: {SCRYPT_R}\np: {SCRYPT_P}\n"
-        f"salt: {base64.b64encode(salt).decode()}\nnonce: {base64.b64encode(nonce).decode()}\n"
+        f"salt: {binascii.b2a_base64(salt, newline=False).decode()}\n"
+        f"nonce: {binascii.b2a_base64(nonce, newline=False).decode()}\n"
     ).encode("ascii")
     raw = identity.sign_key.private_bytes_raw() + identity.open_key.private_bytes_raw()
     key = _scrypt_key(passphrase, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
     sealed = ChaCha20Poly1305(key).encrypt(nonce, raw, _V2_INFO + head)
-    return head + b"sealed: " + base64.b64encode(sealed) + b"\n"
+    return head + b"sealed: " + binascii.b2a_base64(sealed, newline=False) + b"\n"
 
 
 def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
     """A v2 key file (see the module docstring)."""
-    import binascii
-
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
@@ -373,7 +419,7 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
     if len(lines) != 1 + len(keys):
         raise KeyFileError(f"key {path} is damaged: a v2 key has {1 + len(keys)} lines")
     name = lines[0][len(SECRET_HEADER_V2):].strip()
-    if not _NAME_RE.fullmatch(name):
+    if not _NAME_RE.fits(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
     values = {}
     for key, line in zip(keys, lines[1:], strict=True):
@@ -389,7 +435,7 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
             raise KeyFileError(f"key {path} is damaged: scrypt '{key}' must be between {low} and {high}")
         params[key] = int(v)
     try:
-        salt, nonce, sealed = (base64.b64decode(values[k], validate=True) for k in ("salt", "nonce", "sealed"))
+        salt, nonce, sealed = (binascii.a2b_base64(values[k], strict_mode=True) for k in ("salt", "nonce", "sealed"))
     except (binascii.Error, ValueError):
         raise KeyFileError(f"key {path} is damaged: invalid base64") from None
     if len(salt) != 16 or len(nonce) != 12 or len(sealed) != 64 + 16:
@@ -484,7 +530,7 @@ def _rfc8410_raw(block: str, prefix: bytes) -> bytes | None:
     SSH, bcrypt), some 20 ms."""
     lines = block.strip().split("\n")
     try:
-        der = base64.b64decode("".join(lines[1:-1]), validate=True)
+        der = binascii.a2b_base64("".join(lines[1:-1]), strict_mode=True)
     except ValueError:  # binascii.Error
         return None
     return der[len(prefix):] if len(der) == len(prefix) + 32 and der.startswith(prefix) else None
@@ -503,19 +549,18 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     if not first.startswith(SECRET_HEADER):
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
     name = first[len(SECRET_HEADER):].strip()
-    if not _NAME_RE.fullmatch(name):
+    if not _NAME_RE.fits(name):
         raise KeyFileError(f"key {path} is damaged: invalid name on its first line")
-    blocks = list(_pem_re().finditer(rest))
-    leftover = _pem_re().sub("", rest)
+    blocks, leftover = _pem_blocks(rest)
     if len(blocks) != 2 or leftover.strip():
         raise KeyFileError(f"key {path} is damaged: expected two private key blocks")
-    encrypted = {bool(m.group(1)) for m in blocks}
+    encrypted = {sealed for _, sealed in blocks}
     if len(encrypted) != 1:
         raise KeyFileError(f"key {path} is damaged: one block is encrypted, the other is not")
     password = _resolve_passphrase(passphrase, Path(path)) if encrypted.pop() else None
 
     if password is None:
-        sign_raw, open_raw = (_rfc8410_raw(m.group(0), prefix) for m, prefix in zip(blocks, _RFC8410, strict=True))
+        sign_raw, open_raw = (_rfc8410_raw(block, prefix) for (block, _), prefix in zip(blocks, _RFC8410, strict=True))
         if sign_raw is not None and open_raw is not None:
             return Identity(name, Ed25519PrivateKey.from_private_bytes(sign_raw),
                             _x25519_private(open_raw))
@@ -523,9 +568,9 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     from cryptography.hazmat.primitives import serialization as ser
 
     keys = []
-    for i, m in enumerate(blocks):
+    for i, (block, _) in enumerate(blocks):
         try:
-            keys.append(ser.load_pem_private_key(m.group(0).encode("ascii"), password=password))
+            keys.append(ser.load_pem_private_key(block.encode("ascii"), password=password))
         except (ValueError, TypeError):
             if password is not None and i == 0:
                 raise KeyFileError(f"wrong passphrase for key {path}") from None

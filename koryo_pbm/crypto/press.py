@@ -36,7 +36,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from koryo_pbm.crypto.envelope import _QUOTE, _unquote
+from koryo_pbm.crypto.envelope import _quote, _unquote
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, NotForYou
@@ -225,8 +225,7 @@ def scan_press(text: str) -> list[Press | FormatError]:
         if BEGIN not in lines[i]:
             i += 1
             continue
-        m = _QUOTE.match(lines[i])
-        depth = m.group(1).count(">") if m else 0
+        depth = _quote(lines[i])[0].count(">")
         block: list[str] = []
         size, j, ended = 0, i + 1, False
         while j < n:

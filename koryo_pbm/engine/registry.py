@@ -18,7 +18,6 @@ before doing anything (issue 19). A path entry that is not a folder (a zip file)
 from __future__ import annotations
 
 import os
-import re
 import sys
 from functools import cache
 from typing import NamedTuple
@@ -48,8 +47,10 @@ class EntryPoint(NamedTuple):
 
 
 def _normalize(name: str) -> str:
-    """A distribution's name as importlib.metadata compares them (PEP 503, with ``_``)."""
-    return re.sub(r"[-_.]+", "-", name).lower().replace("-", "_")
+    """A distribution's name as importlib.metadata compares them (PEP 503, with ``_``):
+    ``re.sub(r"[-_.]+", "_", name).lower()``, without compiling that pattern in every command."""
+    words = name.replace("-", "_").replace(".", "_").split("_")
+    return "_".join(w for i, w in enumerate(words) if w or i in (0, len(words) - 1)).lower()
 
 
 def _group_of(text: str, group: str) -> list[EntryPoint]:

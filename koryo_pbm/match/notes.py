@@ -5,28 +5,35 @@ importing the policy and, through it, game creation and the views."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
+
+from koryo_pbm.values import LazyPattern
 
 # The public lines the match layer itself logs (the games log the rest): a log entry made only
 # of SERVICE_ONLY lines resolves nothing (a deadline moved, a seat taken over); BOT_NOTES open
 # the entry of a decision in which the moderator's bot played for somebody.
-MOVED_NOTE = re.compile(r"the moderator (?:set|extended|moved) the deadline of (?P<decision>\S+) to (?P<when>.+)")
-TAKEN_OVER_NOTE = re.compile(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint "
-                             r"(?P<new>[0-9a-f]{16}); the former key was (?P<old>[0-9a-f]{16})\)")
+# (Compiled on first use, and only for a line holding the needle: verify reads every log line.)
+MOVED_NOTE = LazyPattern(r"the moderator (?:set|extended|moved) the deadline of (?P<decision>\S+) to (?P<when>.+)",
+                         needle=" the deadline of ")
+TAKEN_OVER_NOTE = LazyPattern(r"(?P<seat>\S+)'s seat is taken over by a new player \(key fingerprint "
+                              r"(?P<new>[0-9a-f]{16}); the former key was (?P<old>[0-9a-f]{16})\)",
+                              needle="'s seat is taken over by a new player")
 # that a seat's mail address changed, never the address (the addresses are sealed to the moderator)
-ADDRESS_NOTE = re.compile(r"the moderator (?:set|changed|removed) (?P<seat>\S+)'s mail address")
+ADDRESS_NOTE = LazyPattern(r"the moderator (?:set|changed|removed) (?P<seat>\S+)'s mail address",
+                           needle="'s mail address")
 SERVICE_ONLY = (MOVED_NOTE, TAKEN_OVER_NOTE, ADDRESS_NOTE)
 
 # A missed deadline's note records the deadline, the grace and when the decision was resolved
 # (the moderator's clock), so that verify checks the claim against the policy.
-MISSED_NOTE = re.compile(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them"
-                         r"(?: \(deadline (?P<deadline>\S+), grace (?P<grace>[^,()]+), resolved at (?P<resolved>\S+)\))?"
-                         r"( \(.*\))?")
-ABANDONED_NOTE = re.compile(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?")
-BOT_SEAT_NOTE = re.compile(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?")
-ABANDON_NOTE = re.compile(r"(?P<player>\S+) missed (?P<count>\d+) decisions? in a row: the seat is abandoned; .+")
+MISSED_NOTE = LazyPattern(r"(?P<seat>\S+) missed the deadline: the (?P<level>\S+) bot played for them"
+                          r"(?: \(deadline (?P<deadline>\S+), grace (?P<grace>[^,()]+), resolved at (?P<resolved>\S+)\))?"
+                          r"( \(.*\))?", needle=" missed the deadline: the ")
+ABANDONED_NOTE = LazyPattern(r"(?P<seat>\S+)'s seat is abandoned: the (?P<level>\S+) bot played for them( \(.*\))?",
+                             needle="'s seat is abandoned: the ")
+BOT_SEAT_NOTE = LazyPattern(r"the (?P<level>\S+) bot played (?P<seat>\S+)'s seat( \(.*\))?", needle=" bot played ")
+ABANDON_NOTE = LazyPattern(r"(?P<player>\S+) missed (?P<count>\d+) decisions? in a row: the seat is abandoned; .+",
+                           needle=" in a row: the seat is abandoned; ")
 BOT_NOTES = (MISSED_NOTE, ABANDONED_NOTE, BOT_SEAT_NOTE, ABANDON_NOTE)
 
 

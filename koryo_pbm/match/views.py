@@ -132,14 +132,15 @@ def player_name(doc: GameDoc, identity: Identity) -> str:
                     f"{', '.join(doc.players)})")
 
 
+MENU_KEY = "menu"  # choices.MENU_KEY, named here too: opening a part imports no menus (zlib, bisect)
+
+
 def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]:
     """The player's seat and private part (without the menu of their choices, which only the
     player page reads: :func:`open_menu`)."""
     name = player_name(doc, identity)
-    from koryo_pbm import choices
-
     private = gamefile.open_part(doc, name, identity)
-    private.pop(choices.MENU_KEY, None)
+    private.pop(MENU_KEY, None)
     if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
         from koryo_pbm import blind
         from koryo_pbm.engine.registry import find_game

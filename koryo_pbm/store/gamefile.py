@@ -79,7 +79,6 @@ they are) seal to the same size. The opener refuses padding of anything but spac
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import os
@@ -95,7 +94,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
-from koryo_pbm.values import Frozen, Value
+from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, Spelling, Value
 
 FORMAT = "koryo-pbm-game/v4"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -132,12 +131,32 @@ LOG_KEYS = ("seq", "version", "decision", "prev", "hash", "events", "accepted")
 PART_KEYS = ("recipient", "data")
 DIGEST_PART_KEYS = ("recipient", "digest")  # the moderator's part in a player copy (v4)
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
-_HASH = re.compile(r"sha256:[0-9a-f]{64}")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-_FPR = re.compile(r"[0-9a-f]{16}")
-_SIG_LINE = re.compile(r'signature = "([A-Za-z0-9+/]{86}==)"')
+# checked with string methods, not compiled patterns (see koryo_pbm.values)
+_ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
+_HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}
+_HEX16 = Spelling(HEX, 16)
+_BASE64 = Spelling(BASE64, 0, None)  # [A-Za-z0-9+/]*
+_SIG_PREFIX = 'signature = "'
+_SIG_B64 = Spelling(BASE64, 86)  # the signature line: signature = "([A-Za-z0-9+/]{86}==)"
+
+
+def _is_hash(value: object) -> bool:
+    """``sha256:[0-9a-f]{64}``"""
+    return isinstance(value, str) and value.startswith("sha256:") and _HEX64.fits(value[7:])
+
+
+def _is_b64(value: str) -> bool:
+    """``[A-Za-z0-9+/]*={0,2}``"""
+    bare = value.rstrip("=")
+    return len(value) - len(bare) <= 2 and _BASE64.fits(bare)
+
+
+def _signature_text(line: str) -> str | None:
+    """The base64 signature of a game file's last line, ``signature = "<86 characters>=="``."""
+    if not (line.startswith(_SIG_PREFIX) and line.endswith('=="') and len(line) == len(_SIG_PREFIX) + 89):
+        return None
+    text = line[len(_SIG_PREFIX):-1]
+    return text if _SIG_B64.fits(text[:86]) else None
 
 
 class GameDoc(Value):
@@ -352,10 +371,10 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
     for key in ("seq", "version"):
         if not _is_int(entry[key]):
             raise FormatError(f"{where}: '{key}' must be an integer")
-    if not isinstance(entry["decision"], str) or not _ID.fullmatch(entry["decision"]):
+    if not isinstance(entry["decision"], str) or not _ID.fits(entry["decision"]):
         raise FormatError(f"{where}: 'decision' must be a decision id")
     for key in ("prev", "hash") if with_hash else ("prev",):
-        if not isinstance(entry[key], str) or not _HASH.fullmatch(entry[key]):
+        if not _is_hash(entry[key]):
             raise FormatError(f"{where}: '{key}' must be 'sha256:' and 64 hex digits")
     events = entry["events"]
     if not isinstance(events, list):
@@ -363,7 +382,7 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
     if not all(isinstance(event, str) for event in events):
         raise FormatError(f"{where}: 'events' must be a list of sentences")
     accepted = entry["accepted"]
-    if not isinstance(accepted, list) or not all(isinstance(d, str) and _HEX64.fullmatch(d) for d in accepted):
+    if not isinstance(accepted, list) or not all(_HEX64.fits(d) for d in accepted):
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
@@ -453,7 +472,7 @@ def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[
         raise FormatError(f"part {name!r} takes {len(raw)} bytes, more than the {target} it is padded to")
     fpr = recipient.fingerprint()
     blob = seal(recipient, raw + b" " * (target - len(raw)), part_info(doc.game_id, doc.version, name, fpr))
-    return {"recipient": fpr, "data": base64.b64encode(blob).decode("ascii")}
+    return {"recipient": fpr, "data": binascii.b2a_base64(blob, newline=False).decode("ascii")}
 
 
 def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
@@ -558,10 +577,10 @@ def _b64(value: Any, where: str) -> bytes:
     if not isinstance(value, str):
         raise FormatError(f"{where}: data must be base64 text")
     try:
-        raw = base64.b64decode(value, validate=True)
+        raw = binascii.a2b_base64(value, strict_mode=True)
     except (binascii.Error, ValueError):
         raise FormatError(f"{where}: data is not valid base64") from None
-    if base64.b64encode(raw).decode("ascii") != value:
+    if binascii.b2a_base64(raw, newline=False).decode("ascii") != value:
         raise FormatError(f"{where}: data is not canonical base64")
     return raw
 
@@ -596,15 +615,15 @@ def _public_key(value: Any, where: str) -> PublicIdentity:
 
 def _validate(doc: GameDoc) -> None:
     """Check every field of ``doc``; ``FormatError`` naming the field."""
-    if not isinstance(doc.game_id, str) or not _ID.fullmatch(doc.game_id):
+    if not isinstance(doc.game_id, str) or not _ID.fits(doc.game_id):
         raise FormatError("'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
-    if not isinstance(doc.game, str) or not _ID.fullmatch(doc.game):
+    if not isinstance(doc.game, str) or not _ID.fits(doc.game):
         raise FormatError("'game' must be a game name")
     if not _is_int(doc.version) or not 0 <= doc.version < 2**63:
         raise FormatError("'version' must be a non-negative integer")
     if not isinstance(doc.moderator, PublicIdentity):
         raise FormatError("'moderator' must be a public key")
-    if not isinstance(doc.seed_commitment, str) or not _HASH.fullmatch(doc.seed_commitment):
+    if not _is_hash(doc.seed_commitment):
         raise FormatError("'seed_commitment' must be 'sha256:' and 64 hex digits")
     if not isinstance(doc.players, dict):
         raise FormatError("'players' must be a table")
@@ -622,7 +641,7 @@ def _validate(doc: GameDoc) -> None:
         if not isinstance(d, dict):
             raise FormatError("'decision' must be a table")
         _exact_keys(d, DECISION_KEYS, "'decision'", optional=("deadline",))
-        if not isinstance(d["id"], str) or not _ID.fullmatch(d["id"]):
+        if not isinstance(d["id"], str) or not _ID.fits(d["id"]):
             raise FormatError("'decision.id' must be a decision id")
         if not isinstance(d["kind"], str) or not d["kind"]:
             raise FormatError("'decision.kind' must be text")
@@ -652,7 +671,7 @@ def _validate(doc: GameDoc) -> None:
     if doc.seed is not None:
         if not isinstance(doc.seed, str):
             raise FormatError("'seed' must be text")
-        if not isinstance(doc.salt, str) or not _HEX64.fullmatch(doc.salt):
+        if not isinstance(doc.salt, str) or not _HEX64.fits(doc.salt):
             raise FormatError("'salt' must be 64 hex digits")
         if d is not None:
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
@@ -691,7 +710,7 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"{where} must be a table")
         if name == MODERATOR_PART and "digest" in part:  # a player copy (v4): the part's digest alone
             _exact_keys(part, DIGEST_PART_KEYS, where)
-            if not isinstance(part["digest"], str) or not _HASH.fullmatch(part["digest"]):
+            if not _is_hash(part["digest"]):
                 raise FormatError(f"{where}: 'digest' must be 'sha256:' and 64 hex digits")
         else:
             _exact_keys(part, PART_KEYS, where)
@@ -742,7 +761,24 @@ def _check_replay(replay: Any, players: Mapping[str, Any], version: str = FORMAT
 
 # The moderator's part, the last table of a v4 file: its lines in a whole file, and in a player copy.
 _MODERATOR_TABLE = f"\n[sealed.{MODERATOR_PART}]\n".encode("ascii")
-_MODERATOR_DATA = re.compile(rb'recipient = "[0-9a-f]{16}"\ndata = ([\'"])([A-Za-z0-9+/]*={0,2})\1\n')
+_RECIPIENT_LINE = b'recipient = "'  # then 16 hex digits and '"'
+
+
+def _moderator_data(body: bytes, start: int) -> tuple[int, bytes] | None:
+    """Where the ``data`` line starts and its base64 text, if ``body[start:]`` is exactly
+    ``recipient = "[0-9a-f]{16}"\\ndata = (['"])([A-Za-z0-9+/]*={0,2})\\1\\n`` (the expression,
+    checked with bytes methods: compiling it would cost every command)."""
+    rest = body[start:]
+    if (len(rest) < 41 or not rest.startswith(_RECIPIENT_LINE) or rest[29:38] != b'"\ndata = '
+            or not _HEX16.fits(rest[13:29].decode("ascii", "replace"))):
+        return None
+    quote = rest[38:39]
+    if quote not in (b"'", b'"') or not rest.endswith(quote + b"\n"):
+        return None
+    data = rest[39:-2]
+    return (start + 31, data) if _is_b64(data.decode("ascii", "replace")) else None
+
+
 _V4_FIRST_LINE = FIRST_LINE.encode("ascii")
 
 
@@ -761,20 +797,21 @@ def _digested(body: bytes) -> tuple[bytes, bytes | None]:
 
     The last body's answer is kept: reading a file asks it twice of the same bytes (for its
     signature, then to check the moderator's part), and it scans and hashes that part."""
-    if _last_digested and _last_digested[0] is body:
+    # (by equality too: the pin's file identity asks again of a copy of the same bytes)
+    if _last_digested and (_last_digested[0] is body or _last_digested[0] == body):
         return _last_digested[1]
     at = body.rfind(_MODERATOR_TABLE)
-    m = None if at < 0 else _MODERATOR_DATA.fullmatch(body, at + len(_MODERATOR_TABLE))
-    if m is None:
+    found = None if at < 0 else _moderator_data(body, at + len(_MODERATOR_TABLE))
+    if found is None:
         result: tuple[bytes, bytes | None] = (body, None)
     else:
-        line = m.start(1) - len(b"data = ")
-        result = body[:line] + f'digest = "{part_digest(m.group(2))}"\n'.encode("ascii"), m.group(2)
+        line, data = found
+        result = body[:line] + f'digest = "{part_digest(data)}"\n'.encode("ascii"), data
     _last_digested[:] = [body, result]
     return result
 
 
-_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked, by identity (bytes do not change)
+_last_digested: list[Any] = []  # [body, _digested(body)]: the last body asked (bytes do not change)
 
 
 def signed_message(body: bytes) -> bytes:
@@ -908,7 +945,7 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
         if not isinstance(outputs, list):
             continue
         for i, data in enumerate(outputs):
-            if isinstance(data, str) and _B64.fullmatch(data):  # a blind table's deck: 4.7 kB of base64
+            if isinstance(data, str) and _is_b64(data):  # a blind table's deck: 4.7 kB of base64
                 outputs[i] = mark(data)
     try:
         text = tomli_w.dumps(top)
@@ -924,7 +961,7 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     first = top["format"]
     assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
     signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
-    return body + f'signature = "{base64.b64encode(signature).decode("ascii")}"\n'.encode("ascii")
+    return body + f'signature = "{binascii.b2a_base64(signature, newline=False).decode("ascii")}"\n'.encode("ascii")
 
 
 # Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
@@ -990,11 +1027,11 @@ def _split(data: bytes, source: str) -> tuple[bytes, bytes]:
         raise FormatError(f"{source} is cut short: it does not end with its signature line")
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     body, last = data[:cut], data[cut:-1]
-    m = _SIG_LINE.fullmatch(last.decode("ascii", errors="replace"))
-    if m is None:
+    text = _signature_text(last.decode("ascii", errors="replace"))
+    if text is None:
         raise FormatError(f"{source} has no valid signature line at its end")
-    signature = base64.b64decode(m.group(1))
-    if len(signature) != SIGNATURE_SIZE or base64.b64encode(signature).decode("ascii") != m.group(1):
+    signature = binascii.a2b_base64(text)
+    if len(signature) != SIGNATURE_SIZE or binascii.b2a_base64(signature, newline=False).decode("ascii") != text:
         raise FormatError(f"{source} has a damaged signature line")
     return body, signature
 
@@ -1013,9 +1050,9 @@ def _header_table(data: bytes, source: str) -> dict[str, Any]:
 
 def _header(top: Mapping[str, Any], source: str) -> Header:
     game_id, game, version = top.get("game_id"), top.get("game"), top.get("version")
-    if not isinstance(game_id, str) or not _ID.fullmatch(game_id):
+    if not isinstance(game_id, str) or not _ID.fits(game_id):
         raise FormatError(f"{source}: 'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
-    if not isinstance(game, str) or not _ID.fullmatch(game):
+    if not isinstance(game, str) or not _ID.fits(game):
         raise FormatError(f"{source}: 'game' must be a game name")
     if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version < 2**63:
         raise FormatError(f"{source}: 'version' must be a non-negative integer")
@@ -1135,10 +1172,10 @@ _recent: dict[str, tuple[GameDoc, bytes]] = {}  # SHA-256 of a game file's bytes
 _RECENT = 4
 
 
-def _keep(data: bytes, doc: GameDoc) -> None:
+def _keep(data: bytes, doc: GameDoc, digest: str | None = None) -> None:
     if len(_recent) >= _RECENT:
         _recent.pop(next(iter(_recent)))
-    _recent[sha256_hex(data)] = (doc, data)
+    _recent[digest or sha256_hex(data)] = (doc, data)
 
 
 _written: list[tuple[GameDoc, bytes]] = []  # the last few documents this process signed and wrote
@@ -1200,10 +1237,11 @@ def decode_remembered(data: bytes, *, expected_moderator: PublicIdentity | None 
                       source: str = "game file") -> GameDoc:
     """:func:`decode`, remembered as :func:`read_game` remembers: the same bytes decoded again
     (the judge reads a version it has just resolved twice) are parsed once."""
-    kept = _recent.get(sha256_hex(data))
+    digest = sha256_hex(data)
+    kept = _recent.get(digest)
     if kept is None:
         doc = decode(data, expected_moderator=expected_moderator, source=source)
-        _keep(data, doc)
+        _keep(data, doc, digest)
     else:
         doc = kept[0]
         if expected_moderator is not None and doc.moderator != expected_moderator:

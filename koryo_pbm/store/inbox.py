@@ -36,6 +36,7 @@ from koryo_pbm.store.atomic import (
     read_limited_at,
     write_atomic,
 )
+from koryo_pbm.values import LazyPattern
 
 INBOX = "inbox"
 ARCHIVE = "archive"
@@ -43,10 +44,10 @@ SUFFIX = ".envelope"
 GAME_FILE = "game.toml"
 MAX_ENVELOPE_FILE = MAX_ARMORED + 16 * 1024  # the armour plus some surrounding text
 
-_CONFLICT_PATTERNS = (
-    re.compile(r" \([^()]*conflicted copy[^()]*\)", re.IGNORECASE),  # Dropbox, Nextcloud
-    re.compile(r" \(\d+\)$"),  # Dropbox / OneDrive "name (1)"
-    re.compile(r"\.sync-conflict-\d{8}-\d{6}(-[A-Za-z0-9]+)?", re.IGNORECASE),  # Syncthing
+_CONFLICT_PATTERNS = (  # compiled on first use: most names pass the quick test before them
+    LazyPattern(r" \([^()]*conflicted copy[^()]*\)", re.IGNORECASE),  # Dropbox, Nextcloud
+    LazyPattern(r" \(\d+\)$"),  # Dropbox / OneDrive "name (1)"
+    LazyPattern(r"\.sync-conflict-\d{8}-\d{6}(-[A-Za-z0-9]+)?", re.IGNORECASE),  # Syncthing
 )
 # Compiled on first use: an envelope is named when it is written, a status read when asked.
 _UNSAFE = r"[^A-Za-z0-9_.-]"
@@ -89,6 +90,9 @@ def archive_dir(game_dir: Path) -> Path:
 
 def is_conflict_name(name: str) -> bool:
     """True if ``name`` (a file name) looks like a sync tool's conflict copy."""
+    dot = name.find(".")
+    if " (" not in name and (dot < 0 or "-" not in name[dot:]):  # what each pattern needs (no letter:
+        return False                                              # IGNORECASE matches more than those)
     stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
     return any(p.search(stem) or p.search(name) for p in _CONFLICT_PATTERNS)
 
