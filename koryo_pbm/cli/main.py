@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
 
 import click
 
@@ -103,7 +102,6 @@ class LazyGroup(click.Group):
             if exc.name == f"koryo_pbm.cli.{module}":
                 return None
             raise
-        _no_guesses_for_short_options(command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -112,40 +110,6 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
-
-
-def _no_guesses_for_short_options(command: click.Command) -> None:
-    """Spare a command line with a short option (``orders -o FILE``) the import of ``difflib``.
-
-    click's parser tries every option as a long one first, and its failure builds a
-    ``NoSuchOption`` that looks for close matches among the long options (``difflib``, a few
-    milliseconds to import) before it is caught and the option read as a short one. For an
-    argument of one prefix character that error is always caught: it is raised here without the
-    search. A long option (``--outptu``) still gets click's "did you mean". A click whose parser
-    lacks these parts is left as it is. Done once per command (a process may run many)."""
-    make_parser = command.make_parser
-    if getattr(make_parser, "no_guesses", False):
-        return
-
-    def make(ctx: click.Context) -> Any:
-        parser = make_parser(ctx)
-        match_long = getattr(parser, "_match_long_opt", None)
-        long_opts = getattr(parser, "_long_opt", None)
-        prefixes = getattr(parser, "_opt_prefixes", None)
-        if match_long is None or not isinstance(long_opts, dict) or not isinstance(prefixes, set):
-            return parser
-
-        def match(opt: str, explicit_value: str | None, state: Any) -> Any:
-            if opt in long_opts or opt[:2] in prefixes:
-                return match_long(opt, explicit_value, state)
-            raise click.NoSuchOption(opt, ctx=ctx)  # caught by the parser, which reads it as short
-
-        parser._match_long_opt = match  # type: ignore[method-assign]
-        return parser
-
-    make.no_guesses = True  # type: ignore[attr-defined]
-
-    command.make_parser = make  # type: ignore[method-assign]  # this command's own, not click's class
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
