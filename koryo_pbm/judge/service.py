@@ -77,6 +77,19 @@ class GameRef:
     stamp: tuple[int, int, int] = (0, 0, 0)
     owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
     no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
+    seen: Seen | None = None  # what the judge last read or wrote of the file (see Judge._seen)
+
+
+@dataclass
+class Seen:
+    """The few public facts of one version of a game file that a pass asks of every game, kept
+    from the last time the judge read or wrote it (``stamp``: the file's then): whether its
+    mails and reports are owed, whether a bot is due. ``doc`` is the signed document without
+    its state, log and sealed parts (a few hundred bytes a game, not the whole file)."""
+
+    stamp: tuple[int, int, int]
+    doc: Any
+    moved: bool  # the version moved the game on (a resolve wrote it): its state mails are owed
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -164,6 +177,7 @@ class Judge:
             return
         mv = self._load(ref, stamp)
         ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
+        self._seen(ref, stamp, mv.doc)
 
     def _load(self, ref: GameRef, stamp: tuple[int, int, int]) -> Any:
         """The moderator's view of the game file (``stamp``: its current one).
@@ -196,6 +210,18 @@ class Judge:
         if len(self._written) >= WRITTEN_KEPT:
             self._written.pop(next(iter(self._written)))
         self._written[ref.folder] = (ref.stamp, doc)
+        self._seen(ref, ref.stamp, doc)
+
+    @staticmethod
+    def _seen(ref: GameRef, stamp: tuple[int, int, int], doc: Any) -> None:
+        """Keep the public facts of ``doc``, the file's version at ``stamp`` (:class:`Seen`)."""
+        moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+        decision = None if doc.decision is None else {k: list(v) if isinstance(v, list) else v
+                                                      for k, v in doc.decision.items()}
+        ref.seen = Seen(stamp, doc.replace(public={}, log=[], sealed={}, replay=None, decision=decision), moved)
+
+    def _seen_now(self, ref: GameRef, stamp: tuple[int, int, int]) -> Seen | None:
+        return ref.seen if ref.seen is not None and ref.seen.stamp == stamp else None
 
     def _by_id(self) -> dict[str, GameRef]:
         return {g.game_id: g for g in self.games.values()}
@@ -587,9 +613,18 @@ class Judge:
             if stamp == ref.owed:
                 return
             self._refresh(ref)
+            seen = self._seen_now(ref, stamp)
+            if seen is not None and not self._owes(ref, seen):
+                # nothing owed for this version (a judge started again, by cron, on games whose
+                # mails went out before): the file is not read, parsed and verified again
+                if not (seen.doc.decision and "deadline" in seen.doc.decision):
+                    ref.no_deadline = stamp
+                ref.owed = stamp
+                return
             data = gamefile.read_game_bytes(ref.path)
             doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                              source=f"game file {ref.path}")
+            self._seen(ref, stamp, doc)
         if not (doc.decision and "deadline" in doc.decision):
             ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
@@ -626,6 +661,23 @@ class Judge:
         if told and doc.decision is None:
             self.log(f"game {ref.tag} is over (version {doc.version}): the final state is mailed and reported")
         ref.owed = stamp
+
+    def _owes(self, ref: GameRef, seen: Seen) -> bool:
+        """Whether the version ``seen`` may owe a report or a state mail: the tests of
+        :meth:`_owed` that need nothing but the version (it may still owe nothing, as a blind
+        game's players while only the co-dealer is awaited; :meth:`_owed` then tells)."""
+        doc = seen.doc
+        mailed = self._mailed(ref) if self.from_header is not None else {}
+        for player in doc.players:
+            last_report = _report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
+            if last_report < doc.version and (seen.moved or last_report == 0):
+                return True
+            if ref.emails.get(player) is None or self.from_header is None:
+                continue
+            last = mailed.get(player, 0)
+            if not (last >= doc.version or not (seen.moved or last == 0)):
+                return True
+        return False
 
     def _mailed(self, ref: GameRef) -> dict[str, int]:
         last: dict[str, int] = {}
@@ -674,7 +726,8 @@ class Judge:
     def _bot_due(self, ref: GameRef) -> bool:
         from koryo_pbm import match
 
-        return match.bot_due(self._public(ref), self._now())
+        seen = self._seen_now(ref, _stamp(ref.path))  # its decision, deal, service and players: all it asks
+        return match.bot_due(seen.doc if seen is not None else self._public(ref), self._now())
 
     def _deadline_mails(self, ref: GameRef) -> None:
         """Queue the reminders and the late notices the pending decision owes (each once: its
