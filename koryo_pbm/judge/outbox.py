@@ -146,7 +146,14 @@ def _attachment_body(data: bytes) -> bytes:
 
 
 def _known(folder: Path, name: str) -> bool:
-    return any((folder / sub / name).exists() for sub in ("", SENT, FAILED))
+    where = os.fspath(folder)
+    return any(os.path.exists(os.path.join(where, sub, name)) for sub in ("", SENT, FAILED))
+
+
+@lru_cache(maxsize=8)
+def _domain(from_header: str) -> str:
+    """The domain of the judge's From address, for its Message-IDs (the same for every mail)."""
+    return parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
 
 
 def queued_names(game_dir: Path) -> list[str]:
@@ -174,8 +181,8 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
     if _known(folder, name):
         return None
     for sub in ("", SENT, FAILED, RETRY):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    domain = parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    domain = _domain(from_header)
     message_id = f"<{safe_key(out.key)}.{game_id}@{domain}>"
     data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic,
                   mark=mark)
