@@ -53,7 +53,8 @@ from koryo_pbm.transport.sources import MAIL_LIMIT, IncomingMail, Source, Source
 REPORT_PREFIX = "report-"
 SEND_CONNECTIONS = 4  # connections a sender that can fork (SMTP) sends through at once
 SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked handled
-WRITTEN_KEPT = 8  # game files the judge wrote last, kept in memory (see Judge._load)
+WRITTEN_KEPT = 256  # at most this many game files the judge wrote last, kept in memory (see Judge._load),
+WRITTEN_BYTES = 16 * 1024 * 1024  # and at most this many bytes of them (in memory about 1.4 times that)
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
 FORWARD = Limit("forward", 5, 3600.0, "forwards to the moderator")  # per game and player address
 RECEIPT = "receipt"  # Limits.first: the receipt of one envelope is mailed to its player once
@@ -120,7 +121,8 @@ class Judge:
     _source_wait: dict[int, float] = field(default_factory=dict)
     _source_fail: dict[int, int] = field(default_factory=dict)
     _senders: list[Any] = field(default_factory=list)
-    _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
+    _written: dict[Path, tuple[tuple[int, int, int], Any, int]] = field(default_factory=dict)
+    _written_bytes: int = 0  # the sizes of the files kept in _written
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
 
@@ -183,8 +185,9 @@ class Judge:
         """The moderator's view of the game file (``stamp``: its current one).
 
         A file the judge itself wrote last (same time, size and inode) is not read, parsed
-        and verified again: the document it signed is kept in memory for the last
-        ``WRITTEN_KEPT`` games written, and only the moderator's part is opened from it.
+        and verified again: the document it signed is kept in memory for the games written
+        last (at most ``WRITTEN_KEPT`` of them, whose files together are at most
+        ``WRITTEN_BYTES``), and only the moderator's part is opened from it.
         Any other change (a command run by hand, a restored copy) is read from disk."""
         from koryo_pbm import match
 
@@ -205,11 +208,14 @@ class Judge:
             return kept[1]
         return gamefile.read_game(ref.path, expected_moderator=self.identity.public)
 
-    def _keep_written(self, ref: GameRef, doc: Any) -> None:
-        self._written.pop(ref.folder, None)
-        if len(self._written) >= WRITTEN_KEPT:
-            self._written.pop(next(iter(self._written)))
-        self._written[ref.folder] = (ref.stamp, doc)
+    def _keep_written(self, ref: GameRef, doc: Any, size: int) -> None:
+        old = self._written.pop(ref.folder, None)
+        if old is not None:
+            self._written_bytes -= old[2]
+        while self._written and (len(self._written) >= WRITTEN_KEPT or self._written_bytes + size > WRITTEN_BYTES):
+            self._written_bytes -= self._written.pop(next(iter(self._written)))[2]
+        self._written[ref.folder] = (ref.stamp, doc, size)
+        self._written_bytes += size
         self._seen(ref, ref.stamp, doc)
 
     @staticmethod
@@ -485,7 +491,7 @@ class Judge:
                 write_atomic(ref.path, data)
                 # what the judge just signed and wrote is what it reads next: kept, not re-read
                 ref.game_id, ref.emails, ref.stamp = result.doc.game_id, dict(mv.emails), _stamp(ref.path)
-                self._keep_written(ref, result.doc)
+                self._keep_written(ref, result.doc, len(data))
             doc = result.doc or mv.doc
         outcomes = []
         for c in cands:
