@@ -86,7 +86,7 @@ class Seen:
     """The few public facts of one version of a game file that a pass asks of every game, kept
     from the last time the judge read or wrote it (``stamp``: the file's then): whether its
     mails and reports are owed, whether a bot is due. ``doc`` is the signed document without
-    its state, log and sealed parts (a few hundred bytes a game, not the whole file)."""
+    its state, log and sealed parts (at most a few kilobytes a game, not the whole file)."""
 
     stamp: tuple[int, int, int]
     doc: Any
