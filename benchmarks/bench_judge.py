@@ -20,7 +20,10 @@ each installation makes its own set-up (its own game files, in its own file form
 code, each judge has its own mailbox on the same servers, and the timed ``serve --once`` runs go
 one after the other, in turn (``--rounds`` times, the order turned each round). E.g. ``--python
 /tmp/before/.venv/bin/python --python .venv/bin/python``; the default is this interpreter. The
-judge's own CPU per envelope is the figure to compare on a shared machine.
+judge's own CPU per envelope is the figure to compare on a shared machine. Profiles of the judge
+process (the timed run's overwrites the start mails'): ``BENCH_PROFILE=FILE`` (cProfile of CPU
+time: ``FILE``, ``FILE.tottime`` and the binary ``FILE.prof``), ``BENCH_SAMPLE=FILE`` (a sampling
+profile, every 2 ms of CPU: the share of samples in each function and below it).
 
 Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]
 [--python PY ...] [--rounds N]``. The set-up is cached under ``--cache`` (default
