@@ -15,14 +15,27 @@ figure is envelopes per second, end to end. Memory: the judge's resident size, s
 half second (it must stay flat, not grow with the mail). fsyncs: counted inside the judge process
 (``os.fsync``/``os.fdatasync`` calls), per envelope.
 
-Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]``.
-The set-up is cached under ``--cache`` (default ``/tmp/koryo-pbm-bench-judge``) per game count.
+``--python`` (repeatable) times the judges of other installations in the same run, side by side:
+each installation makes its own set-up (its own game files, in its own file format) with its own
+code, each judge has its own mailbox on the same servers, and the timed ``serve --once`` runs go
+one after the other, in turn (``--rounds`` times, the order turned each round). E.g. ``--python
+/tmp/before/.venv/bin/python --python .venv/bin/python``; the default is this interpreter. The
+judge's own CPU per envelope is the figure to compare on a shared machine. Profiles of the judge
+process (the timed run's overwrites the start mails'): ``BENCH_PROFILE=FILE`` (cProfile of CPU
+time: ``FILE``, ``FILE.tottime`` and the binary ``FILE.prof``), ``BENCH_SAMPLE=FILE`` (a sampling
+profile, every 2 ms of CPU: the share of samples in each function and below it).
+
+Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]
+[--python PY ...] [--rounds N]``. The set-up is cached under ``--cache`` (default
+``/tmp/koryo-pbm-bench-judge``) per installation (its interpreter's path) and game count: remove
+it when an installation's file format changes.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -78,10 +91,42 @@ def counted():
         f.write(f"{counts['fsync']} {getattr(atomic, 'syncfs_calls', 0)}")
 atexit.register(counted)
 from koryo_pbm.cli.main import main
+if os.environ.get("BENCH_SAMPLE"):
+    # a sampling profile of CPU time (every 2 ms of the process's CPU, the main thread's stack):
+    # unlike cProfile it does not slow down code that makes many small calls more than the rest
+    import signal
+    inclusive, own, total = collections.Counter(), collections.Counter(), [0]
+    def sample(signum, frame):
+        total[0] += 1
+        seen = set()
+        first = True
+        while frame is not None:
+            code = frame.f_code
+            name = "/".join(code.co_filename.split("/")[-2:]) + ":" + code.co_name
+            if first:
+                own[name] += 1
+                first = False
+            if name not in seen:
+                seen.add(name)
+                inclusive[name] += 1
+            frame = frame.f_back
+    def write_samples():
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)  # no more SIGPROF (its default ends the process)
+        with open(os.environ["BENCH_SAMPLE"], "w") as f:
+            f.write(f"{total[0]} samples\ninclusive:\n")
+            for name, n in inclusive.most_common(80):
+                f.write(f"{n / total[0] * 100:6.1f}% {name}\n")
+            f.write("own:\n")
+            for name, n in own.most_common(40):
+                f.write(f"{n / total[0] * 100:6.1f}% {name}\n")
+    atexit.register(write_samples)
+    signal.signal(signal.SIGPROF, sample)
+    signal.setitimer(signal.ITIMER_PROF, 0.002, 0.002)
 if os.environ.get("BENCH_PROFILE"):
     import cProfile, pstats
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)  # CPU, not the wall clock of a loaded machine
     code = prof.runcall(main, sys.argv[1:])
+    prof.dump_stats(os.environ["BENCH_PROFILE"] + ".prof")
     pstats.Stats(prof, stream=open(os.environ["BENCH_PROFILE"], "w")).sort_stats("cumulative").print_stats(60)
     pstats.Stats(prof, stream=open(os.environ["BENCH_PROFILE"] + ".tottime", "w")).sort_stats("tottime").print_stats(40)
 else:
@@ -194,23 +239,28 @@ def rss_kib(pid: int) -> int:
 
 
 def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path,
-               cpu: list[float] | None = None) -> tuple[float, list[tuple[float, int]], str]:
-    """One ``serve --once``: its wall time, memory samples and log; ``cpu`` gets the judge
-    process's own CPU seconds (user + system: what the machine's load does not change)."""
+               cpu: list[float] | None = None, python: str = sys.executable) -> tuple[float, list[tuple[float, int]], str]:
+    """One ``serve --once`` of ``python``'s installation: its wall time, memory samples and log;
+    ``cpu`` gets the judge process's own CPU seconds (user + system: what the machine's load does
+    not change). It runs in ``work``, so that ``python -c`` imports the installed code, not a
+    ``koryo_pbm`` folder in the current directory."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = {**os.environ, "KORYO_PBM_HOME": str(work / "home"), "KORYO_PBM_IMAP_PASSWORD": mail.password,
            "KORYO_PBM_SMTP_PASSWORD": mail.password, "BENCH_FSYNCS": str(fsyncs)}
-    args = [sys.executable, "-c", COUNTING_JUDGE, "serve", str(work / "run"), "--as", "mod", "--once",
+    # as installed, modules run from their byte-compiled files: let Python write them (some
+    # environments forbid it, and every judge would compile its modules again at each start)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    args = [python, "-c", COUNTING_JUDGE, "serve", str(work / "run"), "--as", "mod", "--once",
             "--imap", f"imaps://{judge}@127.0.0.1:{mail.dovecot.imaps_port}/INBOX",
             "--smtp", f"smtps://{judge}@127.0.0.1:{mail.postfix.smtps_port}", "--ca-file", str(mail.ca),
             "--from", f"Koryo judge <{judge}@{servers.DOMAIN}>"]
     samples: list[tuple[float, int]] = []
-    log = work / "judge.log"
+    log = work / f"{fsyncs.name}.log"
     start = time.perf_counter()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, env=env, cwd=work, stdout=out, stderr=subprocess.STDOUT)
         stop = threading.Event()
 
         def sample() -> None:
@@ -232,55 +282,108 @@ def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path,
     return elapsed, samples, text
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/koryo-pbm-bench-judge"))
-    parser.add_argument("--keep", action="store_true", help="keep the servers' folder (mail, logs) afterwards")
-    args = parser.parse_args()
-    reason = servers.missing()
-    if reason:
-        sys.exit(f"bench_judge: {reason}")
-    work = set_up(args.cache, args.games)
-    envelopes = json.loads((work / "envelopes.json").read_text())
-    total = sum(len(g) for g in envelopes)
-    run = work / "run"
-    shutil.rmtree(run, ignore_errors=True)
-    shutil.copytree(work / "games", run)
-    judge = "judge"
-    mail = servers.start_servers(users=[judge, *PLAYERS])
-    try:
-        first, _, _ = serve_once(work, mail, judge, work / "fsyncs-start")
-        print(f"start mails: {args.games * len(PLAYERS)} sent in {first:.1f} s", flush=True)
-        mail_envelopes(mail, judge, envelopes)
-        fsyncs = work / "fsyncs"
-        cpu: list[float] = []
-        elapsed, samples, log = serve_once(work, mail, judge, fsyncs, cpu)
+class Install:
+    """One installation's judge: its interpreter, its set-up (made by its own code) and its mailbox."""
+
+    def __init__(self, n: int, python: str, cache: Path, games: int) -> None:
+        self.python = os.path.abspath(python)  # not resolved: a virtualenv's python is a link
+        key = hashlib.sha256(self.python.encode()).hexdigest()[:10]
+        self.judge = f"judge{n}"
+        self.cache = cache / key
+        self.cache.mkdir(parents=True, exist_ok=True)
+        (self.cache / "python").write_text(self.python + "\n")
+        # this installation's code makes its games: run this file with its interpreter (the
+        # benchmarks folder first on its path, so the installed koryo_pbm is the one imported)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        subprocess.run([self.python, str(Path(__file__).resolve()), "--set-up-only", "--games", str(games),
+                        "--cache", str(self.cache)], check=True, env=env, cwd=self.cache)
+        self.work = self.cache / f"games-{games}"
+        self.envelopes = json.loads((self.work / "envelopes.json").read_text())
+        self.total = sum(len(g) for g in self.envelopes)
+        self.cpu: list[float] = []
+        self.wall: list[float] = []
+
+    def reset(self) -> None:
+        run = self.work / "run"
+        shutil.rmtree(run, ignore_errors=True)
+        shutil.copytree(self.work / "games", run)
+
+    def report(self, elapsed: float, samples: list[tuple[float, int]], log: str, cpu: float) -> None:
+        run = self.work / "run"
         # the game folders: not the judge's lock file, nor its own state (.koryo-pbm-judge)
         folders = [g for g in run.iterdir() if g.is_dir() and not g.name.startswith(".")]
         sent = sum(len(os.listdir(g / "outbox" / "sent")) for g in folders)
         waiting = sum(len([n for n in os.listdir(g / "outbox") if n.endswith(".eml")]) for g in folders)
         accepted = log.count(": accepted") + log.count(": held")
         refused = [line for line in log.splitlines() if ": refused" in line or "unreadable" in line]
-        count, barriers = (int(n) for n in fsyncs.read_text().split())
-    finally:
-        mail.stop()
-        if not args.keep:
-            shutil.rmtree(mail.root, ignore_errors=True)
-    print(f"judge: {total} envelopes in {elapsed:.1f} s = {total / elapsed:.1f} envelopes/s end to end "
-          f"(goal: at least 50/s)")
-    print(f"  the judge's own CPU time: {cpu[0]:.1f} s = {cpu[0] / total * 1000:.1f} ms per envelope "
-          f"(wall time depends on the load of the machine; this does not)")
-    print(f"  envelopes accepted or held: {accepted} of {total}; refused: {len(refused)}; mails sent in all: {sent}; "
-          f"left in outboxes: {waiting}")
-    print(f"  fsyncs: {count} = {count / total:.2f} per envelope; file-system flushes (syncfs): {barriers} "
-          f"= {barriers / total:.2f} per envelope")
-    if samples:
-        quarter = [samples[min(len(samples) - 1, int(len(samples) * q))] for q in (0.1, 0.25, 0.5, 0.75)] + [samples[-1]]
-        print("  resident memory (MiB) at " + ", ".join(f"{t:.0f} s: {kib / 1024:.0f}" for t, kib in quarter)
-              + f"; peak {max(k for _, k in samples) / 1024:.0f}")
-    for line in refused[:5]:
-        print(f"  {line}")
+        count, barriers = (int(n) for n in (self.work / "fsyncs").read_text().split())
+        total = self.total
+        print(f"{self.python}:")
+        print(f"  judge: {total} envelopes in {elapsed:.1f} s = {total / elapsed:.1f} envelopes/s end to end "
+              f"(goal: at least 50/s)")
+        print(f"  the judge's own CPU time: {cpu:.1f} s = {cpu / total * 1000:.1f} ms per envelope "
+              f"(wall time depends on the load of the machine; this does not)")
+        print(f"  envelopes accepted or held: {accepted} of {total}; refused: {len(refused)}; mails sent in all: "
+              f"{sent}; left in outboxes: {waiting}")
+        print(f"  fsyncs: {count} = {count / total:.2f} per envelope; file-system flushes (syncfs): {barriers} "
+              f"= {barriers / total:.2f} per envelope")
+        if samples:
+            quarter = [samples[min(len(samples) - 1, int(len(samples) * q))] for q in (0.1, 0.25, 0.5, 0.75)] + [samples[-1]]
+            print("  resident memory (MiB) at " + ", ".join(f"{t:.0f} s: {kib / 1024:.0f}" for t, kib in quarter)
+                  + f"; peak {max(k for _, k in samples) / 1024:.0f}")
+        for line in refused[:5]:
+            print(f"  {line}")
+        if accepted != total or refused or waiting:
+            print(f"  NOTE: {self.python}'s judge did not accept every envelope, or left mail unsent")
+        sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/koryo-pbm-bench-judge"))
+    parser.add_argument("--keep", action="store_true", help="keep the servers' folder (mail, logs) afterwards")
+    parser.add_argument("--python", action="append", help="an installation's interpreter (repeatable)")
+    parser.add_argument("--rounds", type=int, default=1, help="timed runs of each judge, in turn")
+    parser.add_argument("--set-up-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.set_up_only:  # run by Install with that installation's interpreter
+        set_up(args.cache, args.games)
+        return
+    reason = servers.missing()
+    if reason:
+        sys.exit(f"bench_judge: {reason}")
+    installs = [Install(n, py, args.cache, args.games) for n, py in enumerate(args.python or [sys.executable])]
+    for rnd in range(args.rounds):
+        mail = servers.start_servers(users=[i.judge for i in installs] + list(PLAYERS))
+        try:
+            for inst in installs:
+                inst.reset()
+                first, _, _ = serve_once(inst.work, mail, inst.judge, inst.work / "fsyncs-start", python=inst.python)
+                print(f"{inst.judge} ({inst.python}) start mails: {args.games * len(PLAYERS)} sent in {first:.1f} s",
+                      flush=True)
+                mail_envelopes(mail, inst.judge, inst.envelopes)
+            turn = rnd % len(installs)
+            for inst in installs[turn:] + installs[:turn]:
+                cpu: list[float] = []
+                elapsed, samples, log = serve_once(inst.work, mail, inst.judge, inst.work / "fsyncs", cpu,
+                                                   python=inst.python)
+                inst.cpu.append(cpu[0])
+                inst.wall.append(elapsed)
+                print(f"round {rnd + 1}:", end=" ")
+                inst.report(elapsed, samples, log, cpu[0])
+        finally:
+            mail.stop()
+            if not args.keep:
+                shutil.rmtree(mail.root, ignore_errors=True)
+    print(f"side by side, {args.games} games, {args.rounds} round(s): the judge's own CPU per envelope "
+          "(and envelopes per second end to end), round by round")
+    first = installs[0]
+    for inst in installs:
+        per = [c / inst.total * 1000 for c in inst.cpu]
+        ratio = (sum(inst.cpu) / inst.total) / (sum(first.cpu) / first.total)
+        print(f"  {inst.python}: " + ", ".join(f"{ms:.1f} ms ({inst.total / w:.1f}/s)" for ms, w in zip(per, inst.wall, strict=True))
+              + f"; {ratio:.2f}x the first's CPU")
 
 
 if __name__ == "__main__":

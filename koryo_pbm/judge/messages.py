@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from koryo_pbm.judge.incoming import ParsedMail
@@ -139,7 +140,11 @@ def _answer_what(outcomes: Sequence[Outcome], info: GameInfo | None = None) -> s
     return ", ".join(f"{n} {w}" for w, n in counts.items())
 
 
+@lru_cache(maxsize=4096)
 def _wrap(text: str, indent: str = "", hang: str = "") -> str:
+    """``text`` filled to :data:`WRAP` columns. Remembered: the judge wraps the same lines (a
+    decision's events, the status line, the commands) for each player's state mail and report
+    of a version, and again in later mails; ``textwrap`` was a tenth of its own time."""
     import textwrap
 
     return textwrap.fill(text, WRAP, initial_indent=indent, subsequent_indent=indent + hang,
@@ -461,9 +466,16 @@ def game_attachment(game_file: bytes) -> tuple[str, bytes]:
     """The game file as players get it: its player copy (``game.toml``), without the moderator's
     sealed part, which no player can open (its digest stands for it: the same signature, the
     same version; see :func:`koryo_pbm.store.gamefile.player_copy`)."""
+    return ("game.toml", _player_copy(game_file))
+
+
+@lru_cache(maxsize=4)
+def _player_copy(game_file: bytes) -> bytes:
+    """The player copy of ``game_file``, made once for the state mails of every player of a
+    version (the same bytes object each time, so its attachment's encoding is remembered too)."""
     from koryo_pbm.store.gamefile import player_copy
 
-    return ("game.toml", player_copy(game_file))
+    return player_copy(game_file)
 
 
 def player_page_attachment() -> tuple[tuple[str, bytes], ...]:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, getaddresses, parseaddr
+from functools import lru_cache
 from pathlib import Path
 
 from koryo_pbm.errors import StorageError
@@ -131,10 +132,11 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
 _PLAIN = bytes([10, *range(32, 127)])
 
 
+@lru_cache(maxsize=4)
 def _attachment_body(data: bytes) -> bytes:
     """An attachment's transfer encoding and body: text (at most one byte in 20 outside printable
     ASCII) quoted-printable with every byte kept (its line ends encoded too, so the file decodes
-    to exactly these bytes), else base64."""
+    to exactly these bytes), else base64. Remembered: a version's game file goes to every player."""
     import base64
     import binascii
 
@@ -144,7 +146,14 @@ def _attachment_body(data: bytes) -> bytes:
 
 
 def _known(folder: Path, name: str) -> bool:
-    return any((folder / sub / name).exists() for sub in ("", SENT, FAILED))
+    where = os.fspath(folder)
+    return any(os.path.exists(os.path.join(where, sub, name)) for sub in ("", SENT, FAILED))
+
+
+@lru_cache(maxsize=8)
+def _domain(from_header: str) -> str:
+    """The domain of the judge's From address, for its Message-IDs (the same for every mail)."""
+    return parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
 
 
 def queued_names(game_dir: Path) -> list[str]:
@@ -172,8 +181,8 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
     if _known(folder, name):
         return None
     for sub in ("", SENT, FAILED, RETRY):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    domain = parseaddr(from_header)[1].rpartition("@")[2] or "koryo-pbm.invalid"
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    domain = _domain(from_header)
     message_id = f"<{safe_key(out.key)}.{game_id}@{domain}>"
     data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic,
                   mark=mark)
@@ -183,10 +192,16 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
 
 
 def _envelope(data: bytes) -> tuple[str, list[str]]:
+    """The SMTP sender and recipients of a queued mail: its From and To, read from its header
+    block alone (the parser given the whole mail would read its attachment line by line too:
+    ten times the work)."""
     import email.policy
     from email.parser import BytesHeaderParser
 
-    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data)
+    crlf = data.find(b"\n\r\n")
+    lf = data.find(b"\n\n", 0, crlf if crlf >= 0 else len(data))
+    end = lf if lf >= 0 else crlf if crlf >= 0 else len(data)
+    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data[:end + 1])
     sender = parseaddr(str(head.get("From", "")))[1]
     recipients = [a for _, a in getaddresses([str(v) for v in head.get_all("To", [])]) if a]
     return sender, recipients

@@ -53,7 +53,8 @@ from koryo_pbm.transport.sources import MAIL_LIMIT, IncomingMail, Source, Source
 REPORT_PREFIX = "report-"
 SEND_CONNECTIONS = 4  # connections a sender that can fork (SMTP) sends through at once
 SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked handled
-WRITTEN_KEPT = 8  # game files the judge wrote last, kept in memory (see Judge._load)
+WRITTEN_KEPT = 256  # at most this many game files the judge wrote last, kept in memory (see Judge._load),
+WRITTEN_BYTES = 16 * 1024 * 1024  # and at most this many bytes of them (in memory about 1.4 times that)
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
 FORWARD = Limit("forward", 5, 3600.0, "forwards to the moderator")  # per game and player address
 RECEIPT = "receipt"  # Limits.first: the receipt of one envelope is mailed to its player once
@@ -77,6 +78,19 @@ class GameRef:
     stamp: tuple[int, int, int] = (0, 0, 0)
     owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
     no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
+    seen: Seen | None = None  # what the judge last read or wrote of the file (see Judge._seen)
+
+
+@dataclass
+class Seen:
+    """The few public facts of one version of a game file that a pass asks of every game, kept
+    from the last time the judge read or wrote it (``stamp``: the file's then): whether its
+    mails and reports are owed, whether a bot is due. ``doc`` is the signed document without
+    its state, log and sealed parts (at most a few kilobytes a game, not the whole file)."""
+
+    stamp: tuple[int, int, int]
+    doc: Any
+    moved: bool  # the version moved the game on (a resolve wrote it): its state mails are owed
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -107,7 +121,8 @@ class Judge:
     _source_wait: dict[int, float] = field(default_factory=dict)
     _source_fail: dict[int, int] = field(default_factory=dict)
     _senders: list[Any] = field(default_factory=list)
-    _written: dict[Path, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)
+    _written: dict[Path, tuple[tuple[int, int, int], Any, int]] = field(default_factory=dict)
+    _written_bytes: int = 0  # the sizes of the files kept in _written
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
 
@@ -164,13 +179,15 @@ class Judge:
             return
         mv = self._load(ref, stamp)
         ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
+        self._seen(ref, stamp, mv.doc)
 
     def _load(self, ref: GameRef, stamp: tuple[int, int, int]) -> Any:
         """The moderator's view of the game file (``stamp``: its current one).
 
         A file the judge itself wrote last (same time, size and inode) is not read, parsed
-        and verified again: the document it signed is kept in memory for the last
-        ``WRITTEN_KEPT`` games written, and only the moderator's part is opened from it.
+        and verified again: the document it signed is kept in memory for the games written
+        last (at most ``WRITTEN_KEPT`` of them, whose files together are at most
+        ``WRITTEN_BYTES``), and only the moderator's part is opened from it.
         Any other change (a command run by hand, a restored copy) is read from disk."""
         from koryo_pbm import match
 
@@ -191,11 +208,26 @@ class Judge:
             return kept[1]
         return gamefile.read_game(ref.path, expected_moderator=self.identity.public)
 
-    def _keep_written(self, ref: GameRef, doc: Any) -> None:
-        self._written.pop(ref.folder, None)
-        if len(self._written) >= WRITTEN_KEPT:
-            self._written.pop(next(iter(self._written)))
-        self._written[ref.folder] = (ref.stamp, doc)
+    def _keep_written(self, ref: GameRef, doc: Any, size: int) -> None:
+        old = self._written.pop(ref.folder, None)
+        if old is not None:
+            self._written_bytes -= old[2]
+        while self._written and (len(self._written) >= WRITTEN_KEPT or self._written_bytes + size > WRITTEN_BYTES):
+            self._written_bytes -= self._written.pop(next(iter(self._written)))[2]
+        self._written[ref.folder] = (ref.stamp, doc, size)
+        self._written_bytes += size
+        self._seen(ref, ref.stamp, doc)
+
+    @staticmethod
+    def _seen(ref: GameRef, stamp: tuple[int, int, int], doc: Any) -> None:
+        """Keep the public facts of ``doc``, the file's version at ``stamp`` (:class:`Seen`)."""
+        moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+        decision = None if doc.decision is None else {k: list(v) if isinstance(v, list) else v
+                                                      for k, v in doc.decision.items()}
+        ref.seen = Seen(stamp, doc.replace(public={}, log=[], sealed={}, replay=None, decision=decision), moved)
+
+    def _seen_now(self, ref: GameRef, stamp: tuple[int, int, int]) -> Seen | None:
+        return ref.seen if ref.seen is not None and ref.seen.stamp == stamp else None
 
     def _by_id(self) -> dict[str, GameRef]:
         return {g.game_id: g for g in self.games.values()}
@@ -459,7 +491,7 @@ class Judge:
                 write_atomic(ref.path, data)
                 # what the judge just signed and wrote is what it reads next: kept, not re-read
                 ref.game_id, ref.emails, ref.stamp = result.doc.game_id, dict(mv.emails), _stamp(ref.path)
-                self._keep_written(ref, result.doc)
+                self._keep_written(ref, result.doc, len(data))
             doc = result.doc or mv.doc
         outcomes = []
         for c in cands:
@@ -587,9 +619,18 @@ class Judge:
             if stamp == ref.owed:
                 return
             self._refresh(ref)
+            seen = self._seen_now(ref, stamp)
+            if seen is not None and not self._owes(ref, seen):
+                # nothing owed for this version (a judge started again, by cron, on games whose
+                # mails went out before): the file is not read, parsed and verified again
+                if not (seen.doc.decision and "deadline" in seen.doc.decision):
+                    ref.no_deadline = stamp
+                ref.owed = stamp
+                return
             data = gamefile.read_game_bytes(ref.path)
             doc = gamefile.decode_remembered(data, expected_moderator=self.identity.public,
                                              source=f"game file {ref.path}")
+            self._seen(ref, stamp, doc)
         if not (doc.decision and "deadline" in doc.decision):
             ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
@@ -626,6 +667,23 @@ class Judge:
         if told and doc.decision is None:
             self.log(f"game {ref.tag} is over (version {doc.version}): the final state is mailed and reported")
         ref.owed = stamp
+
+    def _owes(self, ref: GameRef, seen: Seen) -> bool:
+        """Whether the version ``seen`` may owe a report or a state mail: the tests of
+        :meth:`_owed` that need nothing but the version (it may still owe nothing, as a blind
+        game's players while only the co-dealer is awaited; :meth:`_owed` then tells)."""
+        doc = seen.doc
+        mailed = self._mailed(ref) if self.from_header is not None else {}
+        for player in doc.players:
+            last_report = _report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
+            if last_report < doc.version and (seen.moved or last_report == 0):
+                return True
+            if ref.emails.get(player) is None or self.from_header is None:
+                continue
+            last = mailed.get(player, 0)
+            if not (last >= doc.version or not (seen.moved or last == 0)):
+                return True
+        return False
 
     def _mailed(self, ref: GameRef) -> dict[str, int]:
         last: dict[str, int] = {}
@@ -674,7 +732,8 @@ class Judge:
     def _bot_due(self, ref: GameRef) -> bool:
         from koryo_pbm import match
 
-        return match.bot_due(self._public(ref), self._now())
+        seen = self._seen_now(ref, _stamp(ref.path))  # its decision, deal, service and players: all it asks
+        return match.bot_due(seen.doc if seen is not None else self._public(ref), self._now())
 
     def _deadline_mails(self, ref: GameRef) -> None:
         """Queue the reminders and the late notices the pending decision owes (each once: its
