@@ -18,12 +18,30 @@ from koryo_pbm.store import gamefile
 PLAYERS = ["alice", "bob", "carol"]
 
 
+@pytest.fixture(scope="module")
+def _finished_once(tmp_path_factory) -> dict:
+    """Where the first test that asks for ``finished`` keeps a copy of it (keyring and folder)."""
+    return {}
+
+
 @pytest.fixture
-def finished(cli):
-    """A 3-player Koryo game, joined and played to its end through the CLI."""
-    lines = make_keys(cli, PLAYERS)
-    new(cli, lines)
-    play_template_orders(cli, cli.cwd / "g")
+def finished(cli, _finished_once, tmp_path_factory):
+    """A 3-player Koryo game, joined and played to its end through the CLI. The game is played
+    once for the module, by the first test that asks; every later test gets a copy of the keyring
+    and the game folder (every byte, mode and time) in its own folders: each one still starts from
+    a game the CLI played to the end, and changes only its own copy."""
+    snap = _finished_once.get("snap")
+    if snap is None:
+        lines = make_keys(cli, PLAYERS)
+        new(cli, lines)
+        play_template_orders(cli, cli.cwd / "g")
+        snap = tmp_path_factory.mktemp("finished")
+        shutil.copytree(cli.home, snap / "home", symlinks=True)
+        shutil.copytree(cli.cwd, snap / "work", symlinks=True)
+        _finished_once["snap"] = snap
+    else:
+        shutil.copytree(snap / "home", cli.home, symlinks=True)
+        shutil.copytree(snap / "work", cli.cwd, symlinks=True, dirs_exist_ok=True)
     return cli.cwd / "g"
 
 

@@ -403,7 +403,7 @@ class MailServers:
                     found.extend(sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns))
             if len(found) >= count or time.monotonic() > end:
                 return [p.read_bytes() for p in found]
-            time.sleep(0.05)
+            time.sleep(0.02)
 
 
 def start_servers(users: list[str] | None = None) -> MailServers:

@@ -164,6 +164,9 @@ def test_a_blind_game_through_dovecot_and_postfix_with_the_co_dealer_by_mail(bli
     print(f"\na blind {len(names)}-player koryo game through local mail: {time.monotonic() - started:.1f} s, "
           f"{table.sent} player envelopes (measured side by side with an open game: benchmarks/bench_blind_mail.py)")
     table.settle()
+    # both told to stop at once: each ends its IDLE wait (up to its --poll of 2 s) at the same time
+    assert table.co_dealer_proc is not None
+    table.co_dealer_proc.send_signal(signal.SIGTERM)
     log = table.stop_judge()
     carl_log = table.stop_co_dealer()
     from koryo_pbm.store import gamefile

@@ -59,7 +59,7 @@ class ClubTable(Table):
                     return msg
             assert time.monotonic() < deadline, f"no mail {pattern!r} for {name}:\n{self.judge_log.read_text()[-3000:]}"
             self.received[name] += self.new_mail(name)
-            time.sleep(0.1)
+            time.sleep(0.02)
 
     def play_turns(self, timeout: float, during=None) -> None:
         """Answer every mail that says it is the player's turn until each has had the game over."""
@@ -81,7 +81,7 @@ class ClubTable(Table):
                             during(name, subject)
                 self.received[name] = []
             if idle:
-                time.sleep(0.1)
+                time.sleep(0.02)
 
 
 def body(msg) -> str:

@@ -155,7 +155,7 @@ class Table:
                     elif re.search(r": (the game starts, )?your (\w+ )?turn$", subject):
                         self.answer(name, msg)
             if idle:
-                time.sleep(0.1)
+                time.sleep(0.02)  # the next state mail: postfix delivers it some 20 ms after the judge sends it
 
     def judge_folder(self, folder: str) -> int:
         with IMAPClient("127.0.0.1", self.servers.dovecot.imaps_port,
@@ -168,10 +168,10 @@ class Table:
         deadline = time.monotonic() + timeout
         while self.judge_folder("koryo-pbm/done") < self.sent or self.judge_folder("INBOX"):
             assert time.monotonic() < deadline, self.judge_log.read_text()[-3000:]
-            time.sleep(0.2)
+            time.sleep(0.05)
         while not self.servers.postfix.queue_empty():
             assert time.monotonic() < deadline
-            time.sleep(0.1)
+            time.sleep(0.02)
         for name in self.names:
             self.received[name] += self.new_mail(name)
 
