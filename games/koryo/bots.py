@@ -70,57 +70,58 @@ _WORK = _Work()
 # -- evaluation --------------------------------------------------------------------------
 
 
+def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
+    out = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
+    n = len(tables)
+    for c in CHARS:
+        best, who, tie = 0, -1, False
+        for q in range(n):
+            k = tables[q][c]
+            if k > best:
+                best, who, tie = k, q, False
+            elif k == best and k:
+                tie = True
+        if who >= 0 and not tie:
+            out[who] += VALUES[c]
+    return out
+
+
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
     """How good the position is for seat ``p``: score lead over the best opponent, plus what
-    ``p``'s powers are still worth (nothing more once the game is over: ``final``).
-
-    Read by columns (every seat's count of one card): the scoring majorities, and the most any
-    opponent holds of each card (which decides ``p``'s power majorities, as
-    :func:`rules.has_power` does, and how safe each majority is). The heuristic weighs a few
-    dozen positions for every suggestion a menu carries."""
+    ``p``'s powers are still worth (nothing more once the game is over: ``final``)."""
     _WORK.n += 1
-    cols = list(zip(*tables, strict=True))  # cols[c][q]: seat q's count of card c
-    sc = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
-    for c in CHARS:  # the final-scoring formula (rules.scores) on the tables as they are
-        col = cols[c]
-        best = max(col)
-        if best > 0 and col.count(best) == 1:
-            sc[col.index(best)] += VALUES[c]
+    sc = _scores(tables, tokens)
     mine = sc[p]
-    other = max(sc[:p] + sc[p + 1:])
+    other = max(sc[q] for q in range(len(sc)) if q != p)
     v = float(mine - other)
     if final:
         return v
     left = ROUNDS - rnd  # rounds still to come after this one
     t = tables[p]
-    others = tables[:p] + tables[p + 1:]
-    second = list(map(max, *others)) if len(others) > 1 else others[0]  # the most any opponent holds of each card
-    omniscient = t[OMNISCIENT] > 0
-
-    def has(c: int) -> bool:  # rules.has_power for p, of a card p holds: more than anyone, or tied with the Omniscient
-        return second[c] < t[c] or (second[c] == t[c] and omniscient)
-
-    if t[BANKER] and bank and has(BANKER):
+    has = rules.has_power
+    if t[BANKER] and bank and has(tables, p, BANKER):
         v += 0.8 * min(bank, left + 1)
-    if t[SPY] and has(SPY):
+    if t[SPY] and has(tables, p, SPY):
         v += 0.6 * (left + 1) if any(tokens[q] for q in range(len(tables)) if q != p) else 0.3 * (left + 1)
-    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(PRIEST):
+    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(tables, p, PRIEST):
         v += 0.9 * min(t[BARBARIAN] + t[LOBBYING], left + 1)
-    if t[BROADCASTER] and has(BROADCASTER):
+    if t[BROADCASTER] and has(tables, p, BROADCASTER):
         v += 0.25 * left
-    if t[SHIPOWNER] and has(SHIPOWNER):
+    if t[SHIPOWNER] and has(tables, p, SHIPOWNER):
         v += 0.15 * left
-    if t[SENATOR] and has(SENATOR):
+    if t[SENATOR] and has(tables, p, SENATOR):
         v += 0.3 * (1 + left)
-    if t[GUARDIAN] and has(GUARDIAN):
+    if t[GUARDIAN] and has(tables, p, GUARDIAN):
         v += 0.1 * (1 + left)
     if t[OMNISCIENT]:
         v += 0.1 * (1 + left)
     # a majority held by one card is fragile (one Barbarian or Lobbying away): a little for depth
     for c in CHARS:
         k = t[c]
-        if k and k > second[c]:
-            v += 0.04 * VALUES[c] * min(k - second[c], 2)
+        if k:
+            second = max(tables[q][c] for q in range(len(tables)) if q != p)
+            if k > second:
+                v += 0.04 * VALUES[c] * min(k - second, 2)
     return v
 
 
