@@ -55,11 +55,9 @@ def _single(question: str, options: list[Option], picked: Sequence[Any], hint: M
 
 
 class _Values(threading.local):
-    """The options' values of the last one-question menu answered (its state, seat and kind): a
-    menu is built by asking the question, then every option again as an answer, each answer
-    checked against every value (a state is never changed once made, as for :class:`_Finished`)."""
+    """The options' values of the last one-question menu answered: a menu is built by asking the
+    question, then every option again as an answer, each answer checked against every value."""
 
-    state: KoryoState | None = None
     key: Any = None
     values: list[Any] = []  # noqa: RUF012 (set per thread before use)
 
@@ -69,15 +67,17 @@ _VALUES = _Values()
 
 def _answer_values(s: KoryoState, p: int, kind: str) -> list[Any]:
     """The values the options of ``p``'s ``kind`` menu pick (``play`` or ``discard``), as
-    :func:`play_menu` and :func:`discard_menu` write them; found once per state and seat."""
+    :func:`play_menu` and :func:`discard_menu` write them; found once for what they depend on
+    (the round, the seat's hand, the tables)."""
     memo = _VALUES
-    if memo.state is not s or memo.key != (p, kind):
+    key = (kind, p, s.round, s.phase, tuple(s.hands[p]), tuple(map(tuple, s.tables)))
+    if memo.key != key:
         if kind == "play":
             values = [{"play": [CARD_IDS[c] for c in play]} for play in rules.legal_plays(s, p)]
         else:
             values = [{"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}
                       for d in rules.discard_options(s, p)[1]]
-        memo.state, memo.key, memo.values = s, (p, kind), values
+        memo.key, memo.values = key, values
     return memo.values
 
 
