@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE, deal_seed, is_contribution, new_contribution
 from koryo_pbm.engine.contract import BotRandom, Decision, Event, Game, Order, Outcome, State
 from koryo_pbm.errors import FormatError, OrderError, PositionError
 from koryo_pbm.values import Frozen
@@ -81,6 +80,8 @@ class Joining(Game):
 
     def deal(self, state: JoinState, contributions: Mapping[str, str]) -> State:
         """The game dealt from the moderator's seed, the game id and every contribution."""
+        from koryo_pbm.crypto.commit import deal_seed  # only a join deals: no other decision imports it
+
         seed = deal_seed(state.seed, state.game_id, [(p, contributions[p]) for p in state.players])
         return self.inner.setup(list(state.players), seed, first=state.first, options=dict(state.options))
 
@@ -99,6 +100,8 @@ class Joining(Game):
         extra = sorted(k for k in order if k not in ("contribution", "commitment"))
         if extra:
             raise OrderError(f"a join order holds only 'contribution' and 'commitment', not {extra[0][:40]!r}")
+        from koryo_pbm.crypto.commit import is_contribution
+
         if not is_contribution(order.get("contribution")):
             raise OrderError("a join order's 'contribution' must be 64 hex digits (32 random bytes; "
                              "koryo-pbm orders writes fresh ones)")
@@ -126,6 +129,8 @@ class Joining(Game):
 
     def random_order(self, state: State, player: str, rng: BotRandom) -> dict[str, Any]:
         if isinstance(state, JoinState):
+            from koryo_pbm.crypto.commit import CONTRIBUTION_SIZE
+
             return {"contribution": rng.getrandbits(8 * CONTRIBUTION_SIZE).to_bytes(CONTRIBUTION_SIZE, "big").hex(),
                     "commitment": state.commitment}
         return self.inner.random_order(state, player, rng)
@@ -133,6 +138,8 @@ class Joining(Game):
     def describe_choices(self, state: State, player: str) -> tuple[dict[str, Any], list[str]]:
         if not isinstance(state, JoinState):
             return self.inner.describe_choices(state, player)
+        from koryo_pbm.crypto.commit import new_contribution
+
         return {"contribution": new_contribution(), "commitment": state.commitment}, [
             "Join the game: your contribution to the deal is 32 fresh random bytes (written here",
             "from your computer's generator). The deal is derived from the moderator's secret,",
@@ -145,6 +152,8 @@ class Joining(Game):
              hint: Mapping[str, Any] | None = None) -> Any:
         if not isinstance(state, JoinState):
             return self.inner.menu(state, player, picked, hint)
+        from koryo_pbm.crypto.commit import is_contribution, new_contribution
+
         value = hint.get("contribution") if hint else None
         return {"contribution": value if is_contribution(value) else new_contribution(),
                 "commitment": state.commitment}

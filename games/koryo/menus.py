@@ -54,19 +54,46 @@ def _single(question: str, options: list[Option], picked: Sequence[Any], hint: M
     return Menu(question, tuple(options), default)
 
 
+class _Values(threading.local):
+    """The options' values of the last one-question menu answered: a menu is built by asking the
+    question, then every option again as an answer, each answer checked against every value."""
+
+    key: Any = None
+    values: list[Any] = []  # noqa: RUF012 (set per thread before use)
+
+
+_VALUES = _Values()
+
+
+def _answer_values(s: KoryoState, p: int, kind: str) -> list[Any]:
+    """The values the options of ``p``'s ``kind`` menu pick (``play`` or ``discard``), as
+    :func:`play_menu` and :func:`discard_menu` write them; found once for what they depend on
+    (the round, the seat's hand, the tables)."""
+    memo = _VALUES
+    key = (kind, p, s.round, s.phase, tuple(s.hands[p]), tuple(map(tuple, s.tables)))
+    if memo.key != key:
+        if kind == "play":
+            values = [{"play": [CARD_IDS[c] for c in play]} for play in rules.legal_plays(s, p)]
+        else:
+            values = [{"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]}
+                      for d in rules.discard_options(s, p)[1]]
+        memo.key, memo.values = key, values
+    return memo.values
+
+
 def play_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
-    plays = rules.legal_plays(s, p)
     if picked:  # an answer: the options' values alone (their labels are for the question)
-        return _picked([{"play": [CARD_IDS[c] for c in play]} for play in plays], picked)
+        return _picked(_answer_values(s, p, "play"), picked)
+    plays = rules.legal_plays(s, p)
     options = [Option(describe_counts(_counts(play)), {"play": [CARD_IDS[c] for c in play]}) for play in plays]
     return _single(f"Round {s.round}: which cards do you place face down? (the rest of your hand is discarded)",
                    options, picked, hint, "play")
 
 
 def discard_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
-    k, opts = rules.discard_options(s, p)
     if picked:  # an answer: the options' values alone (their labels are for the question)
-        return _picked([{"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]} for d in opts], picked)
+        return _picked(_answer_values(s, p, "discard"), picked)
+    k, opts = rules.discard_options(s, p)
     options = [Option(describe_counts(d), {"discard": [CARD_IDS[c] for c in range(len(d)) for _ in range(d[c])]})
                for d in opts]
     return _single(f"End of round {s.round}: discard which {k} character(s)? (your table is over the limit)",

@@ -48,9 +48,16 @@ class Card(Frozen):
         unknown = [m for m in marks if m not in MARKS]
         if unknown:
             raise ValueError(f"unknown card marks {unknown}")
-        for key, value in (("id", id), ("name", name), ("rank", rank), ("count", count), ("fill", fill),
-                           ("ink", ink), ("marks", marks), ("back", back), ("note", note)):
-            object.__setattr__(self, key, value)
+        set_ = object.__setattr__  # a picture has dozens of tiles: each field set once, directly
+        set_(self, "id", id)
+        set_(self, "name", name)
+        set_(self, "rank", rank)
+        set_(self, "count", count)
+        set_(self, "fill", fill)
+        set_(self, "ink", ink)
+        set_(self, "marks", marks)
+        set_(self, "back", back)
+        set_(self, "note", note)
 
 
 class Row(Frozen):
@@ -66,8 +73,12 @@ class Row(Frozen):
     empty: str
 
     def __init__(self, label: str, cards: tuple[Card, ...], zone: str, owner: str = "", empty: str = "none") -> None:
-        for key, value in (("label", label), ("cards", cards), ("zone", zone), ("owner", owner), ("empty", empty)):
-            object.__setattr__(self, key, value)
+        set_ = object.__setattr__
+        set_(self, "label", label)
+        set_(self, "cards", cards)
+        set_(self, "zone", zone)
+        set_(self, "owner", owner)
+        set_(self, "empty", empty)
 
 
 class Panel(Frozen):
@@ -145,11 +156,14 @@ def _plain(value: Any) -> Any:
             v = getattr(value, name)
             if name in defaults and v == defaults[name]:
                 continue
-            out[name] = _plain(v)
+            out[name] = _plain(v) if isinstance(v, _NESTED) else v
         return out
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return [_plain(v) if isinstance(v, _NESTED) else v for v in value]
     return value
+
+
+_NESTED = (*_CLASSES, tuple, list)  # what _plain changes (text, numbers and booleans are as they are)
 
 
 def from_json(data: Any) -> Scene:

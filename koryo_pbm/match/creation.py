@@ -12,7 +12,6 @@ from typing import Any
 
 from koryo_pbm import choices, deadlines, fair
 from koryo_pbm.address import MAX_ADDRESS
-from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
@@ -61,6 +60,7 @@ def create(
 
     ``blind``: (the moderator's dealer name, the co-dealer's name, its key): a blind table
     (:mod:`koryo_pbm.blind`, deal ``blind``); the co-dealer takes the seat after the players'."""
+    from koryo_pbm.crypto import commit  # only a new game makes a seed (resolve writes every version but the first)
     from koryo_pbm.engine import bots  # imported where it is used: most commands play no bot
 
     names = list(players)
@@ -285,11 +285,14 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     humans = [name for name in (decision.players if decision is not None else ())
               if doc.players[name] != doc.moderator  # a bot seat (the moderator's key) needs no menu
               and doc.deal != "blind"]  # nor a blind table, which has no menus yet (its players write orders files)
-    views = {name: game.render({**full_view(doc, game, privates[name]), "me": name}) for name in humans}
     from koryo_pbm.engine import scene
 
-    pictures = {name: {"title": game.title, "scene": scene.to_json(game.picture(full_view(doc, game, privates[name])))}
-                for name in humans}
+    views: dict[str, str] = {}
+    pictures: dict[str, dict[str, Any]] = {}
+    for name in humans:  # each waiting player's table as text and as a picture, from one view of it
+        seen = full_view(doc, game, privates[name])
+        views[name] = game.render({**seen, "me": name})
+        pictures[name] = {"title": game.title, "scene": scene.to_json(game.picture(seen))}
     menus = choices.menus_for(game, state, game_id=doc.game_id, game_public=doc.public, privates=privates,
                               views=views, only=humans, pictures=pictures)
     doc.sealed = {}

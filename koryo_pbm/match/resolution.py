@@ -75,7 +75,7 @@ class _Run(Value):
     record: list[dict[str, Any]]  # every order counted so far (published at the end)
     contributions: dict[str, str] | None
     by_digest: dict[str, list[Candidate]]
-    signed: dict[str, tuple[str, bytes]]  # digest -> orders, inner signature (opened in this run)
+    signed: dict[str, tuple[str, bytes, Any]]  # digest -> orders, inner signature, envelope (opened in this run)
     changed: bool
 
     def __init__(self, mv: ModeratorView, now: datetime | None, policy: deadlines.Policy, state: State,
@@ -178,7 +178,7 @@ def _open(run: _Run) -> list[tuple[Candidate, str]]:
         except KoryoPbmError as exc:
             c.status, c.reason = "rejected", str(exc)
             continue
-        run.signed[env.digest] = (text, inner)  # kept for the record: each envelope is opened once
+        run.signed[env.digest] = (text, inner, env)  # kept for the record: each envelope is read and opened once
         opened.append((c, text))
     return opened
 
@@ -430,14 +430,14 @@ RECORD_QUANTUM = 1024  # an order kept for the replay takes a multiple of this i
 
 
 def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str,
-                   opened: tuple[str, bytes] | None = None) -> dict[str, Any]:
+                   opened: tuple[str, bytes, Any] | None = None) -> dict[str, Any]:
     """A player's accepted order as kept in the moderator's part until the end: what
     :func:`publish_orders` publishes (not the whole envelope: its padded ciphertext is most of
     its size and checks nothing more), its orders text padded with spaces to a multiple of
     :data:`RECORD_QUANTUM` bytes as compact JSON (``length``: its own length), so that the part's
     size says no more of the orders than the envelope's did (its orders padded to 1 KiB), and
-    ``key``, the public key that signed it. ``opened``: the envelope's orders and inner signature
-    when this run opened it (then it is not opened again)."""
+    ``key``, the public key that signed it. ``opened``: the envelope's orders, inner signature
+    and the envelope itself when this run opened it (then it is not read or opened again)."""
     from koryo_pbm.store.gamefile import compact_json
 
     published = _published(mv, {"decision": decision, "player": player, "envelope": envelope}, opened)
@@ -476,10 +476,11 @@ def _published_bot(mv: ModeratorView, item: Mapping[str, Any]) -> dict[str, str]
 
 
 def _published(mv: ModeratorView, item: Mapping[str, Any],
-               opened: tuple[str, bytes] | None = None) -> dict[str, str]:
-    """One player's order of the record as published: from its envelope (opened with the
-    moderator's key, unless ``opened`` gives what it holds: its orders and inner signature, by
-    the seat's key of today), or as :func:`_signed_record` kept it."""
+               opened: tuple[str, bytes, Any] | None = None) -> dict[str, str]:
+    """One player's order of the record as published: from its envelope (read, and opened with
+    the moderator's key, unless ``opened`` gives what this run read and opened of it: its orders,
+    inner signature and the envelope, by the seat's key of today), or as :func:`_signed_record`
+    kept it."""
     from koryo_pbm.crypto.envelope import parse_one
 
     player = item["player"]
@@ -492,11 +493,12 @@ def _published(mv: ModeratorView, item: Mapping[str, Any],
         if out.get("key") == mv.doc.players[player].line():
             del out["key"]  # signed with the seat's key of today
         return out
-    env = parse_one(item["envelope"], f"the envelope of {player} for {item['decision']}")
+    env = opened[2] if opened is not None else parse_one(item["envelope"], f"the envelope of {player} for "
+                                                                             f"{item['decision']}")
     current = mv.doc.players[player]
     for key in [current, *reversed(mv.former.get(player, []))]:
         if opened is not None and key == current:
-            text, inner = opened  # opened and checked with this key in this run
+            text, inner = opened[:2]  # opened and checked with this key in this run
         else:
             try:
                 env.verify(key)
