@@ -7,7 +7,8 @@ checked against the system's trusted CAs (``SSL_CERT_FILE`` is honoured), or aga
 for a server with a certificate of its own. The password never comes from the URL: the caller
 reads it from ``$KORYO_PBM_IMAP_PASSWORD`` or a file (see :func:`imap_password`).
 
-New mail is waited for with IDLE when the server offers it, by polling otherwise. A handled mail
+New mail is waited for with IDLE when the server offers it, by polling otherwise; a fetch on the
+connection kept open sends NOOP first, so that the server looks at the folder again. A handled mail
 is moved to the folder ``koryo-pbm/done`` (spelled with the server's hierarchy separator; created
 when missing), many at a time: with MOVE when offered, otherwise COPY, then ``\\Deleted`` and UID
 EXPUNGE of those messages. Nothing else is ever deleted. A mail larger than
@@ -234,10 +235,17 @@ class ImapSource:
 
     def fetch(self) -> Iterator[IncomingMail]:
         """Every message in the folder, oldest first, in batches of bounded size."""
+        kept_open = self._client is not None
         self.connect()
         self.flush()
         client = self._client
         try:
+            if kept_open:
+                # A server may answer SEARCH from what it last saw of the mailbox: dovecot looks at a
+                # Maildir again for it only every 5 s, so a judge polling without IDLE found one new
+                # mail per 5 s whatever its --poll. NOOP makes the server look first (RFC 3501 6.1.2);
+                # a fresh connection's SELECT has just looked.
+                client.noop()
             uids = sorted(client.search(["NOT", "DELETED"]))
             sizes = {}
             for i in range(0, len(uids), 1000):

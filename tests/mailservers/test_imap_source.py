@@ -119,6 +119,27 @@ def test_plain_imap_only_to_127_0_0_1_and_then_polling_and_copy_delete_expunge(m
     assert folder_subjects(mail_servers, judge, "INBOX") == ["stays"]
 
 
+def test_without_idle_mail_delivered_after_a_fetch_is_found_by_the_next_poll(mail_servers, bare_dovecot, mailer):
+    """Polling a server without IDLE on the connection kept open: mail that postfix delivers after a
+    fetch is in the next fetch after one polling interval, not seconds later (dovecot does not look
+    at a Maildir again for a SEARCH within 5 s of its last full look; a NOOP makes it look)."""
+    judge = mail_servers.user("judge")
+    src = ImapSource.from_url(f"imap://{judge}@127.0.0.1:{bare_dovecot.imap_port}/INBOX", password=PASSWORD, poll=0.1)
+    try:
+        assert list(src.fetch()) == []
+        assert not src._client.has_capability("IDLE")
+        kept = src._client
+        deliver(mailer, mail_servers, judge, ["after the first fetch"])
+        start = time.monotonic()
+        src.wait(30)
+        got = list(src.fetch())
+        took = time.monotonic() - start
+        assert src._client is kept  # the same connection, not a reconnect that looks afresh
+        assert [b"Subject: after the first fetch" in m.data for m in got] == [True], f"not found after {took:.2f} s"
+    finally:
+        src.close()
+
+
 def test_idle_wakes_the_judge_when_mail_arrives(mail_servers, mailer):
     judge = mail_servers.user("judge")
     src = source(mail_servers, judge)
