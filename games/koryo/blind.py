@@ -30,7 +30,7 @@ from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, S
 
 from . import orders as O
 from . import rules
-from .cards import BROADCASTER, CARD_IDS, INDEX, NCARDS, ROUNDS, SHIPOWNER, TOKENS, deal_size, full_deck
+from .cards import BROADCASTER, CARD_IDS, INDEX, NCARDS, ROUNDS, SHIPOWNER, deal_size, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, PHASES, KoryoState
 
 #: the id of the first deck, dealt from the catalogue
@@ -102,29 +102,6 @@ def _orders_rule(cards: list[int], shipowner: bool) -> str:
     return "cards of different ids"
 
 
-def _before_the_deal(names: tuple[str, ...], first: str, deck: list[int], rng: Any) -> KoryoState:
-    """Koryo at round 1 before its first distribution: nothing dealt, ``deck`` to deal from
-    (empty at the blind table, whose decks are the dealers'), ``rng`` for the reshuffles."""
-    n = len(names)
-    k = KoryoState.__new__(KoryoState)
-    k.players = names
-    k.round = 1
-    k.phase = ORDERS
-    k.first = names.index(first)
-    k.turn = 0
-    k.bank = TOKENS
-    k.tokens = [0] * n
-    k.tables = [[0] * NCARDS for _ in range(n)]
-    k.hands = [[0] * NCARDS for _ in range(n)]
-    k.facedown = [[0] * NCARDS for _ in range(n)]
-    k.deck = deck
-    k.discard = [0] * NCARDS
-    k.rng = rng
-    k.hidden = None
-    k.decision = None
-    return k
-
-
 class BlindKoryo(BlindRules):
     """Koryo's blind rules (see the module docstring)."""
 
@@ -140,7 +117,7 @@ class BlindKoryo(BlindRules):
         if first not in names:
             raise SetupError(f"first player {first!r} is not one of the players")
         n = len(names)
-        k = _before_the_deal(names, first, [], None)
+        k = rules.before_the_deal(names, names.index(first), [], None)
         b = BlindKoryoState.__new__(BlindKoryoState)
         b.k = k
         b.hands = [[] for _ in range(n)]
@@ -603,7 +580,7 @@ class BlindKoryo(BlindRules):
 
         game = KoryoGame()
         # the audit's arrangement stands for the generator: see _Arranged
-        s = _before_the_deal(tuple(players), first, [INDEX[c] for c in decks[FIRST_DECK]], _Arranged(decks))
+        s = rules.before_the_deal(tuple(players), tuple(players).index(first), [INDEX[c] for c in decks[FIRST_DECK]], _Arranged(decks))
         events: list[Event] = []
         rules.start_round(s, events)
         rules.advance(s, events)

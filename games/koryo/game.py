@@ -11,7 +11,7 @@ from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, P
 
 from . import orders as O
 from . import positions, rules, views
-from .cards import CHARS, COPIES, NCARDS, ROUNDS, TOKENS, base_limit, full_deck
+from .cards import CHARS, COPIES, ROUNDS, TOKENS, base_limit, full_deck
 from .state import ACTIONS, END, ORDERS, OVER, KoryoState
 
 
@@ -90,22 +90,7 @@ class KoryoGame(Game):
             raise SetupError(f"first player {first!r} is not one of the players")
         deck = full_deck()
         rules.shuffle(rng, deck)
-        s = KoryoState.__new__(KoryoState)
-        s.players = names
-        s.round = 1
-        s.phase = ORDERS
-        s.first = f
-        s.turn = 0
-        s.bank = TOKENS
-        s.tokens = [0] * n
-        s.tables = [[0] * NCARDS for _ in range(n)]
-        s.hands = [[0] * NCARDS for _ in range(n)]
-        s.facedown = [[0] * NCARDS for _ in range(n)]
-        s.deck = deck
-        s.discard = [0] * NCARDS
-        s.rng = rng
-        s.hidden = None
-        s.decision = None
+        s = rules.before_the_deal(names, f, deck, rng)
         rules.start_round(s, None)
         rules.advance(s, None)
         return s

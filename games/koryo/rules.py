@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 from operator import add
+from typing import Any
 
 from koryo_pbm.engine.contract import Event
 from koryo_pbm.errors import IllegalOrder
@@ -29,6 +30,7 @@ from .cards import (
     SENATOR,
     SHIPOWNER,
     SPY,
+    TOKENS,
     VALUES,
     base_limit,
     deal_size,
@@ -854,6 +856,30 @@ def card_census(s: KoryoState) -> list[int]:
             for c in range(NCARDS):
                 total[c] += pile[c]
     return total
+
+
+def before_the_deal(names: tuple[str, ...], first: int, deck: list[int], rng: Any) -> KoryoState:
+    """Koryo at round 1 before its first distribution, for an ordinary game and a blind table
+    alike: nothing dealt, ``first`` the first player's seat, ``deck`` to deal from (empty at the
+    blind table, whose decks are the dealers'), ``rng`` for the reshuffles."""
+    n = len(names)
+    k = KoryoState.__new__(KoryoState)
+    k.players = names
+    k.round = 1
+    k.phase = ORDERS
+    k.first = first
+    k.turn = 0
+    k.bank = TOKENS
+    k.tokens = [0] * n
+    k.tables = [[0] * NCARDS for _ in range(n)]
+    k.hands = [[0] * NCARDS for _ in range(n)]
+    k.facedown = [[0] * NCARDS for _ in range(n)]
+    k.deck = deck
+    k.discard = [0] * NCARDS
+    k.rng = rng
+    k.hidden = None
+    k.decision = None
+    return k
 
 
 __all__ = ["COPIES", "EVENTS", "has_power", "has_scoring", "scores", "winners"]
