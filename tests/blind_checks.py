@@ -47,3 +47,16 @@ def card_values(value: Any, cards: Collection[str]) -> Counter:
 def card_words(text: str, cards: Collection[str]) -> Counter:
     """How many times each card id of ``cards`` is a word of ``text`` (a mail, a log's events)."""
     return Counter(w for w in re.findall(r"[\w-]+", text) if w in cards)
+
+
+def verified_with_bot_seat(cli, game: str, seat: str, played: int) -> dict[str, str]:
+    """``verify --json`` of a blind game whose bot seat ``seat`` played ``played`` orders: the
+    verdict is clean, the moderator saw that seat's cards alone, and every bot order is the one
+    the bot chooses again. Returns each check's detail by name."""
+    report = cli.ok("verify", game, "--json").json
+    checks = {c["check"]: c["detail"] for c in report["checks"]}
+    assert report["ok"], report
+    assert f"the moderator saw the cards of bot seat {seat} (its bot's), and no other hidden card" in checks["deal"]
+    assert checks["bots"].startswith(f"every one of the {played} orders the moderator's bots played is the one "
+                                     "the bot chooses again")
+    return checks

@@ -10,6 +10,7 @@ import os
 import re
 from collections import Counter
 
+from blind_checks import verified_with_bot_seat
 from koryo_pbm_games.koryo.cards import CARD_IDS
 from test_cli_bymail import make_keys
 
@@ -79,12 +80,7 @@ def test_a_bot_seat_at_a_blind_table_is_open_to_the_moderator_alone_and_verify_r
     log = cli.ok("log", "g").out
     played = log.count("the heuristic bot played cat's seat")
     assert played >= 8  # every round's orders, and its action turns with a choice
-    report = cli.ok("verify", "g", "--json").json
-    checks = {c["check"]: c["detail"] for c in report["checks"]}
-    assert report["ok"], report
-    assert "the moderator saw the cards of bot seat cat (its bot's), and no other hidden card" in checks["deal"]
-    assert checks["bots"].startswith(f"every one of the {played} orders the moderator's bots played is the one "
-                                     "the bot chooses again")
+    checks = verified_with_bot_seat(cli, "g", "cat", played)
     assert checks["blind"].startswith("8 decks shuffled by mod and carl")
     # each deck is kept once: the co-dealer's published answers refer to it by its digest, and
     # verify puts it back before it checks the co-dealer's signature

@@ -17,23 +17,9 @@ from collections import Counter
 from blind_checks import card_words, pairs
 from judge_kit import PostOffice, attachment, body
 from test_judge_blind import CARL, co_dealer, judge
+from test_judge_mail_game import play_turn
 
 SEATS = ["alice", "bob", "dora", "erin"]  # teams alice+bob and dora+erin
-
-
-def _answer(cli, po, player, msg) -> None:
-    """What a player does with a state mail that says it is their turn: orders, submit, a reply
-    with the envelope."""
-    folder = cli.cwd / "players" / player / "friday"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "game.toml").write_bytes(attachment(msg))
-    orders, out = folder.parent / "orders.toml", folder.parent / "orders.txt"
-    for f in (orders, out):
-        f.unlink(missing_ok=True)
-    cli.ok("orders", folder / "game.toml", "--as", player, "-o", orders)
-    cli.ok("submit", orders, "--as", player, "--game", folder / "game.toml", "--out", out)
-    po.send_to_judge(f"{player} <{player}@example.org>", "Re: " + str(msg["Subject"]),
-                     "Here are my orders.\n\n" + out.read_text(), in_reply_to=str(msg["Message-ID"]))
 
 
 def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(cli, tmp_path, monkeypatch):
@@ -65,7 +51,7 @@ def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(c
                 received[p].append(msg)
                 over = over or str(msg["Subject"]).endswith("game over")
                 if attachment(msg) is not None and re.search(r"your (\w+ )?turn$", str(msg["Subject"])):
-                    _answer(cli, po, p, msg)
+                    play_turn(cli, po, p, msg)
                     envelopes += 1
         if over:
             break
