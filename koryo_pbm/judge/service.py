@@ -93,6 +93,18 @@ class Seen:
     moved: bool  # the version moved the game on (a resolve wrote it): its state mails are owed
 
 
+def _moved(doc: Any) -> bool:
+    """Whether this version of the game moved it on (a resolve wrote it, and its log says so),
+    rather than only holding an order or changing an address."""
+    return bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+
+
+def _owed_since(last: int, version: int, moved: bool) -> bool:
+    """Whether a player last told of version ``last`` (0: never) is owed a report or a state mail
+    of ``version``: a version that moved the game on, or the first they get."""
+    return last < version and (moved or last == 0)
+
+
 def _stamp(path: Path) -> tuple[int, int, int]:
     """What tells that a file changed: its modification time, size and inode."""
     try:
@@ -221,7 +233,7 @@ class Judge:
     @staticmethod
     def _seen(ref: GameRef, stamp: tuple[int, int, int], doc: Any) -> None:
         """Keep the public facts of ``doc``, the file's version at ``stamp`` (:class:`Seen`)."""
-        moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+        moved = _moved(doc)
         decision = None if doc.decision is None else {k: list(v) if isinstance(v, list) else v
                                                       for k, v in doc.decision.items()}
         ref.seen = Seen(stamp, doc.replace(public={}, log=[], sealed={}, replay=None, decision=decision), moved)
@@ -635,14 +647,14 @@ class Judge:
             ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
-        moved = bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
+        moved = _moved(doc)
         info = self._info(ref, doc)
         mailed = self._mailed(ref)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
             last_report = _report_version(report_path)
-            if last_report < doc.version and (moved or last_report == 0):
+            if _owed_since(last_report, doc.version, moved):
                 text = messages.report(info, player, last_report, route="folder")
                 write_atomic(report_path, text.encode("utf-8"))
                 told = True
@@ -650,7 +662,7 @@ class Judge:
             if address is None or self.from_header is None:
                 continue
             last = mailed.get(player, 0)
-            if last >= doc.version or not (moved or last == 0):
+            if not _owed_since(last, doc.version, moved):
                 continue
             if info.co_dealer is not None:
                 # a blind game: the co-dealer is mailed only what it must answer; the players,
@@ -676,12 +688,11 @@ class Judge:
         mailed = self._mailed(ref) if self.from_header is not None else {}
         for player in doc.players:
             last_report = _report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
-            if last_report < doc.version and (seen.moved or last_report == 0):
+            if _owed_since(last_report, doc.version, seen.moved):
                 return True
             if ref.emails.get(player) is None or self.from_header is None:
                 continue
-            last = mailed.get(player, 0)
-            if not (last >= doc.version or not (seen.moved or last == 0)):
+            if _owed_since(mailed.get(player, 0), doc.version, seen.moved):
                 return True
         return False
 
