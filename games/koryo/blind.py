@@ -261,15 +261,8 @@ class BlindKoryo(BlindRules):
                 fd = k.facedown[p]
                 for c in cards:
                     fd[c] += 1
-        elif d.kind == "action":
-            p = k.current()
-            rules.run_steps(k, p, O.parse_action(k, orders[d.players[0]]), events)
-            k.turn += 1
         else:
-            p = k.current()
-            dc = O.check_discard(k, p, O.parse_discard(orders[d.players[0]]))
-            rules.do_discard(k, p, dc, events, False)
-            k.turn += 1
+            O.play_turn(k, d.kind, orders[d.players[0]], events)
         self._advance(b, events)
         return b, events
 

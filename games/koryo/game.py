@@ -146,16 +146,8 @@ class KoryoGame(Game):
                 rules.check_play(s, p, cards)
                 plays[p] = cards
             rules.resolve_orders(s, plays, events, rules.forced_plays(s, plays))
-        elif d.kind == "action":
-            p = s.current()
-            steps = O.parse_action(s, orders[d.players[0]])
-            rules.run_steps(s, p, steps, events)
-            s.turn += 1
         else:
-            p = s.current()
-            dc = O.check_discard(s, p, O.parse_discard(orders[d.players[0]]))
-            rules.do_discard(s, p, dc, events, False)
-            s.turn += 1
+            O.play_turn(s, d.kind, orders[d.players[0]], events)
         rules.advance(s, events)
         return s, events if events is not None else []
 
