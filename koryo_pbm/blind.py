@@ -167,7 +167,7 @@ def _record(st: DealState, deck_id: str) -> dict[str, Any] | None:
 def _final(st: DealState, deck_id: str) -> cb.Deck:
     rec = _record(st, deck_id)
     if rec is None or len(rec["outputs"]) != 2:
-        raise GameError(f"deck {deck_id} is not shuffled by both dealers")
+        raise GameError(f"{cb.deck_name(deck_id)} is not shuffled by both dealers")
     return _deck(rec["outputs"][-1])
 
 
@@ -306,23 +306,23 @@ class Dealing(Game):
             keys_only("deck", "output", "recipients", "shares", "signature")
             deck_id, feed = self.rules.deck_input(st.rules)
             if order["deck"] != deck_id:
-                raise IllegalOrder(f"illegal order: the dealers shuffle deck {deck_id} now, not {str(order['deck'])[:40]!r}")
+                raise IllegalOrder(f"illegal order: the dealers shuffle {cb.deck_name(deck_id)} now, not {str(order['deck'])[:40]!r}")
             try:
-                output = cb.deck_from_bytes(_unb64(order["output"], "output"), f"{carl}'s shuffle of deck {deck_id}")
+                output = cb.deck_from_bytes(_unb64(order["output"], "output"), f"{carl}'s shuffle of {cb.deck_name(deck_id)}")
             except FormatError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             if len(output) != len(feed):
-                raise IllegalOrder(f"illegal order: {carl}'s shuffle of deck {deck_id} has {len(output)} cards, "
+                raise IllegalOrder(f"illegal order: {carl}'s shuffle of {cb.deck_name(deck_id)} has {len(output)} cards, "
                                    f"not {len(feed)}")
             dealt = self._dealt_now(st)
             if order["recipients"] != dealt:
-                raise IllegalOrder(f"illegal order: {carl}'s list of whom deck {deck_id} is dealt to is not the rules'")
+                raise IllegalOrder(f"illegal order: {carl}'s list of whom {cb.deck_name(deck_id)} is dealt to is not the rules'")
             try:
                 _check_dealt_signature(st, deck_id, output, dealt, _unb64(order["signature"], "signature"))
             except KoryoPbmError as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             _check_sealed_to(order["shares"], {v for r in dealt if r for v in self._viewers(st, r)},
-                             f"{carl}'s shares of deck {deck_id}", carl)
+                             f"{carl}'s shares of {cb.deck_name(deck_id)}", carl)
             return {"output": output}
         if rd.kind == "give":  # cards drawn: the co-dealer's shares sealed to those who see them
             keys_only("deck", "shares", "signature")  # it signs the rules' list of recipients, public
@@ -330,7 +330,7 @@ class Dealing(Game):
             deck_id = slots[0].rpartition(":")[0]
             dealt = list(self.rules.dealt(st.rules)[deck_id])
             if order["deck"] != deck_id:
-                raise IllegalOrder(f"illegal order: the dealers give cards of deck {deck_id} now, not "
+                raise IllegalOrder(f"illegal order: the dealers give cards of {cb.deck_name(deck_id)} now, not "
                                    f"{str(order['deck'])[:40]!r}")
             try:
                 _check_dealt_signature(st, deck_id, _final(st, deck_id), dealt, _unb64(order["signature"], "signature"))
@@ -762,7 +762,7 @@ def _dealt_to(st: DealState, slot: str, carl: str) -> str:
     deck_id, _, at = slot.rpartition(":")
     rec = _record(st, deck_id)
     if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
-        raise GameError(f"{slot}: deck {deck_id} was not dealt by {carl}")
+        raise GameError(f"{slot}: {cb.deck_name(deck_id)} was not dealt by {carl}")
     _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"], base64.b64decode(rec["signature"]))
     return str(rec["recipients"][int(at)])
 
@@ -798,7 +798,7 @@ def _check_dealt_signature(st: DealState, deck_id: str, output: cb.Deck, recipie
     from koryo_pbm.crypto.sign import verify
 
     verify(PublicIdentity.parse(st.signer), _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, recipients),
-           signature, what=f"{st.co_dealer}'s signature of whom deck {deck_id} is dealt to")
+           signature, what=f"{st.co_dealer}'s signature of whom {cb.deck_name(deck_id)} is dealt to")
 
 
 def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
@@ -858,14 +858,14 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         deck_id, feed = game.rules.deck_input(st.rules)
         rec = _record(st, deck_id)
         if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
-            raise GameError(f"deck {deck_id} is not as the rules put it together, shuffled once by {st.dealers[0]}")
+            raise GameError(f"{cb.deck_name(deck_id)} is not as the rules put it together, shuffled once by {st.dealers[0]}")
         if deck_id in game.rules.dealt(st.rules) or any(
                 shuffled_deck(str(e)) == deck_id for entry in log for e in entry.get("events", ())):
-            raise GameError(f"deck {deck_id} was dealt before: no share is given twice")
+            raise GameError(f"{cb.deck_name(deck_id)} was dealt before: no share is given twice")
         # the moderator's shuffle is redone on the input the co-dealer computes itself
         mine = _input_deck(st, feed)
         if len(_deck(rec["outputs"][0])) != len(mine):
-            raise GameError(f"{st.dealers[0]}'s shuffle of deck {deck_id} has the wrong size")
+            raise GameError(f"{st.dealers[0]}'s shuffle of {cb.deck_name(deck_id)} has the wrong size")
         output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
                             game_id=st.game_id, deck_id=deck_id, dealer=carl)
         dealt = game._dealt_now(st)
@@ -916,7 +916,7 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
     deck_id = slots[0].rpartition(":")[0]
     rec = _record(st, deck_id)
     if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
-        raise GameError(f"deck {deck_id} was not dealt by {carl}")
+        raise GameError(f"{cb.deck_name(deck_id)} was not dealt by {carl}")
     final = _deck(rec["outputs"][1])
     _check_dealt_signature(st, deck_id, final, rec["recipients"], base64.b64decode(rec["signature"]))
     dealt = list(game.rules.dealt(st.rules)[deck_id])
@@ -934,7 +934,7 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
             shares.setdefault(viewer, {})[s] = _b64(share.to_bytes())
     changed = [i for i, (a, b) in enumerate(zip(rec["recipients"], dealt, strict=True)) if a != b]
     if changed != sorted(int(s.rpartition(":")[2]) for s in slots):
-        raise GameError(f"the rules' list of whom deck {deck_id} is dealt to changes more than the cards drawn")
+        raise GameError(f"the rules' list of whom {cb.deck_name(deck_id)} is dealt to changes more than the cards drawn")
     box = f"{deck_id}@{decision_id}"
     sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, box, r)))
               for r, v in shares.items()}
@@ -968,11 +968,11 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
     theirs: dict[str, str] = {}
     for deck_id, blob in part.get("carl", {}).items():
         raw = open_sealed(identity, base64.b64decode(blob), shares_info(game_id, deck_id, player),
-                          f"{carl}'s shares of deck {deck_id}")
+                          f"{carl}'s shares of {cb.deck_name(deck_id)}")
         try:
             theirs.update(json.loads(raw))
         except ValueError:
-            raise cb.BlindCheckError(f"{carl}'s shares of deck {deck_id} for {player} are malformed") from None
+            raise cb.BlindCheckError(f"{carl}'s shares of {cb.deck_name(deck_id)} for {player} are malformed") from None
     table = _table_of(tuple(next((d["input"] for d in st.decks), [])))
     cards = {}
     for s, mine in part.get("mod", {}).items():
@@ -1032,7 +1032,7 @@ def audit_decks(game: Game, public: Mapping[str, Any]) -> tuple[Any, ...]:
         records = []
         for rec in st.decks:
             if len(rec["outputs"]) != len(st.dealers):
-                raise cb.BlindCheckError(f"deck {rec['id']} has {len(rec['outputs'])} shuffles, not one per dealer")
+                raise cb.BlindCheckError(f"{cb.deck_name(rec['id'])} has {len(rec['outputs'])} shuffles, not one per dealer")
             records.append(cb.DeckRecord(rec["id"], _input_deck(st, rec["input"]),
                                          tuple(_deck(o) for o in rec["outputs"])))
         deals = [cb.Deal(cb.Slot(gid, rec["id"], pos, r), ()) for rec in st.decks
@@ -1065,7 +1065,7 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
     dealt = dict(game.rules.dealt(st.rules))
     for rec in st.decks:
         if rec.get("recipients") != list(dealt.get(rec["id"], ())):
-            raise cb.BlindCheckError(f"deck {rec['id']} is dealt to other players than the rules deal it to")
+            raise cb.BlindCheckError(f"{cb.deck_name(rec['id'])} is dealt to other players than the rules deal it to")
     first = next((e.data.get("first") for e in events if e.kind == "blind" and "first" in e.data), None)
     played = [e for e in events if e.kind != "blind"]
     what = (f"{len(records)} deck{'s' if len(records) != 1 else ''} shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
@@ -1297,15 +1297,14 @@ def opened_text(player: str, cards: int, mod: str, carl: str) -> str:
             f"{cards} hidden card{'s' if cards != 1 else ''} to {mod}")
 
 
-ONE_DECK = "deck"  # the id of a game's one deck (Korsar's): its log line says "the deck"
+ONE_DECK = cb.ONE_DECK  # the id of a game's one deck (Korsar's): its log line says "the deck"
 
 
 def shuffled_text(mod: str, carl: str, deck_id: str, cards: int) -> str:
     """The public log line of a deck both dealers shuffled: "mod and carl shuffled deck round-2
     in turn (55 cards)" for a deck of Koryo's (one a round), "mod and carl shuffled the deck in
     turn (78 cards)" for a game's one deck (Korsar's, named ``deck``)."""
-    which = "the deck" if deck_id == ONE_DECK else f"deck {deck_id}"
-    return f"{mod} and {carl} shuffled {which} in turn ({cards} cards)"
+    return f"{mod} and {carl} shuffled {cb.deck_name(deck_id)} in turn ({cards} cards)"
 
 
 SHUFFLED_NOTE = re.compile(r"(?P<mod>\S+) and (?P<carl>\S+) shuffled (?:the deck|deck (?P<deck>\S+)) in turn "

@@ -179,3 +179,22 @@ def test_a_random_playout_plays_what_random_orders_and_apply_play(name, n, optio
         assert game.pending(fast) is None and game.dump_state(fast) == game.dump_state(slow)
         assert game.outcome(fast) == game.outcome(slow)
         assert fast_bots.getstate() == slow_bots.getstate(), "not the same draws"
+
+
+BLIND = [name for name in GAMES if find_game(name).blind_rules() is not None]
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_blind_rules_refuse_an_order_from_a_player_not_asked_in_the_contracts_words(name):
+    """Every game's blind rules say who is asked as :func:`koryo_pbm.engine.contract.asked` words
+    it: at the dealers' first deal no player is asked, and a name is no player's."""
+    from koryo_pbm.errors import IllegalOrder, OrderError
+
+    rules = find_game(name).blind_rules()
+    state = rules.setup(["alice", "bob"], "alice")
+    d = rules.pending(state)
+    assert d.kind == "deal" and d.players == ()
+    with pytest.raises(IllegalOrder, match=f"^illegal order: alice is not asked now \\(the game waits for the dealers: {d.id}\\)$"):
+        rules.check(state, "alice", {})
+    with pytest.raises(OrderError, match="^unknown player 'zed' \\(players: alice, bob\\)$"):
+        rules.check(state, "zed", {})

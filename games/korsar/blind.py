@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome, asked
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, SetupError
 
 from . import cards as C
@@ -199,15 +199,7 @@ class BlindKorsar(BlindRules):
     # -- orders --------------------------------------------------------------------------
 
     def _asked(self, b: BlindKorsarState, player: str) -> Decision:
-        d = self.pending(b)
-        if d is None:
-            raise IllegalOrder("illegal order: the game is over")
-        if player not in b.k.players:
-            raise OrderError(f"unknown player {player!r} (players: {', '.join(b.k.players)})")
-        if player not in d.players:
-            raise IllegalOrder(f"illegal order: {player} is not asked now (the game waits for "
-                               f"{', '.join(d.players) or 'the dealers'}: {d.id})")
-        return d
+        return asked(self.pending(b), b.k.players, player)
 
     def _check_turn(self, b: BlindKorsarState, player: str, order: Order) -> tuple[str, str, str, str]:
         self._asked(b, player)

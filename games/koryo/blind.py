@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome, asked
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, SetupError
 
 from . import orders as O
@@ -171,14 +171,7 @@ class BlindKoryo(BlindRules):
     # -- orders --------------------------------------------------------------------------
 
     def _asked(self, b: BlindKoryoState, player: str) -> tuple[int, Decision]:
-        d = self.pending(b)
-        if d is None:
-            raise IllegalOrder("illegal order: the game is over")
-        if player not in b.k.players:
-            raise OrderError(f"unknown player {player!r} (players: {', '.join(b.k.players)})")
-        if player not in d.players:
-            raise IllegalOrder(f"illegal order: {player} is not asked now (the game waits for "
-                               f"{', '.join(d.players) or 'the dealers'}: {d.id})")
+        d = asked(self.pending(b), b.k.players, player)
         return b.k.players.index(player), d
 
     @staticmethod
@@ -261,15 +254,8 @@ class BlindKoryo(BlindRules):
                 fd = k.facedown[p]
                 for c in cards:
                     fd[c] += 1
-        elif d.kind == "action":
-            p = k.current()
-            rules.run_steps(k, p, O.parse_action(k, orders[d.players[0]]), events)
-            k.turn += 1
         else:
-            p = k.current()
-            dc = O.check_discard(k, p, O.parse_discard(orders[d.players[0]]))
-            rules.do_discard(k, p, dc, events, False)
-            k.turn += 1
+            O.play_turn(k, d.kind, orders[d.players[0]], events)
         self._advance(b, events)
         return b, events
 

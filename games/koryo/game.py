@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
-from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, PositionError, SetupError
+from koryo_pbm.errors import FormatError, GameError, IllegalOrder, PositionError, SetupError
 
 from . import orders as O
 from . import positions, rules, views
@@ -104,14 +104,7 @@ class KoryoGame(Game):
         return d if isinstance(d, Decision) else None
 
     def _who(self, s: KoryoState, player: str) -> tuple[int, Decision]:
-        d = self.pending(s)
-        if d is None:
-            raise IllegalOrder("illegal order: the game is over")
-        if player not in s.players:
-            raise OrderError(f"unknown player {player!r} (players: {', '.join(s.players)})")
-        if player not in d.players:
-            raise IllegalOrder(f"illegal order: {player} is not asked now (the game waits for "
-                               f"{', '.join(d.players)}: {d.id})")
+        d = asked(self.pending(s), s.players, player)
         return s.players.index(player), d
 
     def check(self, state: KoryoState, player: str, order: Order) -> None:
@@ -146,16 +139,8 @@ class KoryoGame(Game):
                 rules.check_play(s, p, cards)
                 plays[p] = cards
             rules.resolve_orders(s, plays, events, rules.forced_plays(s, plays))
-        elif d.kind == "action":
-            p = s.current()
-            steps = O.parse_action(s, orders[d.players[0]])
-            rules.run_steps(s, p, steps, events)
-            s.turn += 1
         else:
-            p = s.current()
-            dc = O.check_discard(s, p, O.parse_discard(orders[d.players[0]]))
-            rules.do_discard(s, p, dc, events, False)
-            s.turn += 1
+            O.play_turn(s, d.kind, orders[d.players[0]], events)
         rules.advance(s, events)
         return s, events if events is not None else []
 

@@ -1,12 +1,12 @@
-"""Reading orders (``OrderError`` for a malformed one), random legal orders, and the choices
-explained for an orders file."""
+"""Reading orders (``OrderError`` for a malformed one), one turn's order played, random legal
+orders, and the choices explained for an orders file."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from koryo_pbm.engine.contract import BotRandom
+from koryo_pbm.engine.contract import BotRandom, Event
 from koryo_pbm.errors import IllegalOrder, OrderError
 
 from . import rules
@@ -210,6 +210,17 @@ def check_discard(s: KoryoState, p: int, cards: list[int]) -> list[int]:
             f"illegal order: discarding {describe_counts(need)} leaves {left} cards, over the limit {limit}: "
             f"the Senator +2 needs the power majority of senator with the table left")
     return need[:NCHARS]
+
+
+def play_turn(s: KoryoState, kind: str, order: Any, events: list[Event] | None) -> None:
+    """The current player's ``action`` or ``discard`` order read, checked and played on ``s`` in
+    place, and the turn passed on: the ordinary game's apply and the blind table's alike."""
+    p = s.current()
+    if kind == "action":
+        rules.run_steps(s, p, parse_action(s, order), events)
+    else:
+        rules.do_discard(s, p, check_discard(s, p, parse_discard(order)), events, False)
+    s.turn += 1
 
 
 # -- random legal orders ---------------------------------------------------------------------

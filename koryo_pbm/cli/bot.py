@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember, warn
-from koryo_pbm.errors import KoryoPbmError, StorageError, UsageError
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember, warn, write_armored
+from koryo_pbm.errors import KoryoPbmError, UsageError
 from koryo_pbm.store.folder import game_paths
 from koryo_pbm.store.gamefile import GameDoc
 
@@ -45,7 +45,6 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, limit: float, out:
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
-    from koryo_pbm.store.atomic import write_atomic
 
     game = match.game_of(doc)
     name, private = match.open_private(doc, identity)
@@ -60,15 +59,8 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, limit: float, out:
     envelope = seal_orders(doc, game, identity, text, source=f"the {level} bot's orders")
     if out is None:
         where = str(inbox.drop(folder, envelope))
-    elif str(out) == "-":
-        click.echo(envelope.armor(), nl=False)
-        where = "standard output"
     else:
-        try:
-            write_atomic(out, envelope.armor().encode("ascii"))
-        except OSError as exc:
-            raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
-        where = str(out)
+        where = str(out) if write_armored(out, envelope.armor()) else "standard output"
     record_submission(envelope)  # as submit does: verify --as and the withdrawn-order notice read it
     return {"id": doc.game_id, "version": doc.version, "player": name, "decision": decision, "level": level,
             "order": choice.order, "fallback": choice.fallback, "seconds": round(choice.seconds, 4),

@@ -200,6 +200,19 @@ def write_output(output: Path | None, text: str) -> bool:
     return True
 
 
+def write_armored(out: Path, armored: str) -> bool:
+    """``--out`` of an envelope or of press, armoured for mail: printed for ``-``, else written to
+    ``out`` atomically (a file of that name replaced; ``StorageError``, one line, if it cannot be).
+    True when a file was written (the caller then says where to send it)."""
+    if str(out) == "-":
+        click.echo(armored, nl=False)
+        return False
+    from koryo_pbm.store.atomic import write_atomic
+
+    write_atomic(out, armored.encode("ascii"))
+    return True
+
+
 def warn(message: str) -> None:
     click.echo(f"koryo-pbm: warning: {printable(message)}", err=True)
 

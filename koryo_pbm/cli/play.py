@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, shell_quote, waiting_line
-from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, UsageError
+from koryo_pbm.cli.common import identity_options, load_identity, remember, shell_quote, waiting_line, write_armored
+from koryo_pbm.errors import KoryoPbmError, StaleError, UsageError
 from koryo_pbm.store.folder import game_paths
 
 
@@ -107,7 +107,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     from koryo_pbm.cli.submit import earlier_orders, record_submission, seal_orders
     from koryo_pbm.fair import JOIN
     from koryo_pbm.store import inbox
-    from koryo_pbm.store.atomic import write_atomic
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)
@@ -166,15 +165,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     again = f" (they replace your earlier orders: {earlier})" if earlier else ""
     record_submission(envelope)
     if out is not None:
-        armored = envelope.armor()
-        if str(out) == "-":
-            click.echo(armored, nl=False)
-            return
-        try:
-            write_atomic(out, armored.encode("ascii"))
-        except OSError as exc:
-            raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
-        say(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}")
+        if write_armored(out, envelope.armor()):
+            say(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}")
         return
     dropped = inbox.drop(folder, envelope)
     say(f"submitted {envelope.player}'s orders for {envelope.decision}: {dropped}{again}")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity
-from koryo_pbm.errors import FormatError, StorageError
+from koryo_pbm.cli.common import echo_json, identity_options, load_identity, write_armored
+from koryo_pbm.errors import FormatError
 
 
 def _text(text: str) -> str:
@@ -54,7 +54,6 @@ def command(game_target: str, text: str, as_name: str | None, key_file: Path | N
     """
     from koryo_pbm import match, press
     from koryo_pbm.cli.submit import utc_now
-    from koryo_pbm.store.atomic import write_atomic
     from koryo_pbm.store.folder import game_paths
 
     body = _text(text)
@@ -63,14 +62,8 @@ def command(game_target: str, text: str, as_name: str | None, key_file: Path | N
     identity = load_identity(as_name, key_file, doc=doc)
     made = press.write(doc, identity, to, body, sent=utc_now()[:19] + "Z")
     if out is not None:
-        armored = made.armor()
-        if str(out) == "-":
-            click.echo(armored, nl=False)
+        if not write_armored(out, made.armor()):
             return
-        try:
-            write_atomic(out, armored.encode("ascii"))
-        except OSError as exc:
-            raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
         if as_json:
             echo_json({"to": made.recipients, "out": str(out), "digest": made.digest})
             return

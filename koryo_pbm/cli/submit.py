@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember
-from koryo_pbm.errors import FormatError, StorageError, UsageError
+from koryo_pbm.cli.common import identity_options, load_identity, remember, write_armored
+from koryo_pbm.errors import FormatError, UsageError
 from koryo_pbm.store.folder import game_paths
 
 
@@ -102,7 +102,6 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     """
     from koryo_pbm import match
     from koryo_pbm.store import inbox
-    from koryo_pbm.store.atomic import write_atomic
 
     folder, path = game_paths(target)
     if target is None and not path.exists():
@@ -119,15 +118,8 @@ def command(orders_file: Path, as_name: str | None, key_file: Path | None, targe
     again = f" (they replace your earlier orders for {envelope.decision}: {replaced})" if replaced else ""
     record_submission(envelope)
     if out is not None:
-        armored = envelope.armor()
-        if str(out) == "-":
-            click.echo(armored, nl=False)
-            return
-        try:
-            write_atomic(out, armored.encode("ascii"))
-        except OSError as exc:
-            raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
-        click.echo(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}", err=True)
+        if write_armored(out, envelope.armor()):
+            click.echo(f"wrote {out}: attach it to (or paste it into) an email to your moderator{again}", err=True)
         return
     if not inbox.inbox_dir(folder).is_dir():
         raise UsageError(f"{folder} has no inbox/ folder: use --out FILE to write the envelope for email")

@@ -363,11 +363,21 @@ class _Stream:
         return out
 
 
+#: the id of a game's one deck (Korsar's): messages and the log call it "the deck"
+ONE_DECK = "deck"
+
+
+def deck_name(deck_id: str) -> str:
+    """A deck as a message names it: "deck round-3", and "the deck" for a game's one deck,
+    whose id is the word itself (never "deck deck")."""
+    return "the deck" if deck_id == ONE_DECK else f"deck {deck_id}"
+
+
 def shuffle_plan(seed: bytes, game_id: str, deck_id: str, dealer: str, size: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
     """The permutation and the re-randomisation scalars a seed stands for (SHAKE-256 of the
     seed and what it shuffles; a Fisher–Yates shuffle with rejection sampling, so uniform)."""
     if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
-        raise FormatError(f"{dealer}'s shuffle seed of deck {deck_id} is not {SEED_SIZE} bytes")
+        raise FormatError(f"{dealer}'s shuffle seed of {deck_name(deck_id)} is not {SEED_SIZE} bytes")
     stream = _Stream(_TAG_SHUFFLE + b"".join(_framed(p) for p in (
         game_id.encode(), deck_id.encode(), dealer.encode(), size.to_bytes(4, "big"), seed)), size * 72)
     scalars = []
@@ -398,7 +408,7 @@ def shuffle(deck: Deck, joint: bytes, seed: bytes, *, game_id: str, deck_id: str
     parse_point(joint, "the joint key")
     order, scalars = shuffle_plan(seed, game_id, deck_id, dealer, len(deck))
     out = []
-    with _group_errors(f"deck {deck_id} holds something that is not a point of the group"):
+    with _group_errors(f"{deck_name(deck_id)} holds something that is not a point of the group"):
         for i, s in zip(order, scalars, strict=True):
             card = deck[i]
             out.append(Ciphertext(_add(card.c1, _base(s)), _add(card.c2, _mul(s, joint))))
@@ -418,7 +428,7 @@ class Slot:
     recipient: str
 
     def __str__(self) -> str:
-        return f"card {self.position} of deck {self.deck_id} (dealt to {self.recipient})"
+        return f"card {self.position} of {deck_name(self.deck_id)} (dealt to {self.recipient})"
 
     def transcript(self) -> tuple[bytes, ...]:
         if not isinstance(self.position, int) or not 0 <= self.position < 1 << 32:
@@ -617,18 +627,18 @@ def audit(game_id: str, dealers: Sequence[DealerKey], table: CardTable, decks: S
     result: dict[str, tuple[str, ...]] = {}
     for record in decks:
         if record.deck_id in opened:
-            raise BlindCheckError(f"deck {record.deck_id} is shuffled twice")
+            raise BlindCheckError(f"{deck_name(record.deck_id)} is shuffled twice")
         if len(record.outputs) != len(dealers):
-            raise BlindCheckError(f"deck {record.deck_id} has {len(record.outputs)} shuffles, not one per dealer")
+            raise BlindCheckError(f"{deck_name(record.deck_id)} has {len(record.outputs)} shuffles, not one per dealer")
         current = record.input
         before = _counted(clear(c) for c in current)
         if "something that is no card" in before:
-            raise BlindCheckError(f"deck {record.deck_id} starts with something that is no card")
+            raise BlindCheckError(f"{deck_name(record.deck_id)} starts with something that is no card")
         for dealer, output in zip(dealers, record.outputs, strict=True):
-            what = f"{dealer.name}'s shuffle of deck {record.deck_id}"
+            what = f"{dealer.name}'s shuffle of {deck_name(record.deck_id)}"
             seed = published[dealer.name].seeds.get(record.deck_id)
             if seed is None:
-                raise BlindCheckError(f"{dealer.name} did not publish its seed of deck {record.deck_id}")
+                raise BlindCheckError(f"{dealer.name} did not publish its seed of {deck_name(record.deck_id)}")
             after = _counted(clear(c) for c in output)
             if after != before:
                 raise BlindCheckError(f"{what} {_difference(before, after)}")
@@ -656,7 +666,7 @@ def audit(game_id: str, dealers: Sequence[DealerKey], table: CardTable, decks: S
         card = located(deal.slot, "the deal of")
         where = (deal.slot.deck_id, deal.slot.position)
         if where in dealt:
-            raise BlindCheckError(f"card {deal.slot.position} of deck {deal.slot.deck_id} is dealt twice "
+            raise BlindCheckError(f"card {deal.slot.position} of {deck_name(deal.slot.deck_id)} is dealt twice "
                                   f"(to {dealt[where]} and to {deal.slot.recipient})")
         dealt[where] = deal.slot.recipient
         if deal.shares:  # else only the slot: the published key shares open the card anyway

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
-from koryo_pbm.errors import GameError
+from koryo_pbm.errors import GameError, IllegalOrder, OrderError
 from koryo_pbm.values import Frozen
 
 if TYPE_CHECKING:
@@ -101,8 +101,6 @@ class Decision(Frozen):
         """What every game's ``apply`` checks first: ``orders`` is a table with an order from each
         player this decision asks, and from nobody else (``also``: other keys the game takes).
         :class:`~koryo_pbm.errors.OrderError` says which names are extra or missing."""
-        from koryo_pbm.errors import OrderError
-
         if not isinstance(orders, Mapping):
             raise OrderError("orders must be a table of player = order")
         extra = [str(x) for x in orders if x not in self.players and x not in also]
@@ -111,6 +109,21 @@ class Decision(Frozen):
         missing = [x for x in self.players if x not in orders]
         if missing:
             raise OrderError(f"{self.id} waits for orders from: {', '.join(missing)}")
+
+
+def asked(decision: Decision | None, players: Sequence[str], player: str) -> Decision:
+    """``decision`` (a game's pending one, ``None`` when the game is over) if it asks ``player``
+    of ``players``; otherwise the one-line reason every game gives: the game is over, or it
+    waits for others (:class:`~koryo_pbm.errors.IllegalOrder`), or the name is no player's
+    (:class:`~koryo_pbm.errors.OrderError`)."""
+    if decision is None:
+        raise IllegalOrder("illegal order: the game is over")
+    if player not in players:
+        raise OrderError(f"unknown player {player!r} (players: {', '.join(players)})")
+    if player not in decision.players:
+        raise IllegalOrder(f"illegal order: {player} is not asked now (the game waits for "
+                           f"{', '.join(decision.players) or 'the dealers'}: {decision.id})")
+    return decision
 
 
 class Event(NamedTuple):

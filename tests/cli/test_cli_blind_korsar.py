@@ -188,7 +188,7 @@ def test_the_co_dealer_deals_no_deck_the_log_says_was_shuffled_in_either_wording
     assert "output" in blind.co_deal(game, doc.public, players, carl, "deal", doc.log)  # the honest answer
     for line in ("mod and carl shuffled the deck in turn (78 cards)", "mod and carl shuffled deck deck in turn (78 cards)"):
         log = [*doc.log, {**doc.log[-1], "events": [line]}]
-        with pytest.raises(GameError, match="^deck deck was dealt before: no share is given twice$"):
+        with pytest.raises(GameError, match="^the deck was dealt before: no share is given twice$"):
             blind.co_deal(game, doc.public, players, carl, "deal", log)
 
 
@@ -275,7 +275,7 @@ def test_a_wrong_share_of_a_drawn_card_is_named_when_the_drawer_opens_the_hand(c
     _carl_sends(cli, "w", wrong_key)
     cli.ok("resolve", "w", "--as", "mod")  # the moderator cannot open carl's sealed shares: it counts them
     r = cli.fails("show", "w", "--as", "alice")
-    assert "carl's share of card 12 of deck deck (dealt to alice) does not check" in r.err
+    assert "carl's share of card 12 of the deck (dealt to alice) does not check" in r.err
     assert cli.ok("show", "w", "--as", "bob", "--json").json["cards"]["deck:13"]  # bob's drawn card is fine
 
 
@@ -303,7 +303,7 @@ def test_a_give_signing_another_record_of_whom_the_cards_went_to_is_refused_at_o
     r = cli("resolve", "s", "--as", "mod", "--json")
     assert r.code != 0 and len(r.err.strip().splitlines()) == 1
     assert r.json["envelopes"][0]["status"] == "rejected"
-    assert "signature of whom deck deck is dealt to" in r.json["envelopes"][0]["reason"]
+    assert "signature of whom the deck is dealt to" in r.json["envelopes"][0]["reason"]
     assert (cli.cwd / "s" / "game.toml").read_bytes() == before  # nothing counted: the game waits for carl
 
 

@@ -251,3 +251,19 @@ def test_orders_from_standard_input(cli):
     assert cli.ok("status", folder, "--json").json["in_inbox"] == ["alice"]
     r = cli.fails("submit", "-", "--as", "bob", "--game", folder, stdin="x" * (64 * 1024 + 1))
     assert "larger than" in r.err
+
+
+def test_an_envelope_or_press_that_cannot_be_written_out_is_a_one_line_refusal(cli):
+    """submit, play and say --out FILE share one write: a file that cannot be written (its folder
+    does not exist) is a one-line refusal, and nothing lands in the inbox."""
+    lines = make_keys(cli, ["alice", "bob"])
+    folder = new_game(cli, lines, names=["alice", "bob"], seed="unwritable")
+    orders = cli.cwd / "a.toml"
+    cli.ok("orders", folder, "--as", "alice", "-o", orders)
+    nowhere = cli.cwd / "no-such-folder" / "out.txt"
+    for args, stdin in ((("submit", orders, "--as", "alice", "--game", folder), None),
+                        (("play", folder, "--as", "alice"), "\n" * 40 + "y\n"),
+                        (("say", folder, "--as", "alice", "--to", "bob", "Truce?"), None)):
+        r = cli.fails(*args, "--out", nowhere, stdin=stdin)
+        assert r.err.endswith(f"cannot write {nowhere}: No such file or directory\n"), r.err
+    assert not nowhere.parent.exists() and list((folder / "inbox").iterdir()) == []

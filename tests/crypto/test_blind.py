@@ -191,6 +191,14 @@ def test_values_round_trip_through_bytes_and_sizes_are_fixed(t):
         bl.deck_from_bytes(data[:128] + IDENTITY + data[160:], "deck d1")
 
 
+def test_a_games_one_deck_is_the_deck_in_messages_never_deck_deck():
+    """Korsar's one deck has the id ``deck``: a message names it "the deck"; any other deck by its id."""
+    assert bl.deck_name("d1") == "deck d1" and bl.deck_name(bl.ONE_DECK) == "the deck"
+    assert str(bl.Slot(GAME, "deck", 12, "alice")) == "card 12 of the deck (dealt to alice)"
+    with pytest.raises(FormatError, match=f"^carl's shuffle seed of the deck is not {bl.SEED_SIZE} bytes$"):
+        bl.shuffle_plan(b"short", GAME, "deck", "carl", 3)
+
+
 # ---------------------------------------------------------------- malformed values
 
 
