@@ -19,7 +19,16 @@ Goals (issue 19):
 its own folders (e.g. ``--python /tmp/before/.venv/bin/python --python .venv/bin/python``, to
 compare a change before and after); the default is this interpreter.
 
-Run: ``python benchmarks/bench_cli.py [--runs 15] [--no-demo] [--python PY ...]``.
+Each command is run as users run it: the ``koryo-pbm`` console script that pip installed beside
+the interpreter (``python -m koryo_pbm`` where there is none). ``--module`` times ``python -m
+koryo_pbm`` instead, as this benchmark did before: that also imports ``runpy`` and
+``importlib.util``, about 1 ms of CPU, where the console script compiles one pattern.
+
+``--imports`` also times, for each command, a process that imports the modules the command
+imports (as ``-X importtime`` lists them, in its order) and does nothing else: how much of a
+command's ratio is its imports, and how much its own work.
+
+Run: ``python benchmarks/bench_cli.py [--runs 15] [--no-demo] [--module] [--imports] [--python PY ...]``.
 """
 
 from __future__ import annotations
@@ -59,7 +68,7 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path, *, ok: tuple[int, ...]
 class Install:
     """One installation's commands and the folders they run on."""
 
-    def __init__(self, python: str, root: Path, demo: bool) -> None:
+    def __init__(self, python: str, root: Path, demo: bool, module: bool = False) -> None:
         self.python = os.path.abspath(python)  # not resolved: a virtualenv's python is a link
         self.root = root
         root.mkdir(parents=True)
@@ -67,7 +76,8 @@ class Install:
         # As installed by pip, modules run from their byte-compiled files: let Python write them
         # (some environments forbid it), and warm up before timing.
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)
-        self.cli = [self.python, "-m", "koryo_pbm"]
+        script = Path(self.python).parent / "koryo-pbm"  # what pip installed for users to type
+        self.cli = [self.python, "-m", "koryo_pbm"] if module or not script.is_file() else [str(script)]
         self.demo = demo
 
     def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> str:
@@ -113,7 +123,7 @@ class Install:
         if self.demo:
             self.commands["demo"] = (["demo", "--seed", "bench"], (0,))
 
-    def time(self, label: str, i: int) -> tuple[float, float]:
+    def _prepared(self, label: str, i: int) -> tuple[list[str], dict[str, str], tuple[int, ...]]:
         args, ok = self.commands[label]
         r = self.root
         if label == "orders":
@@ -129,7 +139,30 @@ class Install:
             env = {**env, "KORYO_PBM_HOME": str(r / "run-home")}
         if label == "demo":
             args = ["demo", "--seed", f"bench-{i}"]
-        return timed([*self.cli, *args], env, r, ok=ok)
+        return [*self.cli, *args], env, ok
+
+    def time(self, label: str, i: int) -> tuple[float, float]:
+        cmd, env, ok = self._prepared(label, i)
+        return timed(cmd, env, self.root, ok=ok)
+
+    def imports_alone(self, label: str) -> list[str]:
+        """A process that imports what ``label`` imports, in the same order, and does nothing
+        else (``--imports``): the floor that the command's own work stands on."""
+        cmd, env, ok = self._prepared(label, -1)
+        proc = subprocess.run(cmd, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, cwd=self.root, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL)
+        if proc.returncode not in ok:
+            raise SystemExit(f"bench_cli: {' '.join(cmd)} exited {proc.returncode}")
+        # `import time: self | cumulative | name`, a module imported at top level unindented
+        names = [line.split("|")[2][1:] for line in proc.stderr.splitlines()
+                 if line.startswith("import time:") and line.count("|") == 2]
+        top = [n for n in names if not n.startswith(" ") and n not in ("__main__", "koryo_pbm.__main__")]
+        # as the console script does: the collector's threshold is raised once the command line is imported
+        script = (f"import gc\nfor name in {top!r}:\n    try:\n        __import__(name)\n"
+                  "    except ImportError:\n        continue\n"
+                  "    if name == 'koryo_pbm.cli.main':\n"
+                  "        gc.set_threshold(getattr(__import__('sys').modules[name], 'GC_THRESHOLD', 700))\n")
+        return [self.python, "-c", script]
 
 
 def main() -> None:
@@ -137,42 +170,57 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--python", action="append", help="an installation's interpreter (repeatable)")
     parser.add_argument("--no-demo", action="store_true", help="leave out demo (the slowest)")
+    parser.add_argument("--imports", action="store_true",
+                        help="also time, for each command, a process that only imports what it imports")
+    parser.add_argument("--module", action="store_true",
+                        help="time `python -m koryo_pbm` rather than the installed `koryo-pbm` script")
     args = parser.parse_args()
     pythons = args.python or [sys.executable]
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         baseline = [pythons[0], "-c", BASE_IMPORTS]
-        installs = [Install(py, tmp_path / f"i{n}", not args.no_demo) for n, py in enumerate(pythons)]
+        installs = [Install(py, tmp_path / f"i{n}", not args.no_demo, args.module) for n, py in enumerate(pythons)]
         for inst in installs:
             inst.set_up()
         labels = list(installs[0].commands)
+        alone = {(n, label): inst.imports_alone(label) for n, inst in enumerate(installs) for label in labels
+                 if args.imports and label != "demo"}
         for i in range(2):  # warm-up: byte-compiled files, the page cache
             timed(baseline, installs[0].env, tmp_path)
-            for inst in installs:
+            for n, inst in enumerate(installs):
                 for label in labels:
                     inst.time(label, -1 - i)
+                    if (n, label) in alone:
+                        timed(alone[(n, label)], inst.env, inst.root)
         base: list[tuple[float, float]] = []
         times: dict[tuple[int, str], list[tuple[float, float]]] = {(n, label): [] for n in range(len(installs))
                                                                    for label in labels}
+        imports: dict[tuple[int, str], list[tuple[float, float]]] = {key: [] for key in alone}
         for i in range(args.runs):
             base.append(timed(baseline, installs[0].env, tmp_path))
             for n, inst in enumerate(installs):
                 for label in labels:
                     times[(n, label)].append(inst.time(label, i))
+                    if (n, label) in alone:
+                        imports[(n, label)].append(timed(alone[(n, label)], inst.env, inst.root))
         b = statistics.median(w for w, _ in base)
         bc = statistics.median(c for _, c in base)
         print(f"baseline (python, click, tomllib, ed25519): {b * 1000:6.1f} ms wall, {bc * 1000:6.1f} ms CPU "
               f"(medians of {args.runs} rounds)")
         for n, inst in enumerate(installs):
             if len(installs) > 1:
-                print(f"{inst.python}:")
+                print(f"{inst.python} ({'python -m koryo_pbm' if len(inst.cli) > 1 else 'the koryo-pbm script'}):")
             for label in labels:
                 t = statistics.median(w for w, _ in times[(n, label)])
                 c = statistics.median(c for _, c in times[(n, label)])
                 goal = GOALS.get(label, DEFAULT_GOAL)
                 mark = "ok" if t / b <= goal else "OVER"
+                floor = ""
+                if (n, label) in imports:
+                    ic = statistics.median(c for _, c in imports[(n, label)])
+                    floor = f";  its imports alone: CPU {ic * 1000:6.1f} ms = {ic / bc:5.2f}x"
                 print(f"  {label:<22} {t * 1000:7.1f} ms = {t / b:5.2f}x  (goal <= {goal}x: {mark});  "
-                      f"CPU {c * 1000:6.1f} ms = {c / bc:5.2f}x")
+                      f"CPU {c * 1000:6.1f} ms = {c / bc:5.2f}x{floor}")
 
 
 if __name__ == "__main__":
