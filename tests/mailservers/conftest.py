@@ -82,6 +82,11 @@ def polled_dovecot(mail_servers):
                                     mail_servers.key, capabilities=" ".join(c for c in announced if c != "IDLE"))
     server.start()
     try:
+        with IMAPClient("127.0.0.1", server.imaps_port,
+                        ssl_context=ssl.create_default_context(cafile=str(mail_servers.ca))) as c:
+            c.login(mail_servers.user("other"), mail_servers.password)
+            offered = [cap.decode() for cap in c.capabilities()]
+        assert sorted(offered) == sorted(x for x in announced if x != "IDLE"), offered  # all but IDLE
         yield server
     finally:
         server.stop()
