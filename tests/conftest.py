@@ -17,6 +17,30 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "real_scrypt: write passphrase keys with the real scrypt cost (2^17)")
+    config.addinivalue_line("markers", "real_fsync: in-process writes fsync their files and folders, as every real "
+                                       "koryo-pbm process does")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _unsynced_session():
+    """In-process writes skip fsync (``atomic.unsynced``, as ``demo`` does in its throw-away folder):
+    a test's files are thrown away and no test cuts the power, and the in-process tests made
+    thousands of fsyncs, a few ms each. Writes stay atomic (temporary file, then rename).
+    Tests marked ``real_fsync`` (the durability and crash tests: tests/store, the resolve and
+    judge stopped at every step, which count and fail the fsync calls), and every real koryo-pbm
+    process, fsync for real. Session-wide, so that module-scoped games are played unsynced too."""
+    from koryo_pbm.store import atomic
+
+    with atomic.unsynced():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _real_fsync(request, monkeypatch):
+    if request.node.get_closest_marker("real_fsync") is not None:
+        from koryo_pbm.store import atomic
+
+        monkeypatch.setattr(atomic, "_sync", True)
 
 
 @pytest.fixture(autouse=True)

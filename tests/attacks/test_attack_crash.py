@@ -37,6 +37,8 @@ from tree_sync import sync_tree
 
 from koryo_pbm.store import gamefile
 
+pytestmark = pytest.mark.real_fsync  # resolve fails at every os call, fsync included (see conftest._unsynced_session)
+
 PATCHED = ("open", "write", "fsync", "replace", "rename", "link", "unlink", "mkdir")
 N_FORK_KILLS = 48
 SUBPROCESS_DELAYS = (0.15, 0.3, 0.45, 0.6, 0.8, 1.2)

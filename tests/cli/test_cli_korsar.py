@@ -56,13 +56,18 @@ def test_a_team_shares_its_secret_and_nobody_else_does(cli):
 
 
 def test_a_team_game_played_to_the_end_through_envelopes(cli):
+    """A joined game (no --seed: the players' contributions deal), played to the end, verified by
+    a player (this is also test_cli_verify's Korsar game: one game for both)."""
     lines = make_keys(cli, FOUR)
-    cli.ok(*["new", "k", "--game", "korsar", "--as", "mod", "--seed", "full",
+    cli.ok(*["new", "k", "--game", "korsar", "--as", "mod",
              *[x for n in FOUR for x in ("--player", f"{n}={lines[n]}")],
              "--team", "alice,bob", "--team", "carol,dave"])
+    assert cli.ok("status", "k", "--json").json["decision"] == "join"
     play_template_orders(cli, cli.cwd / "k", max_steps=400)
     final = cli.ok("show", "k", "--json").json
     assert final["decision"] is None and final["winners"]
+    out = cli.ok("verify", "k", "--as", "dave").out
+    assert out.splitlines()[-1] == "verdict: the game verifies"
     # Teammates share the win and the score.
     assert final["scores"]["alice"] == final["scores"]["bob"]
     assert final["scores"]["carol"] == final["scores"]["dave"]

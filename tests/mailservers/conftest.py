@@ -58,6 +58,40 @@ def bare_dovecot(mail_servers):
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def polled_dovecot(mail_servers):
+    """A second dovecot over the same Maildirs, the same as the first (TLS, MOVE, every other
+    capability it announces after login) but without IDLE: a judge reading it polls.
+
+    dovecot tells an idling client of new mail only after a fixed 500 ms (``NOTIFY_DELAY_MSECS``
+    in its source; no setting changes it). A whole game over IMAP waits that long for every
+    envelope, most of such a test's time. The complete games run against this server with a short
+    ``--poll``: the same judge, the same mail, the same folders, found by NOOP and SEARCH at the
+    next poll (the path of every server without IDLE). The IDLE path keeps its own tests
+    (test_imap_source.py, and the endgame game of test_judge_by_mail.py)."""
+    import ssl
+
+    from imapclient import IMAPClient
+
+    with IMAPClient("127.0.0.1", mail_servers.dovecot.imaps_port,
+                    ssl_context=ssl.create_default_context(cafile=str(mail_servers.ca))) as c:
+        c.login(mail_servers.user("other"), mail_servers.password)
+        announced = [cap.decode() for cap in c.capabilities()]
+    assert "IDLE" in announced and "MOVE" in announced, announced
+    server = servers_module.Dovecot(mail_servers.root / "dovecot-polled", mail_servers.base, mail_servers.cert,
+                                    mail_servers.key, capabilities=" ".join(c for c in announced if c != "IDLE"))
+    server.start()
+    try:
+        with IMAPClient("127.0.0.1", server.imaps_port,
+                        ssl_context=ssl.create_default_context(cafile=str(mail_servers.ca))) as c:
+            c.login(mail_servers.user("other"), mail_servers.password)
+            offered = [cap.decode() for cap in c.capabilities()]
+        assert sorted(offered) == sorted(x for x in announced if x != "IDLE"), offered  # all but IDLE
+        yield server
+    finally:
+        server.stop()
+
+
 class Mailer:
     """Sends mail as a player would, to postfix's port for local clients (127.0.0.1, no login)."""
 

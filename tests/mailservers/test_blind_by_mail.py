@@ -5,7 +5,8 @@ players, the moderator's own seat among them, only read their mail and answer it
 ``verify`` audits the final file the players were mailed, and no mail any player received
 carries a hidden card in clear.
 
-A 2-player Koryo game (dora: the moderator's own seat). The blind Korsar team game through the
+A 2-player Koryo game (dora: the moderator's own seat). The judge and the co-dealer both poll a
+dovecot without IDLE (``polled_dovecot``, see tests/mailservers/conftest.py). The blind Korsar team game through the
 judge is tests/judge/test_judge_blind_korsar.py, by Maildir: about 120 turns, minutes at the
 latency of real mail."""
 
@@ -50,8 +51,8 @@ def _run(*args) -> str:
 class BlindTable(Table):
     """A :class:`Table` with a co-dealer: carl's key in a home of its own, a mailbox, a serve."""
 
-    def __init__(self, servers, mailer, tmp_path, monkeypatch, names, habits):
-        super().__init__(servers, mailer, tmp_path, monkeypatch, names, habits)
+    def __init__(self, servers, mailer, tmp_path, monkeypatch, names, habits, dovecot=None):
+        super().__init__(servers, mailer, tmp_path, monkeypatch, names, habits, dovecot)
         self.carl_home = tmp_path / "carl-home"
         self.carl_user = servers.user("erin")
         self.carl_address = f"{self.carl_user}@{DOMAIN}"
@@ -71,9 +72,9 @@ class BlindTable(Table):
         with open(self.co_dealer_log, "wb") as log:
             self.co_dealer_proc = subprocess.Popen(
                 [sys.executable, "-m", "koryo_pbm", "serve", "dealt", "--as", "carl", "--co-dealer",
-                 "--imap", f"imaps://{self.carl_user}@127.0.0.1:{s.dovecot.imaps_port}/INBOX",
+                 "--imap", f"imaps://{self.carl_user}@127.0.0.1:{self.dovecot.imaps_port}/INBOX",
                  "--smtp", f"smtps://{self.carl_user}@127.0.0.1:{s.postfix.smtps_port}", "--ca-file", str(s.ca),
-                 "--from", f"Carl (co-dealer) <{self.carl_address}>", "--poll", "2", "--retry", "1"],
+                 "--from", f"Carl (co-dealer) <{self.carl_address}>", "--poll", self.poll, "--retry", "1"],
                 cwd=self.tmp, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def stop_co_dealer(self) -> str:
@@ -106,11 +107,11 @@ class BlindTable(Table):
 
 
 @pytest.fixture
-def blind_table(mail_servers, mailer, tmp_path, monkeypatch):
+def blind_table(mail_servers, mailer, tmp_path, monkeypatch, polled_dovecot):
     tables = []
 
     def make(names, habits):
-        t = BlindTable(mail_servers, mailer, tmp_path, monkeypatch, names, habits)
+        t = BlindTable(mail_servers, mailer, tmp_path, monkeypatch, names, habits, polled_dovecot)
         tables.append(t)
         return t
 
@@ -164,11 +165,13 @@ def test_a_blind_game_through_dovecot_and_postfix_with_the_co_dealer_by_mail(bli
     print(f"\na blind {len(names)}-player koryo game through local mail: {time.monotonic() - started:.1f} s, "
           f"{table.sent} player envelopes (measured side by side with an open game: benchmarks/bench_blind_mail.py)")
     table.settle()
-    # both told to stop at once: each ends its IDLE wait (up to its --poll of 2 s) at the same time
+    # both told to stop at once: each ends its wait (up to its --poll) at the same time
     assert table.co_dealer_proc is not None
     table.co_dealer_proc.send_signal(signal.SIGTERM)
     log = table.stop_judge()
     carl_log = table.stop_co_dealer()
+    assert f"@127.0.0.1:{table.dovecot.imaps_port}/INBOX" in log and f"reading imaps://{table.carl_user}@127.0.0.1:" \
+        f"{table.dovecot.imaps_port}/INBOX" in carl_log  # both polled the dovecot without IDLE
     from koryo_pbm.store import gamefile
 
     doc = gamefile.read_game(folder / "game.toml")

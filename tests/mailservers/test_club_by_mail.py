@@ -89,9 +89,10 @@ def body(msg) -> str:
 
 
 @pytest.fixture
-def club(mail_servers, mailer, tmp_path, monkeypatch):
+def club(mail_servers, mailer, tmp_path, monkeypatch, polled_dovecot):
+    # the judge polls a dovecot without IDLE (see polled_dovecot): the game waits no 500 ms per mail
     table = ClubTable(mail_servers, mailer, tmp_path, monkeypatch, ["alice", "bob", "carol"],
-                      {"alice": "reply", "bob": "attachment", "carol": "mutt"})
+                      {"alice": "reply", "bob": "attachment", "carol": "mutt"}, polled_dovecot)
     table.seen = []
     yield table
     if table.judge_proc is not None and table.judge_proc.poll() is None:

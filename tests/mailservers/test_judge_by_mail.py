@@ -1,8 +1,10 @@
 """Whole games played through the judge over real mail: ``koryo-pbm serve`` reads its IMAP folder
-on dovecot (IDLE) and sends through postfix (SMTPS with login); the players only read the mail
-postfix delivers into their Maildirs and answer it, each with their own habits (the envelope in
-the body of a reply, as an attachment, sent by mutt or by s-nail). A complete 3-player Koryo
-game, a complete 4-player Korsar team game, and a Korsar team game from its endgame."""
+on dovecot and sends through postfix (SMTPS with login); the players only read the mail postfix
+delivers into their Maildirs and answer it, each with their own habits (the envelope in the body
+of a reply, as an attachment, sent by mutt or by s-nail). A complete 3-player Koryo game and a
+complete 4-player Korsar team game, the judge polling a dovecot without IDLE (``polled_dovecot``:
+dovecot's IDLE waits 500 ms before it reports each mail), and a Korsar team game from its endgame,
+the judge woken by IDLE."""
 
 from __future__ import annotations
 
@@ -32,8 +34,11 @@ KORSAR_ENDGAME = REPO / "examples" / "positions" / "korsar-4-teams-endgame.toml"
 class Table:
     """The moderator and the players of one game, each with a mailbox on the test servers."""
 
-    def __init__(self, servers, mailer, tmp_path, monkeypatch, names, habits):
+    def __init__(self, servers, mailer, tmp_path, monkeypatch, names, habits, dovecot=None):
         self.servers, self.mailer, self.tmp = servers, mailer, tmp_path
+        # the dovecot the judge reads: the session's (IDLE), or polled_dovecot (no IDLE, polled)
+        self.dovecot = dovecot if dovecot is not None else servers.dovecot
+        self.poll = "2" if self.dovecot.capabilities is None else "0.1"
         self.names, self.habits = names, habits
         self.home = tmp_path / "home"
         self.judge = servers.user("judge")
@@ -72,9 +77,9 @@ class Table:
         with open(self.judge_log, "wb") as log:
             self.judge_proc = subprocess.Popen(
                 [sys.executable, "-m", "koryo_pbm", "serve", "games", "--as", "mod",
-                 "--imap", f"imaps://{self.judge}@127.0.0.1:{s.dovecot.imaps_port}/INBOX",
+                 "--imap", f"imaps://{self.judge}@127.0.0.1:{self.dovecot.imaps_port}/INBOX",
                  "--smtp", f"smtps://{self.judge}@127.0.0.1:{s.postfix.smtps_port}", "--ca-file", str(s.ca),
-                 "--from", f"Koryo judge <{self.judge}@{DOMAIN}>", "--poll", "2", "--retry", "1"],
+                 "--from", f"Koryo judge <{self.judge}@{DOMAIN}>", "--poll", self.poll, "--retry", "1"],
                 cwd=self.tmp, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def stop_judge(self) -> str:
@@ -200,14 +205,16 @@ def check_game(table: Table, game: Path, log: str) -> None:
     assert table.judge_folder("koryo-pbm/done") == table.sent
     assert table.judge_folder("INBOX") == 0
     assert "reading imaps://" in log and "sending by smtps://" in log
+    # the judge read the dovecot it was given: IDLE, or polled without it
+    assert f"@127.0.0.1:{table.dovecot.imaps_port}/INBOX" in log
 
 
 @pytest.fixture
 def judge_table(mail_servers, mailer, tmp_path, monkeypatch):
     tables = []
 
-    def make(names, habits):
-        t = Table(mail_servers, mailer, tmp_path, monkeypatch, names, habits)
+    def make(names, habits, dovecot=None):
+        t = Table(mail_servers, mailer, tmp_path, monkeypatch, names, habits, dovecot)
         tables.append(t)
         return t
 
@@ -218,8 +225,9 @@ def judge_table(mail_servers, mailer, tmp_path, monkeypatch):
             t.judge_proc.wait()
 
 
-def test_a_whole_3_player_koryo_game_through_dovecot_and_postfix(judge_table):
-    table = judge_table(["alice", "bob", "carol"], {"alice": "reply", "bob": "attachment", "carol": "mutt"})
+def test_a_whole_3_player_koryo_game_through_dovecot_and_postfix(judge_table, polled_dovecot):
+    table = judge_table(["alice", "bob", "carol"], {"alice": "reply", "bob": "attachment", "carol": "mutt"},
+                        polled_dovecot)
     game = table.new_game("friday", "--seed", "real-mail")
     table.start_judge()
     table.play(timeout=240)
@@ -263,11 +271,11 @@ def test_a_4_player_korsar_team_game_from_its_endgame_through_dovecot_and_postfi
 
 
 
-def test_a_complete_4_player_korsar_team_game_through_dovecot_and_postfix(judge_table):
+def test_a_complete_4_player_korsar_team_game_through_dovecot_and_postfix(judge_table, polled_dovecot):
     """From the deal to the end: every turn is a state mail to the player whose turn it is,
     answered by reply, mutt, s-nail or attachment, and a new state mail to the four."""
     table = judge_table(["alice", "bob", "carol", "dave"],
-                        {"alice": "reply", "bob": "mutt", "carol": "s-nail", "dave": "attachment"})
+                        {"alice": "reply", "bob": "mutt", "carol": "s-nail", "dave": "attachment"}, polled_dovecot)
     game = table.new_game("crew", "--game", "korsar", "--team", "alice,bob", "--team", "carol,dave",
                           "--seed", "a-whole-korsar-game")
     table.start_judge()

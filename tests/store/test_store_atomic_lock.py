@@ -16,6 +16,8 @@ from koryo_pbm.store import atomic
 from koryo_pbm.store.atomic import is_temp_name, read_limited, write_atomic
 from koryo_pbm.store.lock import game_lock
 
+pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
+
 
 def _leftovers(directory):
     return [p.name for p in directory.iterdir() if is_temp_name(p.name)]

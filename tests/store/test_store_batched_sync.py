@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from koryo_pbm.store import atomic
 from koryo_pbm.store.atomic import batched_sync, sync_now, write_atomic
+
+pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
 
 
 def _count(monkeypatch):

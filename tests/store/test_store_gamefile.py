@@ -32,6 +32,8 @@ from koryo_pbm.store.gamefile import (
     write_game,
 )
 
+pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
+
 SALT = "5a" * 32
 
 

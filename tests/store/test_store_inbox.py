@@ -21,6 +21,8 @@ from koryo_pbm.store.inbox import (
     list_inbox,
 )
 
+pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
+
 
 @pytest.fixture(scope="module")
 def keys():

@@ -9,6 +9,8 @@ from koryo_pbm.store import submissions
 from koryo_pbm.store.atomic import LinkRefused
 from koryo_pbm.store.submissions import Submission
 
+pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
+
 
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
