@@ -119,15 +119,18 @@ def test_at_every_version_neither_dealer_key_opens_a_hidden_card(korsar_game):
     final = tomllib.loads(korsar_game["versions"][-1].decode())
     deck = {r["slot"]: r["card"] for r in final["public"]["blind"]["reveals"]}
     assert len(deck) == 78
-    hidden_seen = 0
+    hidden_seen = []  # how many hidden cards each version holds: the dealt hands, then fewer
     for opened, (hands, public_ids) in zip(korsar_game["opened"], korsar_game["hands"], strict=True):
         hidden = {x: deck[x] for cs in hands.values() for x in cs if ":" in x}
-        hidden_seen += len(hidden)
+        hidden_seen.append(len(hidden))
         for name in ("mod", "carl"):
             leaked = [(k, v) for k, v in pairs(opened[name]) if isinstance(k, str) and hidden.get(k) == v]
             assert not leaked, f"{name} opens {leaked[:3]}"
             assert not _korsar_ids(opened[name]) - public_ids, name
-    assert hidden_seen > 1000 and korsar_game["sealed_tried"] > 50
+    # checked where it matters, whatever the random deal makes the game's length: the four dealt
+    # hands of six, then a hidden card at most versions
+    assert max(hidden_seen) == 4 * 6 and sum(n > 0 for n in hidden_seen) > len(hidden_seen) // 2
+    assert korsar_game["sealed_tried"] > 50
     folder = root / "v"
     folder.mkdir()
     for i in (2, len(korsar_game["versions"]) // 2):  # the CLI shows the same, at a few versions
