@@ -424,9 +424,9 @@ class _Whole:
     @staticmethod
     def digest(key: tuple[Any, ...]) -> str:
         from koryo_pbm.crypto.keys import sha256_hex
-        from koryo_pbm.store.gamefile import compact_json
 
-        return sha256_hex(compact_json([str(part) for part in key]).encode("utf-8"))
+        texts = [str(part) for part in key]
+        return sha256_hex("".join(f"{len(t)}:{t}" for t in texts).encode("utf-8"))  # each part's length first
 
     def get(self, digest: str) -> str | None:
         kept = self.menus.pop(digest, None)
