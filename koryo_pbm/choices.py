@@ -332,11 +332,11 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         digest = _WHOLE.digest(key)
         made = _WHOLE.get(digest)
         if made is not None:  # made before from the same view of the same decision
-            if made is _WHOLE.NONE:
+            if made == _WHOLE.NONE:
                 continue
-            encoded = _squeezed(_completed(made, text, picture))
-            if sealed_cost(encoded) <= space:  # what _fitted returns first for a menu that fitted whole
-                out[name] = encoded
+            again = _squeezed(_completed(made, text, picture))
+            if sealed_cost(again) <= space:  # what _fitted returns first for a menu that fitted whole
+                out[name] = again
                 continue
         builder = _KEPT.get(key)
         if builder is None:
