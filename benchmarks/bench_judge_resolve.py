@@ -62,7 +62,7 @@ for g, text in order:
     spent[status] += took
     count[status] += 1
     docs[g] = result.doc
-print(json.dumps({"spent": spent, "count": count}))
+print(json.dumps({"spent": spent, "count": count, "code": match.__file__}))
 """
 
 
@@ -83,16 +83,19 @@ def main() -> None:
     best: dict[str, dict[str, float]] = {}
     for r in range(args.rounds):
         for py in pythons if r % 2 == 0 else list(reversed(pythons)):
+            # run in the set-up's folder: ``-c`` puts the current folder first on the path, and a
+            # checkout's koryo_pbm there would be imported instead of the installation's
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
             out = subprocess.run([py, "-c", TIMED, str(work), str(args.games)], capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONHASHSEED": "0"})
+                                 env=env, cwd=work)
             if out.returncode != 0:
                 sys.exit(f"{py}: {out.stderr.strip()[-2000:]}")
             got = json.loads(out.stdout)
             ms = {k: got["spent"][k] / max(got["count"][k], 1) * 1000 for k in got["spent"]}
             ms["all"] = sum(got["spent"].values()) / sum(got["count"].values()) * 1000
             print(f"round {r + 1}: {py}: an order held {ms['held']:.2f} ms ({got['count']['held']}), a decision "
-                  f"completed {ms['accepted']:.2f} ms ({got['count']['accepted']}), all {ms['all']:.2f} ms per envelope",
-                  flush=True)
+                  f"completed {ms['accepted']:.2f} ms ({got['count']['accepted']}), all {ms['all']:.2f} ms per envelope "
+                  f"(code: {Path(got['code']).parent.parent})", flush=True)
             mine = best.setdefault(py, ms)
             for k, v in ms.items():
                 mine[k] = min(mine[k], v)
