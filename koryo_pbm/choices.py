@@ -81,9 +81,27 @@ def encode_menu(menu: Mapping[str, Any]) -> str:
     """``menu`` as it is sealed: compact JSON, raw DEFLATE (level 9), base64."""
     from koryo_pbm.store.gamefile import compact_json
 
+    return _squeezed(compact_json(menu))
+
+
+def _squeezed(text: str) -> str:
+    """The compact JSON ``text`` of a menu as it is sealed (:func:`encode_menu`)."""
     squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
-    raw = compact_json(menu).encode("utf-8")
+    raw = text.encode("utf-8")
     return binascii.b2a_base64(squeeze.compress(raw) + squeeze.flush(), newline=False).decode("ascii")
+
+
+def _completed(menu_json: str, view_text: str, picture: Mapping[str, Any] | None) -> str:
+    """The compact JSON of a menu (``menu_json``, the compact JSON of :meth:`_Builder.menu`'s
+    table) with the view and the picture put in after its other keys: the text
+    ``compact_json({**menu, "view": view_text, "picture": dict(picture)})`` gives, without
+    encoding the menu again."""
+    from koryo_pbm.store.gamefile import compact_json
+
+    tail = ',"view":' + compact_json(view_text)
+    if picture is not None:
+        tail += ',"picture":' + compact_json(dict(picture))
+    return menu_json[:-1] + tail + "}"
 
 
 def decode_menu(text: Any) -> dict[str, Any] | None:
@@ -297,6 +315,7 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         return {}
     out = {}
     public_json = None
+    space = room(game, decision.kind)
     for name in decision.players:
         if only is not None and name not in only:
             continue
@@ -306,16 +325,30 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
         # what the menu is made of: the player's own view of the decision, nothing else
         key = (type(game).__module__, type(game).__qualname__, game.name, game_id, decision.id, decision.kind, name,
                suggest, public_json, compact_json(private))
+        text = (views or {}).get(name, "")
+        while _cost(text) > VIEW_LIMIT:
+            text = text[:len(text) * 3 // 4]
+        picture = (pictures or {}).get(name)
+        digest = _WHOLE.digest(key)
+        made = _WHOLE.get(digest)
+        if made is not None:  # made before from the same view of the same decision
+            if made == _WHOLE.NONE:
+                continue
+            again = _squeezed(_completed(made, text, picture))
+            if sealed_cost(again) <= space:  # what _fitted returns first for a menu that fitted whole
+                out[name] = again
+                continue
         builder = _KEPT.get(key)
         if builder is None:
             builder = _start(game, game_public, private, name, game_id=game_id, decision_id=decision.id,
                              kind=decision.kind, suggest=suggest)
-        text = (views or {}).get(name, "")
-        while _cost(text) > VIEW_LIMIT:
-            text = text[:len(text) * 3 // 4]
-        encoded = _fitted(game, builder, kind=decision.kind, view_text=text, picture=(pictures or {}).get(name))
-        if builder is not None:
-            _KEPT.keep(key, builder)
+        if builder is None:
+            _WHOLE.keep(digest, _WHOLE.NONE)
+            continue
+        encoded, whole = _fitted(game, builder, kind=decision.kind, view_text=text, picture=picture)
+        _KEPT.keep(key, builder)
+        if whole is not None:
+            _WHOLE.keep(digest, whole)
         if encoded is not None:
             out[name] = encoded
     return out
@@ -370,38 +403,89 @@ class _Kept:
 _KEPT = _Kept()
 
 
-def _fitted(game: Game, builder: _Builder | None, *, kind: str, view_text: str,
-            picture: Mapping[str, Any] | None = None) -> str | None:
+class _Whole:
+    """The menus that fitted whole at once, in the last few thousand menus made in this process,
+    by a digest (SHA-256) of what each was made of (:func:`menus_for`'s key): the compact JSON of
+    the menu without its view and picture, kept compressed. A judge serving many games writes a
+    new version of a file for every order it holds, and every waiting player's menu is then the
+    one made for the version before but for its view and picture: this gives it again without
+    a builder (the suggestion, the questions), put together with the new view and picture
+    exactly as :func:`_fitted` would (:func:`_completed`). A menu that no longer fits with them
+    is made by :func:`_fitted`, as before. Bounded by count and by the bytes kept."""
+
+    COUNT = 8192
+    BYTES = 8 * 1024 * 1024
+    NONE = ""  # no menu (the game has none for this decision)
+
+    def __init__(self) -> None:
+        self.menus: dict[str, bytes | str] = {}
+        self.size = 0
+
+    @staticmethod
+    def digest(key: tuple[Any, ...]) -> str:
+        from koryo_pbm.crypto.keys import sha256_hex
+
+        texts = [str(part) for part in key]
+        return sha256_hex("".join(f"{len(t)}:{t}" for t in texts).encode("utf-8"))  # each part's length first
+
+    def get(self, digest: str) -> str | None:
+        kept = self.menus.pop(digest, None)
+        if kept is None:
+            return None
+        self.menus[digest] = kept  # the most recent last
+        return kept if isinstance(kept, str) else zlib.decompress(kept).decode("utf-8")
+
+    def keep(self, digest: str, menu_json: str) -> None:
+        old = self.menus.pop(digest, None)
+        if old is not None:
+            self.size -= len(old) + len(digest)
+        kept = zlib.compress(menu_json.encode("utf-8"), 1) if menu_json else menu_json
+        self.menus[digest] = kept
+        self.size += len(kept) + len(digest)
+        while len(self.menus) > self.COUNT or (self.size > self.BYTES and len(self.menus) > 1):
+            oldest = next(iter(self.menus))
+            self.size -= len(self.menus.pop(oldest)) + len(oldest)
+
+
+_WHOLE = _Whole()
+
+
+def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
+            picture: Mapping[str, Any] | None = None) -> tuple[str | None, str | None]:
     """The menu encoded (:func:`encode_menu`) to fit :func:`room`: whole when it fits; else cut
     to the most expansions that fit (the questions are asked of the game once, at most
     :data:`MAX_RATIO` times the room before compression: the time a resolve takes stays
     bounded); ``None`` when not even the first question fits. The picture and the view are
     courtesies: a menu that does not fit even cut to its first question is tried without the
-    picture, then without the view too."""
+    picture, then without the view too. Second: the compact JSON of the menu without view and
+    picture when it was whole and fitted at the first try (what :class:`_Whole` keeps), else
+    ``None``."""
+    from koryo_pbm.store.gamefile import compact_json
+
     space = room(game, kind)
-    if builder is None:
-        return None
+
+    def menu_json(count: int) -> str | None:
+        menu = builder.menu(count)
+        return None if menu is None else compact_json(menu)
 
     def encoded(count: int) -> str | None:
-        menu = builder.menu(count)
-        if menu is None:
-            return None
-        menu["view"] = view_text
-        if picture is not None:
-            menu["picture"] = dict(picture)
-        return encode_menu(menu)
+        made = menu_json(count)
+        return None if made is None else _squeezed(_completed(made, view_text, picture))
 
     budget = RATIO * space
-    for _attempt in range(TRIES):
+    for attempt in range(TRIES):
         count = builder.upto(budget)
-        whole = encoded(count)
-        if whole is None:
-            return None
+        made = menu_json(count)
+        if made is None:
+            return None, None
+        whole = _squeezed(_completed(made, view_text, picture))
         cost = sealed_cost(whole)
         if cost > space:
             break
         if builder.whole_at(count) or budget >= MAX_RATIO * space:
-            return whole
+            # kept only for a menu a fresh builder gives at once, whole (its count depends on
+            # the menu alone): the one case :func:`menus_for` can take again without a builder
+            return whole, made if attempt == 0 and builder.whole_at(count) else None
         budget = min(max(budget * space * 9 // (cost * 10), budget * 5 // 4), MAX_RATIO * space)
     # too large whole: the most expansions that fit (a binary search; compressing is cheap)
     fits, low, high = None, 1, count - 1
@@ -420,4 +504,4 @@ def _fitted(game: Game, builder: _Builder | None, *, kind: str, view_text: str,
         view_text = ""  # so is the view (``show`` has it)
         text = encoded(1)
         fits = text if text is not None and sealed_cost(text) <= space else None
-    return fits
+    return fits, None

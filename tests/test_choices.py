@@ -131,12 +131,55 @@ def test_a_menu_made_from_a_kept_builder_is_the_menu_made_anew():
         long_views = {p: "x" * 3000 for p in decision.players}
         for first, then in ((long_views, None), (None, long_views)):
             choices._KEPT.builders.clear()
+            choices._WHOLE.menus.clear()
             fresh = {p: choices.decode_menu(m) for p, m in choices.menus_for(game, state, views=then, **args).items()}
             choices._KEPT.builders.clear()
+            choices._WHOLE.menus.clear()
             choices.menus_for(game, state, views=first, **args)
             assert len(choices._KEPT.builders) == len(decision.players)
+            choices._WHOLE.menus.clear()  # the builders alone (a whole menu kept is the next test's)
             kept = {p: choices.decode_menu(m) for p, m in choices.menus_for(game, state, views=then, **args).items()}
             assert kept == fresh, decision
         kinds.add((decision.kind, all(m["complete"] for m in fresh.values() if m)))
         state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
     assert {("orders", True), ("action", True), ("action", False)} <= kinds, kinds  # one cut at least
+
+
+def test_a_menu_kept_whole_and_given_again_is_the_menu_made_anew(monkeypatch):
+    """A judge serving many games sees a game again after its menus' builders are long gone:
+    a menu that fitted whole is kept (``choices._WHOLE``) and put together again with the next
+    version's view and picture. It must be, byte for byte, what a fresh resolve seals, also when
+    the new view no longer lets it fit whole (then it is made again, and cut as a fresh one is)."""
+    game = find_game("koryo")
+    players = ["p1", "p2", "p3"]
+    state = game.setup(players, "whole-1")
+    rng = random.Random(11)
+    started = []
+    start = choices._start
+    monkeypatch.setattr(choices, "_start", lambda *a, **k: started.append(1) or start(*a, **k))
+    reused = made = kinds = 0
+    while (decision := game.pending(state)) is not None:
+        public = game.public(state)
+        privates = {p: game.private(state, p) for p in players}
+        args = {"game_id": "koryo-0123456789", "game_public": public, "privates": privates}
+        short = {p: f"version 7 of the table of {p}" for p in decision.players}
+        longer = {p: "".join(random.Random(p).choices("abcdefghijklmnopqrstuvwxyz", k=3500))  # compresses little
+                  for p in decision.players}
+        pictures = {p: {"title": "Koryo", "scene": {"version": 8, "who": p}} for p in decision.players}
+        for first, then in ((short, longer), (longer, short), (short, short)):
+            choices._KEPT.builders.clear()
+            choices._WHOLE.menus.clear()
+            fresh = choices.menus_for(game, state, views=then, pictures=pictures, **args)
+            choices._KEPT.builders.clear()
+            choices._WHOLE.menus.clear()
+            choices.menus_for(game, state, views=first, **args)
+            choices._KEPT.builders.clear()  # gone, as in a judge serving many games
+            started.clear()
+            again = choices.menus_for(game, state, views=then, pictures=pictures, **args)
+            assert again == fresh, decision  # the encoded menus, byte for byte
+            reused += len(decision.players) - len(started)
+            made += len(started)
+        kinds += 1
+        state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
+    # most were given again, not made; some no longer fitted whole with the longer view, and were made
+    assert kinds >= 10 and reused >= 2 * kinds and made > 0, (kinds, reused, made)

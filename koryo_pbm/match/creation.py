@@ -311,8 +311,33 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     # room for an order held from each player while a decision is pending; none once it is over
     # (nothing is ever held again, and everything the room hides is published)
     room = HELD_ROOM * len(doc.players) if decision is not None else 0
-    size = gamefile.padded_size({**whole, "orders": {}}) + room
+    size = _padded_size({**whole, "orders": {}}) + room
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
+
+
+_SIZES: dict[str, int] = {}  # the padded sizes of the moderator's last parts, by a digest of their compact JSON
+_SIZES_KEPT = 4096
+
+
+def _padded_size(data: Mapping[str, Any]) -> int:
+    """``gamefile.padded_size(data)``, kept for the moderator's last few thousand parts by the
+    SHA-256 of their compact JSON (which says all the size is a function of: every text, number
+    and key): a version that only holds an order has the part of the version before but for
+    the orders held, which the size leaves out. The JSON is written in C; the size is counted
+    in Python, value by value, over the whole state."""
+    from koryo_pbm.crypto.keys import sha256_hex
+
+    try:
+        digest = sha256_hex(gamefile.compact_json(data).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):  # not JSON: padded_size says why
+        return gamefile.padded_size(data)
+    size = _SIZES.pop(digest, None)
+    if size is None:
+        size = gamefile.padded_size(data)
+        while len(_SIZES) >= _SIZES_KEPT:
+            del _SIZES[next(iter(_SIZES))]
+    _SIZES[digest] = size
+    return size
 
 
 def next_version(doc: GameDoc) -> GameDoc:

@@ -179,8 +179,52 @@ def _open(run: _Run) -> list[tuple[Candidate, str]]:
             c.status, c.reason = "rejected", str(exc)
             continue
         run.signed[env.digest] = (text, inner, env)  # kept for the record: each envelope is read and opened once
+        _OPENED.keep(env, mv.doc.players[env.player], mv.identity, text, inner)
         opened.append((c, text))
     return opened
+
+
+class _Opened:
+    """The envelopes opened in this process's last resolves (their orders text and the inner
+    signature), by the envelope's digest (SHA-256 of its canonical bytes), the key of the seat
+    that signed it and the moderator's key. A judge holds an order in one resolve and counts it
+    in a later one, when the decision completes, where the record needs its text and inner
+    signature (:func:`_signed_record`): the held envelope is then not opened a second time.
+    Verifying and opening are deterministic: the same bytes and keys give the same result.
+    Bounded by count and by the bytes kept."""
+
+    COUNT = 4096
+    BYTES = 8 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self.opened: dict[tuple[str, str, str], tuple[str, bytes, Any]] = {}
+        self.size = 0
+
+    @staticmethod
+    def _cost(env: Any, text: str) -> int:
+        return len(env.ciphertext) + 2 * len(text) + 512
+
+    def keep(self, env: Any, player_key: Any, moderator: Any, text: str, inner: bytes) -> None:
+        key = (env.digest, player_key.line(), moderator.public.line())
+        old = self.opened.pop(key, None)
+        if old is not None:
+            self.size -= self._cost(old[2], old[0])
+        self.opened[key] = (text, inner, env)
+        self.size += self._cost(env, text)
+        while len(self.opened) > self.COUNT or (self.size > self.BYTES and len(self.opened) > 1):
+            text_, _, env_ = self.opened.pop(next(iter(self.opened)))
+            self.size -= self._cost(env_, text_)
+
+    def get(self, digest: str, player_key: Any, moderator: Any, armored: str) -> tuple[str, bytes, Any] | None:
+        """What :meth:`keep` kept of the envelope ``armored`` (as the moderator's part holds it:
+        its digest and its armour), opened with these keys, or ``None``."""
+        found = self.opened.get((digest, player_key.line(), moderator.public.line()))
+        if found is None or found[2].armor() != armored:  # the very envelope, armoured as it was held
+            return None
+        return found
+
+
+_OPENED = _Opened()
 
 
 def _by_decision(opened: Sequence[tuple[Candidate, str]]) -> dict[str, list[tuple[Candidate, str]]]:
@@ -338,7 +382,7 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
     join's contributions, the held envelopes accepted. Returns the accepted digests."""
     doc, held = run.mv.doc, run.held
     accepted = [held[p]["digest"] for p in decision.players if p in held]
-    run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"], run.signed.get(held[p]["digest"]))
+    run.record += [_signed_record(run.mv, decision.id, p, held[p]["envelope"], _opened(run, p, held[p]))
                    if p in held
                    else _bot_record(decision.id, p, played[p][0],
                                     canonical_orders(doc.game_id, decision.id, orders[p]))
@@ -350,6 +394,17 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
             if c.status == "held":
                 c.status = "accepted"
     return accepted
+
+
+def _opened(run: _Run, player: str, entry: Mapping[str, Any]) -> tuple[str, bytes, Any] | None:
+    """The held ``entry``'s envelope as opened (orders text, inner signature, envelope) with the
+    seat's key of today: in this run, or in an earlier one of this process (:class:`_Opened`);
+    ``None`` when neither opened it (then :func:`_published` reads and opens it)."""
+    digest, armored = entry.get("digest"), entry.get("envelope")
+    found = run.signed.get(digest) if isinstance(digest, str) else None
+    if found is None and isinstance(digest, str) and isinstance(armored, str):
+        found = _OPENED.get(digest, run.mv.doc.players[player], run.mv.identity, armored)
+    return found
 
 
 def _mark_unanswered(run: _Run, opened: Sequence[tuple[Candidate, str]], pending: Decision | None) -> None:

@@ -1,0 +1,85 @@
+"""What a resolve that only holds an order writes, when the same process resolved the game
+before (a judge): every part the players and the moderator open is what a resolve in a fresh
+process writes from the same file and envelope. The judge's process keeps what a held order
+leaves unchanged (the menus that fitted whole, the moderator's padded size, the envelopes it
+opened): nothing it keeps may show in what it writes."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+
+from test_cli_bymail import make_keys, new_game
+
+from koryo_pbm import choices
+from koryo_pbm.crypto.envelope import Envelope
+from koryo_pbm.crypto.keys import load_identity
+from koryo_pbm.match import creation, resolution
+from koryo_pbm.store import gamefile
+
+PLAYERS = ["p1", "p2", "p3"]
+
+
+@contextlib.contextmanager
+def _fresh_process():
+    """What a fresh process starts with (nothing kept), then what this one kept back again."""
+    kept = [(table, dict(table)) for table in (choices._KEPT.builders, choices._WHOLE.menus, creation._SIZES,
+                                               resolution._OPENED.opened)]
+    sizes = choices._WHOLE.size, resolution._OPENED.size
+    for table, _ in kept:
+        table.clear()
+    choices._WHOLE.size = resolution._OPENED.size = 0
+    yield
+    for table, before in kept:
+        table.clear()
+        table.update(before)
+    choices._WHOLE.size, resolution._OPENED.size = sizes
+
+
+def _opened(cli, folder) -> dict:
+    doc = gamefile.read_game(folder / "game.toml")
+    keys = {name: load_identity(cli.home / "keys" / f"{name}.key") for name in ["mod", *PLAYERS]}
+    return {"version": doc.version, "public": doc.public, "decision": doc.decision, "log": doc.log,
+            "sizes": {name: len(part["data"]) for name, part in doc.sealed.items()},
+            "parts": {name: gamefile.open_part(doc, name, keys["mod" if name == "moderator" else name])
+                      for name in doc.sealed}}
+
+
+def test_a_held_order_writes_what_a_fresh_resolve_writes(cli, monkeypatch):
+    lines = make_keys(cli, PLAYERS)
+    folder = new_game(cli, lines, PLAYERS, seed="held-1")
+    started, opened = [], []
+    start, open_signed = choices._start, Envelope.open_signed
+    monkeypatch.setattr(choices, "_start", lambda *a, **k: started.append(a[3]) or start(*a, **k))
+    monkeypatch.setattr(Envelope, "open_signed", lambda env, *a: opened.append(env.player) or open_signed(env, *a))
+    holds = completions = 0
+    while holds < 6 or completions < 4:
+        status = cli.ok("status", folder, "--json").json
+        assert status["decision"] is not None
+        player = status["missing"][0]
+        orders = cli.cwd / "orders.toml"
+        orders.unlink(missing_ok=True)
+        cli.ok("orders", folder, "--as", player, "-o", orders)
+        cli.ok("submit", orders, "--as", player, "--game", folder)
+        fresh, home = cli.cwd / "fresh", cli.cwd / "fresh-home"  # the same file, and the same pins
+        for copy, original in ((fresh, folder), (home, cli.home)):
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(original, copy)
+        started.clear()
+        opened.clear()
+        done = cli.ok("resolve", folder, "--as", "mod", "--json").json
+        held = not done["applied"]
+        if held:  # the other players' menus were given again, not made (nor the bot's suggestion)
+            assert started == [], started
+        assert opened == [player], opened  # the orders held before were opened when they came
+        kept = _opened(cli, folder)
+        with _fresh_process():
+            again = cli.ok("resolve", fresh, "--as", "mod", "--json", home=home).json
+        assert again["applied"] == done["applied"] and [e["status"] for e in again["envelopes"]] == ["held" if held else "accepted"]
+        assert kept == _opened(cli, fresh), f"after {player}'s order for {status['decision']}"
+        for p in status["missing"] if held else ():  # the others are still offered their menus
+            if p != player:
+                menu = choices.decode_menu(kept["parts"][p][choices.MENU_KEY])
+                assert menu is not None and menu["decision"] == status["decision"] and menu["orders"]
+        holds += held
+        completions += not held
