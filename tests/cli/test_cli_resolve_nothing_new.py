@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from test_cli_deadlines import START, answer, at, new, stamp
 from test_cli_bymail import make_keys
+from test_cli_deadlines import START, answer, at, new, stamp
 
 from koryo_pbm import match
 from koryo_pbm.crypto.keys import load_identity
