@@ -214,17 +214,20 @@ def leave(code: int) -> NoReturn:
     import atexit
     import threading
 
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
+    if not _flushed() or threading.active_count() > 1:
         sys.exit(code)  # Python's own exit says what it says of a broken pipe
-    if threading.active_count() > 1:
-        sys.exit(code)
     atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
+    if not _flushed():
         sys.exit(code)
     os._exit(code)
+
+
+def _flushed() -> bool:
+    """Standard output and error flushed (either may be closed: ``None``)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
