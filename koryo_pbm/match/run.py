@@ -64,6 +64,7 @@ def run_resolve(folder: Path, path: Path, identity: Identity, *, now: datetime |
             candidates += more(empty)
         when = now() if callable(now) else now
         if not candidates and _nothing_to_do(doc, when):
+            _check_unopened(doc, identity)
             result = Resolution(doc=doc)
         else:
             result = match.resolve(match.open_moderator(doc, identity), candidates, now=when)
@@ -95,6 +96,18 @@ def _nothing_to_do(doc: GameDoc, now: datetime | None) -> bool:
     if all(p in received for p in decision["waiting_for"]):
         return False  # (never written so: every order in is applied at once) the rules decide
     return not match.bot_due(doc, now)
+
+
+def _check_unopened(doc: GameDoc, identity: Identity) -> None:
+    """What opening the moderator's view refuses before it decrypts anything, when a resolve with
+    nothing to do does not open it: a game that is not installed (:class:`UnknownGame`, checked
+    against the registered names: the plug-in is not imported), a file without the moderator's
+    part whole (a player copy) or with it sealed to another key."""
+    from koryo_pbm.engine.registry import find_game, names
+
+    if doc.game not in names():
+        find_game(doc.game)  # raises UnknownGame, naming the games there are
+    gamefile.sealed_part(doc, gamefile.MODERATOR_PART, identity)
 
 
 def refuse_later_copies(copies: list[Path], path: Path) -> None:
