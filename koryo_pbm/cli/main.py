@@ -11,7 +11,9 @@ traceback is a bug.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from typing import NoReturn
 
 import click
 
@@ -197,4 +199,35 @@ def entry() -> None:  # pragma: no cover - the console script
     import gc
 
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    sys.exit(main())
+    leave(main())
+
+
+def leave(code: int) -> NoReturn:
+    """End the process with ``code`` once the command is done, without the interpreter's
+    teardown: Python frees every object and module one by one as it exits, some 20 ms of CPU
+    for a command (14 ms for the bare imports of click and cryptography alone; issue 19), which
+    is of no use to a process that is ending. What the teardown does that matters is done first:
+    the standard output and error are flushed and the functions registered with :mod:`atexit`
+    run (logging's flush, a temporary folder's removal). Every file the commands write is
+    written, closed and synced before they return (:mod:`koryo_pbm.store.atomic`). When a flush
+    fails (a closed pipe) or another thread still runs, Python exits as usual, as before."""
+    import atexit
+    import threading
+
+    if not _flushed() or threading.active_count() > 1:
+        sys.exit(code)  # Python's own exit says what it says of a broken pipe
+    atexit._run_exitfuncs()
+    if not _flushed():
+        sys.exit(code)
+    os._exit(code)
+
+
+def _flushed() -> bool:
+    """Standard output and error flushed (either may be closed: ``None``)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True

@@ -99,8 +99,6 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     your view), b goes back, q quits without submitting anything. q, Ctrl-C and the end of
     input stop play with exit status 130.
     """
-    import tomli_w
-
     from koryo_pbm import match
     from koryo_pbm.cli import log
     from koryo_pbm.cli.orders import suggestion
@@ -148,6 +146,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         if decision["kind"] == JOIN:
             labels = [f"join the game; your contribution to the deal: {order['contribution']} "
                       "(fresh random bytes)"]
+        import tomli_w  # once an order is chosen: most calls of play end at the menu
+
         text = tomli_w.dumps({"game": doc.game_id, "decision": decision["id"], **order})
         say("")
         say(f"Your orders for {decision['id']}:")

@@ -219,8 +219,15 @@ class Envelope(Frozen):
 
     @property
     def digest(self) -> str:
-        """Hex SHA-256 of the canonical bytes: a stable id, used to refuse replays."""
-        return sha256_hex(self.canonical_bytes())
+        """Hex SHA-256 of the canonical bytes: a stable id, used to refuse replays. Kept with the
+        bytes it was taken of (a resolve asks it of each envelope several times)."""
+        data = self.canonical_bytes()
+        kept = self.__dict__.get("_digest")
+        if kept is not None and kept[0] == data:
+            return kept[1]
+        digest = sha256_hex(data)
+        object.__setattr__(self, "_digest", (data, digest))
+        return digest
 
     def armor(self) -> str:
         body = binascii.b2a_base64(self.ciphertext + self.signature, newline=False).decode("ascii")
@@ -240,13 +247,18 @@ class Envelope(Frozen):
                 f"{self._describe()} is signed by key {self.sender}, not by the player's key "
                 f"{player_public.fingerprint()}"
             )
+        signed = self.header_bytes() + self.ciphertext
+        checked = (player_public.raw, signed, self.signature)
+        if self.__dict__.get("_verified") == checked:
+            return  # checked already with this key, these very bytes (resolve screens, then opens)
         verify(
             player_public,
             OUTER_CONTEXT,
-            self.header_bytes() + self.ciphertext,
+            signed,
             self.signature,
             what=f"signature of the {self._describe()} does not verify: it was changed",
         )
+        object.__setattr__(self, "_verified", checked)
 
     def open(self, moderator: Identity, player_public: PublicIdentity) -> str:
         """Verify, open with the moderator's key, verify the inner signature; the orders text."""

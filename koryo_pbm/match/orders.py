@@ -47,8 +47,18 @@ def _dump_scalar(value: Any) -> str:
     return tomli_w.dumps({"v": value}).removeprefix("v = ").removesuffix("\n")
 
 
+# Text of these characters (printable ASCII but the quote and the backslash) is written by
+# tomli_w as itself in double quotes and read back by tomllib as written; keys of these
+# (TOML's bare keys) are written as they are. Card ids, seats, decision and game ids are: they
+# need neither writer nor reader (each costs a call of both the first time it is seen).
+_PLAIN_TEXT = frozenset(chr(c) for c in range(0x20, 0x7F)) - frozenset('"\\')
+_BARE_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
 @lru_cache(maxsize=4096)
 def _text(value: str) -> str:
+    if _PLAIN_TEXT.issuperset(value):
+        return f'"{value}"'
     return _dump_scalar(value)
 
 
@@ -69,6 +79,8 @@ def _dump_key(key: str) -> str:
 
 @lru_cache(maxsize=1024)
 def _short_key(key: str) -> str:
+    if key and _BARE_KEY.issuperset(key):
+        return key
     return _dump_key(key)
 
 
@@ -95,6 +107,8 @@ def _plain(value: Any, depth: int) -> bool:
 
 @lru_cache(maxsize=4096)
 def _text_ok(value: str) -> bool:
+    if _PLAIN_TEXT.issuperset(value):
+        return True
     try:
         return tomllib.loads(f"v = {_text(value)}") == {"v": value}
     except (TypeError, ValueError, tomllib.TOMLDecodeError):
@@ -103,6 +117,8 @@ def _text_ok(value: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _key_ok(key: str) -> bool:
+    if key and _BARE_KEY.issuperset(key):
+        return True
     try:
         return tomllib.loads(f"{_short_key(key)} = 0") == {key: 0}
     except (TypeError, ValueError, tomllib.TOMLDecodeError):

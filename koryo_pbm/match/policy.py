@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 from koryo_pbm import deadlines
 from koryo_pbm.engine.contract import Decision
 from koryo_pbm.errors import StaleError
-from koryo_pbm.match.creation import _fill, _secret, next_version
-from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
 
 if TYPE_CHECKING:
     from koryo_pbm.engine import bots
+    from koryo_pbm.match.views import ModeratorView
+
+# game creation (and through it the menus) and the views are imported where a version is
+# written: a resolve with nothing to do asks bot_due alone
 
 
 def _deadline(doc: GameDoc, decision_id: str) -> datetime | None:
@@ -121,6 +123,8 @@ def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
     doc = mv.doc
     if doc.decision is None:
         raise StaleError(f"game {doc.game_id} is over: it has no deadline")
+    from koryo_pbm.match.creation import _fill, _secret, next_version
+
     before = deadline_of(doc)
     new = next_version(doc)
     new.decision = {**doc.decision, "deadline": deadlines.stamp(when)}

@@ -9,7 +9,7 @@ then :func:`_mark_unanswered` and :func:`_finish`. It is pure apart from sealing
 
 from __future__ import annotations
 
-import base64
+import binascii
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -562,7 +562,7 @@ def _published(mv: ModeratorView, item: Mapping[str, Any],
             text, inner = env.open_signed(mv.identity, key)
         published = {"decision": item["decision"], "player": player, "answers": env.header["answers"],
                      "submitted": env.submitted, "nonce": env.nonce, "digest": env.digest, "orders": text,
-                     "inner": base64.b64encode(inner).decode("ascii")}
+                     "inner": binascii.b2a_base64(inner, newline=False).decode("ascii")}
         if key != current:
             published["key"] = key.line()
         return published

@@ -54,14 +54,20 @@ def run_resolve(folder: Path, path: Path, identity: Identity, *, now: datetime |
     """
     with game_lock(folder):
         inbox.refuse_links(folder)  # before anything is read or written
-        mv = match.load_for_resolve(path, identity)
+        doc = match.load_doc(path)
+        match.require_moderator(doc, identity)
         if seen is not None:
-            seen(mv.doc)
+            seen(doc)
         empty: list[str] = []
         candidates = inbox_candidates(folder)
         if more is not None:
             candidates += more(empty)
-        result = match.resolve(mv, candidates, now=now() if callable(now) else now)
+        when = now() if callable(now) else now
+        if not candidates and _nothing_to_do(doc, when):
+            _check_unopened(doc, identity)
+            result = Resolution(doc=doc)
+        else:
+            result = match.resolve(match.open_moderator(doc, identity), candidates, now=when)
         result.no_envelope = empty
         if result.written and result.doc is not None:
             gamefile.write_game(path, result.doc, identity)
@@ -72,6 +78,36 @@ def run_resolve(folder: Path, path: Path, identity: Identity, *, now: datetime |
                 inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted",
                               expect=c.sha256)
     return result
+
+
+def _nothing_to_do(doc: GameDoc, now: datetime | None) -> bool:
+    """Whether a resolve of ``doc`` at ``now`` with no envelope leaves it as it is, told from
+    its public part alone (the moderator's part is not opened, nor the game imported): the game
+    is over, or its pending decision still waits for a player whom no bot answers for now
+    (:func:`~koryo_pbm.match.policy.bot_due`: no bot seat or abandoned seat alone missing, no
+    deadline of a ``missed = "bot"`` game passed). A blind table is always resolved in full
+    (a hand opened for the bot is in the moderator's part)."""
+    decision = doc.decision
+    if decision is None:
+        return True
+    if doc.deal == "blind" or now is None:
+        return False
+    received = decision.get("received", [])
+    if all(p in received for p in decision["waiting_for"]):
+        return False  # (never written so: every order in is applied at once) the rules decide
+    return not match.bot_due(doc, now)
+
+
+def _check_unopened(doc: GameDoc, identity: Identity) -> None:
+    """What opening the moderator's view refuses before it decrypts anything, when a resolve with
+    nothing to do does not open it: a game that is not installed (:class:`UnknownGame`, checked
+    against the registered names: the plug-in is not imported), a file without the moderator's
+    part whole (a player copy) or with it sealed to another key."""
+    from koryo_pbm.engine.registry import find_game, names
+
+    if doc.game not in names():
+        find_game(doc.game)  # raises UnknownGame, naming the games there are
+    gamefile.sealed_part(doc, gamefile.MODERATOR_PART, identity)
 
 
 def refuse_later_copies(copies: list[Path], path: Path) -> None:

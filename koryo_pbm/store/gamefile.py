@@ -481,11 +481,9 @@ def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[
     return {"recipient": fpr, "data": binascii.b2a_base64(blob, newline=False).decode("ascii")}
 
 
-def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
-    """Open part ``name`` with ``identity``: ``NotForYou`` if sealed to another key,
-    ``TamperedError`` if it does not open, ``FormatError`` if what is inside is not a table."""
-    from koryo_pbm.crypto.seal import open_sealed
-
+def sealed_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
+    """Part ``name`` as the file holds it, checked before it is opened: there (``FormatError``),
+    whole (not a player copy's digest), sealed to ``identity`` (``NotForYou``)."""
     part = doc.sealed.get(name)
     if part is None:
         raise FormatError(f"game {doc.game_id} has no sealed part {name!r}")
@@ -496,9 +494,18 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
         raise NotForYou(
             f"the part {name!r} is sealed to another key (fingerprint {part.get('recipient')}); you are {mine}"
         )
+    return part
+
+
+def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
+    """Open part ``name`` with ``identity``: ``NotForYou`` if sealed to another key,
+    ``TamperedError`` if it does not open, ``FormatError`` if what is inside is not a table."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    part = sealed_part(doc, name, identity)
     blob = _b64(part.get("data"), f"sealed part {name!r}")
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
-    plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, mine), what=what)
+    plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, identity.public.fingerprint()), what=what)
     return _part_data(plain, what)
 
 
