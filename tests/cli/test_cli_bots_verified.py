@@ -85,9 +85,10 @@ def test_an_honest_game_with_bot_seats_verifies_every_bot_order_chosen_again(cli
     bots_line = next(ln for ln in lines if ln.split()[1] == "bots")
     assert bots_line.startswith("ok ")
     assert "is the one the bot chooses again from the seat's view and its public seed" in bots_line
+    # This exact verdict says all that `verify --json` would (ok, fair-proof, no bot order that is
+    # not re-derivable): a verdict with a note is tested below, the JSON keys there and in
+    # test_cli_verify; replaying the search bot once is enough.
     assert lines[-1] == "verdict: the game verifies", r.out
-    j = cli.ok("verify", "g", "--json").json
-    assert j["ok"] and j["fair_proof"] and j["not_rederivable"] == []
     top = tomllib.loads((cli.cwd / "g" / "game.toml").read_text())
     levels = {(o["player"], o["bot"]) for o in top["replay"]["orders"] if "bot" in o}
     assert {("bob", "heuristic"), ("carol", "search"), ("alice", "heuristic")} <= levels

@@ -82,14 +82,42 @@ def test_a_team_game_played_to_the_end_through_envelopes(cli):
     assert heads == [f"  alice + bob: {ab}", f"  carol + dave: {cd}"]
 
 
-@pytest.mark.parametrize("n,teams", [(2, False), (3, False), (4, False), (4, True), (5, False), (6, True), (8, True)])
-def test_simulate_and_demo_at_every_legal_table_size(cli, n, teams):
+LEGAL = [(2, False), (3, False), (4, False), (4, True), (5, False), (6, True), (8, True)]
+
+
+@pytest.mark.parametrize("n,teams", LEGAL)
+def test_simulate_and_deal_at_every_legal_table_size(cli, n, teams):
+    """Every legal size: whole games by ``simulate``, and the real set-up (keys, ``new``, each
+    player's sealed hand opened by that player only, a team's partner hand). Playing whole games
+    through the real protocol is the demo's job, once (below): the protocol does not depend on
+    the table size, which the rules (simulated here) do."""
     extra = ["--teams"] if teams else []
     sim = cli.ok("simulate", "--game", "korsar", "--players", n, "--games", 3, "--seed", "t", "--json", *extra).json
     assert sim["games"] == 3 and len(sim["players"]) == n
     assert sum(sim["wins"].values()) >= 3
-    demo = cli.ok("demo", "--game", "korsar", "--players", n, "--seed", "t", "--json", *extra).json
-    assert demo["winners"] and len(demo["scores"]) == n and demo["envelopes"] >= 1
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"][:n]
+    lines = make_keys(cli, names)
+    pairs = [f"{names[i]},{names[i + 1]}" for i in range(0, n, 2)] if teams else []
+    new_korsar(cli, lines, names, *[x for t in pairs for x in ("--team", t)])
+    public = cli.ok("show", "k", "--json").json
+    assert public["decision"] is not None and "hand" not in public
+    hands = {p: cli.ok("show", "k", "--as", p, "--json").json for p in names}
+    assert all(v["hand"] for v in hands.values())
+    if teams:
+        assert len(public["teams"]) == n // 2
+        for i in range(0, n, 2):
+            a, b = names[i], names[i + 1]
+            assert hands[a]["partner_hand"] == hands[b]["hand"] and hands[b]["partner_hand"] == hands[a]["hand"]
+    else:
+        assert all("partner_hand" not in v for v in hands.values())
+
+
+def test_a_whole_demo_at_the_largest_table(cli):
+    """One Korsar demo through the real protocol (keys, join, sealed envelopes, resolve), at the
+    largest table: eight players in four teams."""
+    demo = cli.ok("demo", "--game", "korsar", "--players", 8, "--seed", "t", "--json", "--teams").json
+    assert demo["winners"] and len(demo["scores"]) == 8 and demo["envelopes"] >= 8
+    assert demo["decisions"] >= 2
 
 
 @pytest.mark.parametrize("n,teams", [(7, False), (6, False), (2, True), (3, True), (5, True)])

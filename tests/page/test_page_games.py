@@ -95,22 +95,43 @@ def test_keys_made_on_the_page_join_and_play_a_3_player_koryo_game(cli, page, tm
 
 
 def test_a_4_player_korsar_team_game_played_on_the_page(cli, page, tmp_path):
+    """A 4-player Korsar team game played on the page to its end: dealt from a seed, with the
+    draw pile cut to ten cards (a position, as ``koryo-pbm position --from`` writes it), so that
+    every kind of turn comes (galleons put to sea, attacks, defences, seizures, draws, then
+    discards once the pile is empty) in about a third of a whole game's decisions. The join on the page is the Koryo game's above; the page
+    code is the same for both games."""
+    import tomllib
+
+    import tomli_w
+
     names = ("alice", "bob", "carol", "dave")
     for n in names:
         cli.ok("keygen", n)
     cli.ok("keygen", "mod")
     keyring = cli.home / "keys"
-    folder = cli.cwd / "k"
-    cli.ok("new", folder, "--game", "korsar", "--as", "mod", *[f"--player={n}={keyring / (n + '.pub')}" for n in names],
+    players = [f"--player={n}={keyring / (n + '.pub')}" for n in names]
+    cli.ok("new", "dealt", "--game", "korsar", "--as", "mod", "--seed", "page korsar", *players,
            "--team", "alice,bob", "--team", "carol,dave")
+    cli.ok("position", "--from", "dealt", "--as", "mod", "-o", tmp_path / "dealt.toml")
+    position = tomllib.loads((tmp_path / "dealt.toml").read_text())
+    # dealt: six cards each (seven for one whose first hand had no galleon: it drew), the rest the pile
+    assert all(len(h) >= 6 for h in position["hands"].values()) and len(position["pile"]) > 40
+    position["pile"] = position["pile"][:10]
+    (tmp_path / "short.toml").write_text(tomli_w.dumps(position))
+    folder = cli.cwd / "k"
+    cli.ok("new", folder, "--game", "korsar", "--as", "mod", "--position", tmp_path / "short.toml", *players)
+    assert cli.ok("show", folder, "--json").json["teams"] == [["alice", "bob"], ["carol", "dave"]]
     figures: dict = {}
     page.load()
     t = time.perf_counter()
-    said = page.open_game(folder / "game.toml", keyring / "alice.key", "")
+    first = cli.ok("status", folder, "--json").json["missing"][0]
+    said = page.open_game(folder / "game.toml", keyring / f"{first}.key", "")
     figures["first_open_seconds_4_player_file"] = round(time.perf_counter() - t, 3)
-    figures["game_file_bytes_at_join"] = (folder / "game.toml").stat().st_size
+    figures["game_file_bytes_at_start"] = (folder / "game.toml").stat().st_size
     assert said.startswith("opened:"), said
     _play(cli, page, folder, {n: keyring / f"{n}.key" for n in names}, dict.fromkeys(names, ""), "korsar", figures)
     assert cli.ok("status", folder, "--json").json.get("decision") is None
+    assert figures["decisions"] > 15
+    assert "the draw pile is empty: from now on a player may discard" in cli.ok("log", folder).out
     cli.ok("verify", folder / "game.toml")
     _record("korsar-4-teams", figures)
