@@ -130,13 +130,21 @@ def _text(value: Any, fits: Callable[[str], bool] | None = None) -> str | None:
 
 def read_pin(game_id: str) -> tuple[Pin, str | None]:
     """The pin of ``game_id`` and a note when it was unreadable (it is then started anew)."""
-    path = seen_path(game_id)
+    pin_, _, note = _read_pin(seen_path(game_id))
+    return pin_, note
+
+
+def _read_pin(path: Path) -> tuple[Pin, str | None, str | None]:
+    """The pin kept at ``path`` (:func:`seen_path`), the text it was read from (``None`` when
+    there is none or it cannot be read: :func:`_record` then writes it) and a note when it is
+    unreadable (it is then started anew)."""
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        table = tomllib.loads(text)
     except FileNotFoundError:
-        return Pin(), None
+        return Pin(), None, None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return Pin(), f"the memory of games seen ({path}) is unreadable; starting it anew"
+        return Pin(), None, f"the memory of games seen ({path}) is unreadable; starting it anew"
     decision = table.get("decision")
     return Pin(
         moderator=_text(table.get("moderator")),
@@ -146,13 +154,13 @@ def read_pin(game_id: str) -> tuple[Pin, str | None]:
         log_length=_int(table.get("log_length")),
         decision=decision if decision == "" else _text(decision, _ID.fits),
         file=_text(table.get("file"), _is_hash),
-    ), None
+    ), text, None
 
 
-def _pin_text(doc: GameDoc, first_seen: str, digest: str | None) -> str:
+def _pin_text(doc: GameDoc, head: str, first_seen: str, digest: str | None) -> str:
     decision = doc.decision["id"] if doc.decision else ""
     return (f'game_id = "{doc.game_id}"\nmoderator = "{doc.moderator.fingerprint()}"\nversion = {doc.version}\n'
-            f'head = "{gamefile.head(doc)}"\nlog_length = {len(doc.log)}\ndecision = "{decision}"\n'
+            f'head = "{head}"\nlog_length = {len(doc.log)}\ndecision = "{decision}"\n'
             f'first_seen = "{first_seen}"\n' + (f'file = "{digest}"\n' if digest is not None else ""))
 
 
@@ -320,9 +328,9 @@ def pin(doc: GameDoc, data: bytes | None, *, strict: bool = False, today: str | 
     version; ``StaleError`` for an older file when ``strict`` (the moderator's commands:
     resolving from an older state would fork the game). ``today`` (``YYYY-MM-DD``) is the date
     a game first seen is pinned with (default: the clock's)."""
-    pin_, note = read_pin(doc.game_id)
-    notes = [note] if note else []
     path = seen_path(doc.game_id)
+    pin_, pinned, note = _read_pin(path)
+    notes = [note] if note else []
     fingerprint = doc.moderator.fingerprint()
     first_seen = pin_.first_seen or today or datetime.now(UTC).strftime("%Y-%m-%d")
     if pin_.moderator is not None and pin_.moderator != fingerprint:
@@ -359,7 +367,7 @@ def pin(doc: GameDoc, data: bytes | None, *, strict: bool = False, today: str | 
             if not extends:
                 copy = read_copy(doc, pin_)
                 raise _two_histories(doc, pin_, copy, _parting_entry(doc, pin_, copy))
-    _record(doc, data, digest, pin_, first_seen, sight)
+    _record(doc, data, digest, pin_, first_seen, sight, path=path, pinned=pinned, head=mine)
     return sight
 
 
@@ -384,23 +392,20 @@ def _older(doc: GameDoc, pin_: Pin) -> Older:
     return Older(doc.game_id, doc.version, int(pin_.version or 0), copy.path, copy.problem, decision, resolved)
 
 
-def _record(doc: GameDoc, data: bytes | None, digest: str | None, pin_: Pin, first_seen: str, sight: Sight) -> None:
-    """Pin ``doc`` (the latest seen) and keep its bytes as the pinned copy; a note when this
-    machine cannot (remembering is a help, not a condition)."""
+def _record(doc: GameDoc, data: bytes | None, digest: str | None, pin_: Pin, first_seen: str, sight: Sight, *,
+            path: Path, pinned: str | None, head: str) -> None:
+    """Pin ``doc`` (the latest seen; its ``head``) at ``path``, which held the text ``pinned``, and
+    keep its bytes as the pinned copy; a note when this machine cannot (remembering is a help,
+    not a condition)."""
     from koryo_pbm.store.atomic import write_atomic
 
-    path = seen_path(doc.game_id)
     copy = pinned_copy(doc.game_id)
     same = pin_.version == doc.version
     if digest is None and same:
         digest = pin_.file  # this file was not read from disk here: keep the digest pinned
-    text = _pin_text(doc, first_seen, digest)
-    try:
-        old = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        old = None
+    text = _pin_text(doc, head, first_seen, digest)
     write_copy = data is not None and (not same or not _copy_holds(copy, data, digest))
-    if old == text and not write_copy:
+    if pinned == text and not write_copy:
         return
     try:
         if write_copy:

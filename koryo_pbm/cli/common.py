@@ -278,8 +278,17 @@ def now_utc() -> Any:
     return datetime.now(UTC)
 
 
+def _untimed(doc: Any) -> bool:
+    """No ``[service]`` and no deadline in ``doc``: the default policy (the game waits for every
+    seat, no bot plays one), of which there is nothing to say, nor :mod:`koryo_pbm.deadlines` to
+    import for it."""
+    return doc.service is None and "deadline" not in (doc.decision or {})
+
+
 def deadline_lines(doc: Any, now: Any) -> list[str]:
     """What ``status`` and ``show`` say of the deadline and the absent-player policy."""
+    if _untimed(doc):
+        return []
     from koryo_pbm import deadlines
 
     policy = deadlines.policy_of(doc.service, list(doc.players))
@@ -293,6 +302,8 @@ def deadline_lines(doc: Any, now: Any) -> list[str]:
 
 def deadline_json(doc: Any, now: Any) -> dict[str, Any]:
     """The deadline fields of ``status --json`` and ``show --json``."""
+    if _untimed(doc):
+        return {"deadline": None, "deadline_passed": False, "service": {}}
     from koryo_pbm import deadlines
 
     policy = deadlines.policy_of(doc.service, list(doc.players))

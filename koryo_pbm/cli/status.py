@@ -79,10 +79,12 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
     waiting = list(decision.get("waiting_for", []))
     received = set(decision.get("received", []))
     in_inbox = common.in_inbox(folder, doc)
-    from koryo_pbm.deadlines import policy_of
+    by_bot: list[str] = []
+    if doc.service is not None:  # without one, the default policy: no bot plays a seat
+        from koryo_pbm.deadlines import policy_of
 
-    policy = policy_of(doc.service, list(doc.players))
-    by_bot = [p for p in waiting if p not in received and policy.bot_plays(p)]
+        policy = policy_of(doc.service, list(doc.players))
+        by_bot = [p for p in waiting if p not in received and policy.bot_plays(p)]
     missing = [p for p in waiting if p not in received and p not in in_inbox and p not in by_bot]
     received_list = [p for p in waiting if p in received]
     inbox_list = [p for p in waiting if p in in_inbox and p not in received]

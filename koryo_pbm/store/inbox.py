@@ -21,7 +21,6 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from koryo_pbm.crypto.envelope import MAX_ARMORED, Envelope, parse_one
 from koryo_pbm.crypto.keys import sha256_hex
@@ -54,15 +53,12 @@ _UNSAFE = r"[^A-Za-z0-9_.-]"
 _STATUS = r"[a-z][a-z0-9_-]{0,31}"
 
 
-class _Item(NamedTuple):
-    path: Path
-    envelope: Envelope | FormatError
-
-
-class InboxItem(_Item):
+class InboxItem(tuple[Path, Envelope | FormatError]):
     """``(path, envelope or FormatError)``, with ``conflict`` set for sync-conflict copies,
     ``sha256`` the hash of the bytes read (``None`` when the file could not be read) and
-    ``link`` set for an entry that is a symbolic link (not followed: skipped, left in place)."""
+    ``link`` set for an entry that is a symbolic link (not followed: skipped, left in place).
+    A plain tuple with two properties: a ``NamedTuple`` costs every command that lists the
+    inbox (``status`` among them) about 0.2 ms to create when the module is imported."""
 
     conflict: bool
     sha256: str | None
@@ -70,11 +66,19 @@ class InboxItem(_Item):
 
     def __new__(cls, path: Path, envelope: Envelope | FormatError, conflict: bool = False,
                 sha256: str | None = None, link: bool = False) -> InboxItem:
-        self = super().__new__(cls, path, envelope)
+        self = super().__new__(cls, (path, envelope))
         self.conflict = conflict
         self.sha256 = sha256
         self.link = link
         return self
+
+    @property
+    def path(self) -> Path:
+        return self[0]
+
+    @property
+    def envelope(self) -> Envelope | FormatError:
+        return self[1]
 
     def __repr__(self) -> str:
         return f"InboxItem({self.path!r}, {self.envelope!r}, conflict={self.conflict})"
