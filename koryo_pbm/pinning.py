@@ -39,10 +39,7 @@ from typing import Any
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, TamperedError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import ALNUM, HEX, Frozen, Spelling, Value, shaped
-
-_HEX64 = Spelling(HEX, 64)
-_ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
+from koryo_pbm.values import ID, Frozen, Value, is_sha256, shaped
 
 
 def _is_date(value: str) -> bool:
@@ -50,9 +47,6 @@ def _is_date(value: str) -> bool:
     return shaped(value, "9999-99-99")
 
 
-def _is_hash(value: str) -> bool:
-    """``sha256:[0-9a-f]{64}``"""
-    return value.startswith("sha256:") and _HEX64.fits(value[7:])
 KEEP = "keep both files: together they prove it (both carry the moderator's signature)"
 
 
@@ -150,10 +144,10 @@ def _read_pin(path: Path) -> tuple[Pin, str | None, str | None]:
         moderator=_text(table.get("moderator")),
         first_seen=_text(table.get("first_seen"), _is_date),
         version=_int(table.get("version")),
-        head=_text(table.get("head"), _is_hash),
+        head=_text(table.get("head"), is_sha256),
         log_length=_int(table.get("log_length")),
-        decision=decision if decision == "" else _text(decision, _ID.fits),
-        file=_text(table.get("file"), _is_hash),
+        decision=decision if decision == "" else _text(decision, ID.fits),
+        file=_text(table.get("file"), is_sha256),
     ), text, None
 
 

@@ -99,6 +99,17 @@ class Spelling:
         return not raw.translate(None, self.chars)  # nothing left once every allowed byte is taken out
 
 
+# The spellings the file formats share (each checked where it is read: the game file, the pin,
+# the envelope, the submissions, the commitments, verify).
+HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}: a SHA-256 digest, a salt, a contribution
+ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}: a game's name, a game id, a decision id
+
+
+def is_sha256(value: object) -> bool:
+    """``sha256:[0-9a-f]{64}``: a hash as the formats write it."""
+    return isinstance(value, str) and value.startswith("sha256:") and HEX64.fits(value[7:])
+
+
 class LazyPattern(Generic[AnyStr]):
     """A regular expression compiled on its first use (``re.compile(pattern, flags)``).
 

@@ -49,13 +49,12 @@ from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
 from koryo_pbm.errors import KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import HEX, Spelling, Value
+from koryo_pbm.values import HEX64, Value
 
 if TYPE_CHECKING:  # receipts and submissions are checked only when a player brings them
     from koryo_pbm.crypto.receipt import Receipt
     from koryo_pbm.store.submissions import Submission
 
-_DIGEST = Spelling(HEX, 64)  # [0-9a-f]{64}, not compiled (see koryo_pbm.values)
 
 
 class Check(Value):
@@ -607,7 +606,7 @@ def _check_orders(doc: GameDoc, items: list[dict[str, str]]) -> dict[str, dict[s
                                            player=item["player"], submitted=item["submitted"], nonce=item["nonce"],
                                            moderator=doc.moderator.fingerprint(), sender=key.fingerprint())
                     check_inner(header, item["orders"], inner, key)
-                    if not _DIGEST.fits(item["digest"]):
+                    if not HEX64.fits(item["digest"]):
                         raise _Fail("orders", f"{who} has no envelope digest")
                     digest, submitted = item["digest"], item["submitted"]
             game_id, decision_id, body = parse_orders(item["orders"], source=who)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from koryo_pbm_games.koryo import game as koryo_game
 
-from koryo_pbm import deadlines, pinning
+from koryo_pbm import deadlines, pinning, values
 from koryo_pbm.crypto import envelope, keys
 from koryo_pbm.engine import registry
 from koryo_pbm.store import gamefile, inbox
@@ -33,8 +33,8 @@ HASH = "sha256:" + "0123456789abcdef" * 4
 TIMES = ("2026-11-26T03:04:05Z", "2026-11-26T03:04:05.123456+00:00", "2026-11-26T03:04:05.1Z",
          "\u0662026-11-26T03:04:05Z")
 SPELLINGS = [
-    (gamefile._ID, r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}", ("koryo-5e3f22ca5a", "r1-orders", "a" * 64, "a" * 65)),
-    (gamefile._HEX64, r"[0-9a-f]{64}", (HASH[7:],)),
+    (values.ID, r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}", ("koryo-5e3f22ca5a", "r1-orders", "a" * 64, "a" * 65)),
+    (values.HEX64, r"[0-9a-f]{64}", (HASH[7:],)),
     (envelope._HEX16, r"[0-9a-f]{16}", (HASH[7:23],)),
     (envelope._HEX32, r"[0-9a-f]{32}", (HASH[7:39],)),
     (envelope._B64_LINE, r"[A-Za-z0-9+/=]+", ("QUJD+/==",)),
@@ -56,8 +56,7 @@ def test_each_spelling_fits_what_its_expression_fully_matches(data: st.DataObjec
 @given(near(HASH, "r12-orders", "round 3: x", "r\u0663-", " > >> \t>x", "sha256:" + "0" * 63, "signature = \"" + "A+/z" * 21 + "AB==\"", "QUJD==", "QUJ===",
             "2026-11-26", "\u0662\u0660\u0662\u0666-11-26", *TIMES))
 def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -> None:
-    assert gamefile._is_hash(value) == bool(re.fullmatch(r"sha256:[0-9a-f]{64}", value))
-    assert pinning._is_hash(value) == bool(re.fullmatch(r"sha256:[0-9a-f]{64}", value))
+    assert values.is_sha256(value) == bool(re.fullmatch(r"sha256:[0-9a-f]{64}", value))
     assert gamefile._is_b64(value) == bool(re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", value))
     m = re.fullmatch(r'signature = "([A-Za-z0-9+/]{86}==)"', value)
     assert gamefile._signature_text(value) == (m.group(1) if m else None)

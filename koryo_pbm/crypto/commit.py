@@ -10,13 +10,12 @@ from typing import Any
 from cryptography.hazmat.primitives import hashes
 
 from koryo_pbm.errors import FormatError
-from koryo_pbm.values import HEX, Spelling
+from koryo_pbm.values import HEX64
 
 SALT_SIZE = 32
 CONTRIBUTION_SIZE = 32
 _COMMIT_TAG = b"koryo-pbm seed commitment v2\x00"
 _DEAL_TAG = b"koryo-pbm deal seed v2\x00"
-_HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}, not compiled (see koryo_pbm.values)
 
 
 def _sha256(*parts: bytes) -> bytes:
@@ -47,7 +46,7 @@ def new_contribution() -> str:
 
 def commitment(seed: str, salt: str) -> str:
     """``sha256:<hex>`` of the domain tag, the salt's bytes and the seed's UTF-8 bytes."""
-    if not _HEX64.fits(salt):
+    if not HEX64.fits(salt):
         raise FormatError("a seed salt must be 64 hex digits")
     return "sha256:" + _sha256(_COMMIT_TAG, bytes.fromhex(salt), seed.encode("utf-8")).hex()
 
@@ -58,7 +57,7 @@ def check_commitment(committed: str, seed: str, salt: str) -> bool:
 
 
 def is_contribution(value: Any) -> bool:
-    return _HEX64.fits(value)
+    return HEX64.fits(value)
 
 
 def deal_seed(seed: str, game_id: str, contributions: Sequence[tuple[str, str]] = ()) -> str:

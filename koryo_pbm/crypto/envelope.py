@@ -47,7 +47,7 @@ import os
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
-from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, Spelling, shaped
+from koryo_pbm.values import BASE64, HEX, HEX64, ID, Frozen, Spelling, shaped
 
 FORMAT = "koryo-pbm-envelope/v2"
 OLD_FORMATS = ("koryo-pbm-envelope/v1",)
@@ -65,10 +65,8 @@ _LENGTH = 4
 _HPKE_OVERHEAD = 32 + 16  # X25519 enc + Poly1305 tag
 
 # checked with string methods, not compiled patterns (see koryo_pbm.values)
-_TOKEN = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
 _HEX16 = Spelling(HEX, 16)  # [0-9a-f]{16}
 _HEX32 = Spelling(HEX, 32)
-_HEX64 = Spelling(HEX, 64)
 _B64_LINE = Spelling(BASE64 + "=", 1, None)  # [A-Za-z0-9+/=]+
 
 
@@ -115,11 +113,11 @@ def _check_field(key: str, value: object) -> str:
     elif key == "nonce":
         ok = _HEX32.fits(value)
     elif key == "answers":
-        ok = _HEX64.fits(value)
+        ok = HEX64.fits(value)
     elif key == "submitted":
         ok = _is_time(value)
     else:
-        ok = _TOKEN.fits(value)
+        ok = ID.fits(value)
     if not ok:
         raise FormatError(f"envelope field {key!r} has an invalid value {value[:70]!r}")
     return value

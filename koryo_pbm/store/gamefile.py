@@ -94,7 +94,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
-from koryo_pbm.values import ALNUM, BASE64, HEX, Frozen, Spelling, Value
+from koryo_pbm.values import BASE64, HEX, HEX64, ID, Frozen, Spelling, Value, is_sha256
 
 FORMAT = "koryo-pbm-game/v4"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -132,17 +132,10 @@ PART_KEYS = ("recipient", "data")
 DIGEST_PART_KEYS = ("recipient", "digest")  # the moderator's part in a player copy (v4)
 
 # checked with string methods, not compiled patterns (see koryo_pbm.values)
-_ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
-_HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}
 _HEX16 = Spelling(HEX, 16)
 _BASE64 = Spelling(BASE64, 0, None)  # [A-Za-z0-9+/]*
 _SIG_PREFIX = 'signature = "'
 _SIG_B64 = Spelling(BASE64, 86)  # the signature line: signature = "([A-Za-z0-9+/]{86}==)"
-
-
-def _is_hash(value: object) -> bool:
-    """``sha256:[0-9a-f]{64}``"""
-    return isinstance(value, str) and value.startswith("sha256:") and _HEX64.fits(value[7:])
 
 
 def _is_b64(value: str) -> bool:
@@ -377,10 +370,10 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
     for key in ("seq", "version"):
         if not _is_int(entry[key]):
             raise FormatError(f"{where}: '{key}' must be an integer")
-    if not isinstance(entry["decision"], str) or not _ID.fits(entry["decision"]):
+    if not isinstance(entry["decision"], str) or not ID.fits(entry["decision"]):
         raise FormatError(f"{where}: 'decision' must be a decision id")
     for key in ("prev", "hash") if with_hash else ("prev",):
-        if not _is_hash(entry[key]):
+        if not is_sha256(entry[key]):
             raise FormatError(f"{where}: '{key}' must be 'sha256:' and 64 hex digits")
     events = entry["events"]
     if not isinstance(events, list):
@@ -388,7 +381,7 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
     if not all(isinstance(event, str) for event in events):
         raise FormatError(f"{where}: 'events' must be a list of sentences")
     accepted = entry["accepted"]
-    if not isinstance(accepted, list) or not all(_HEX64.fits(d) for d in accepted):
+    if not isinstance(accepted, list) or not all(HEX64.fits(d) for d in accepted):
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
@@ -628,15 +621,15 @@ def _public_key(value: Any, where: str) -> PublicIdentity:
 
 def _validate(doc: GameDoc) -> None:
     """Check every field of ``doc``; ``FormatError`` naming the field."""
-    if not isinstance(doc.game_id, str) or not _ID.fits(doc.game_id):
+    if not isinstance(doc.game_id, str) or not ID.fits(doc.game_id):
         raise FormatError("'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
-    if not isinstance(doc.game, str) or not _ID.fits(doc.game):
+    if not isinstance(doc.game, str) or not ID.fits(doc.game):
         raise FormatError("'game' must be a game name")
     if not _is_int(doc.version) or not 0 <= doc.version < 2**63:
         raise FormatError("'version' must be a non-negative integer")
     if not isinstance(doc.moderator, PublicIdentity):
         raise FormatError("'moderator' must be a public key")
-    if not _is_hash(doc.seed_commitment):
+    if not is_sha256(doc.seed_commitment):
         raise FormatError("'seed_commitment' must be 'sha256:' and 64 hex digits")
     if not isinstance(doc.players, dict):
         raise FormatError("'players' must be a table")
@@ -654,7 +647,7 @@ def _validate(doc: GameDoc) -> None:
         if not isinstance(d, dict):
             raise FormatError("'decision' must be a table")
         _exact_keys(d, DECISION_KEYS, "'decision'", optional=("deadline",))
-        if not isinstance(d["id"], str) or not _ID.fits(d["id"]):
+        if not isinstance(d["id"], str) or not ID.fits(d["id"]):
             raise FormatError("'decision.id' must be a decision id")
         if not isinstance(d["kind"], str) or not d["kind"]:
             raise FormatError("'decision.kind' must be text")
@@ -684,7 +677,7 @@ def _validate(doc: GameDoc) -> None:
     if doc.seed is not None:
         if not isinstance(doc.seed, str):
             raise FormatError("'seed' must be text")
-        if not isinstance(doc.salt, str) or not _HEX64.fits(doc.salt):
+        if not isinstance(doc.salt, str) or not HEX64.fits(doc.salt):
             raise FormatError("'salt' must be 64 hex digits")
         if d is not None:
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
@@ -695,7 +688,7 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"'contributions' belong to a joined game, not to a deal by {doc.deal}")
         if not isinstance(doc.contributions, dict) or list(doc.contributions) != list(doc.players):
             raise FormatError("'contributions' must name every player, in seat order")
-        if not all(_HEX64.fits(v) for v in doc.contributions.values()):  # as crypto.commit.is_contribution
+        if not all(HEX64.fits(v) for v in doc.contributions.values()):
             raise FormatError("'contributions' must each be 64 hex digits")
     if doc.replay is not None:
         if d is not None:
@@ -721,7 +714,7 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError(f"{where} must be a table")
         if name == MODERATOR_PART and "digest" in part:  # a player copy (v4): the part's digest alone
             _exact_keys(part, DIGEST_PART_KEYS, where)
-            if not _is_hash(part["digest"]):
+            if not is_sha256(part["digest"]):
                 raise FormatError(f"{where}: 'digest' must be 'sha256:' and 64 hex digits")
         else:
             _exact_keys(part, PART_KEYS, where)
@@ -1061,9 +1054,9 @@ def _header_table(data: bytes, source: str) -> dict[str, Any]:
 
 def _header(top: Mapping[str, Any], source: str) -> Header:
     game_id, game, version = top.get("game_id"), top.get("game"), top.get("version")
-    if not isinstance(game_id, str) or not _ID.fits(game_id):
+    if not isinstance(game_id, str) or not ID.fits(game_id):
         raise FormatError(f"{source}: 'game_id' must be an id (letters, digits, '_.:+-', at most 64)")
-    if not isinstance(game, str) or not _ID.fits(game):
+    if not isinstance(game, str) or not ID.fits(game):
         raise FormatError(f"{source}: 'game' must be a game name")
     if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version < 2**63:
         raise FormatError(f"{source}: 'version' must be a non-negative integer")

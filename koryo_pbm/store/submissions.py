@@ -19,12 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from koryo_pbm.errors import FormatError, StorageError
-from koryo_pbm.values import ALNUM, HEX, Frozen, Spelling
+from koryo_pbm.values import HEX64, ID, Frozen
 
 MAX_ENTRIES = 4096
 MAX_BYTES = MAX_ENTRIES * 256
-_HEX64 = Spelling(HEX, 64)  # [0-9a-f]{64}, not compiled (see koryo_pbm.values)
-_GAME_ID = Spelling(ALNUM + "_.:+-", 0, 63, first=ALNUM)  # [A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}
 
 
 class Submission(Frozen):
@@ -48,7 +46,7 @@ def record_dir() -> Path:
 
 
 def record_path(game_id: str) -> Path:
-    if not _GAME_ID.fits(game_id):
+    if not ID.fits(game_id):
         raise FormatError(f"{game_id[:40]!r} is not a game id")
     return record_dir() / game_id
 
@@ -69,7 +67,7 @@ def load(game_id: str) -> list[Submission]:
             sub = Submission(item["decision"], item["player"], item["digest"], item["submitted"])
             if not all(isinstance(v, str) for v in (sub.decision, sub.player, sub.submitted)):
                 raise TypeError
-            if not _HEX64.fits(sub.digest):
+            if not HEX64.fits(sub.digest):
                 raise TypeError
         except (ValueError, KeyError, TypeError, RecursionError):
             raise FormatError(f"the record of submitted envelopes {path} is damaged at line {n}") from None
