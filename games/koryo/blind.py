@@ -260,14 +260,9 @@ class BlindKoryo(BlindRules):
         return b, events
 
     def outcome(self, state: BlindKoryoState) -> Outcome | None:
-        k = state.k
-        if k.phase != OVER:
-            return None
-        sc = rules.scores(k)
-        top = max(sc)
-        names = k.players
-        return Outcome({names[p]: sc[p] for p in range(len(names))},
-                       tuple(names[p] for p in range(len(names)) if sc[p] == top))
+        from .game import KoryoGame
+
+        return KoryoGame().outcome(state.k)  # the open game's scoring, on the same Koryo state
 
     # -- the flow (as rules.advance, with slots) -----------------------------------------
 
