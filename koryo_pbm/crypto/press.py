@@ -40,6 +40,7 @@ from koryo_pbm.crypto.envelope import _quote, _unquote
 from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, NotForYou
+from koryo_pbm.values import HEX, ID, Spelling
 
 FORMAT = "koryo-pbm-press/v1"
 BEGIN = "-----BEGIN KORYO-PBM PRESS-----"
@@ -55,9 +56,8 @@ WRAP = 64
 _LENGTH = 4
 _HPKE_OVERHEAD = 32 + 16
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
-_HEX16 = re.compile(r"[0-9a-f]{16}")
-_HEX32 = re.compile(r"[0-9a-f]{32}")
+_HEX16 = Spelling(HEX, 16)  # [0-9a-f]{16}: a key fingerprint
+_HEX32 = Spelling(HEX, 32)  # [0-9a-f]{32}: a nonce
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
 
@@ -75,10 +75,10 @@ def _check_header(header: dict[str, str]) -> None:
         raise FormatError(f"unsupported press format {header['format'][:40]!r} (this koryo-pbm reads {FORMAT})")
     names = header["to"].split(",")
     fingerprints = header["recipients"].split(",")
-    ok = (_NAME.fullmatch(header["game_id"]) and _NAME.fullmatch(header["from"])
-          and _TIME.fullmatch(header["sent"]) and _HEX32.fullmatch(header["nonce"])
-          and _HEX16.fullmatch(header["sender"]) and all(_NAME.fullmatch(n) for n in names)
-          and all(_HEX16.fullmatch(f) for f in fingerprints))
+    ok = (ID.fits(header["game_id"]) and ID.fits(header["from"])
+          and _TIME.fullmatch(header["sent"]) and _HEX32.fits(header["nonce"])
+          and _HEX16.fits(header["sender"]) and all(ID.fits(n) for n in names)
+          and all(_HEX16.fits(f) for f in fingerprints))
     if not ok:
         raise FormatError("a press header field has an invalid value")
     if len(names) != len(fingerprints) or len(set(names)) != len(names) or len(names) > MAX_RECIPIENTS:

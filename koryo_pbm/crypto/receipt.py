@@ -29,7 +29,7 @@ import re
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError
-from koryo_pbm.values import Frozen
+from koryo_pbm.values import HEX64, ID, Frozen
 
 FORMAT = "koryo-pbm-receipt/v1"
 BEGIN = "-----BEGIN KORYO-PBM RECEIPT-----"
@@ -38,8 +38,6 @@ CONTEXT = "receipt"
 FIELDS = ("format", "game_id", "decision", "player", "envelope", "submitted", "replaces", "received", "moderator")
 MAX_RECEIPT = 4096
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
-_DIGEST = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 
@@ -83,11 +81,11 @@ def _check(header: dict[str, str]) -> None:
     if header["format"] != FORMAT:
         raise FormatError(f"unsupported receipt format {header['format'][:40]!r} (this koryo-pbm reads {FORMAT})")
     for key in ("game_id", "decision", "player"):
-        if not _TOKEN.fullmatch(header[key]):
+        if not ID.fits(header[key]):
             raise FormatError(f"receipt field {key!r} has an invalid value")
-    if not _DIGEST.fullmatch(header["envelope"]):
+    if not HEX64.fits(header["envelope"]):
         raise FormatError("receipt field 'envelope' is not a SHA-256 digest")
-    if header["replaces"] != "none" and not _DIGEST.fullmatch(header["replaces"]):
+    if header["replaces"] != "none" and not HEX64.fits(header["replaces"]):
         raise FormatError("receipt field 'replaces' is not a SHA-256 digest or 'none'")
     for key in ("submitted", "received"):
         if not _TIME.fullmatch(header[key]):

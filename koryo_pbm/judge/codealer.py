@@ -10,7 +10,6 @@ judge or ``resolve`` counts it. Games of which the key is not the co-dealer are 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 from koryo_pbm.errors import KoryoPbmError, NotForYou, StorageError
 from koryo_pbm.store.folder import GAME_FILE
+from koryo_pbm.values import ID
 
 
 def _folders(root: Path) -> list[Path]:
@@ -77,7 +77,6 @@ def serve_once(root: Path, identity: Any, log: Callable[[str], None],
 
 CO_DEALER_HEADER = "X-Koryo-Pbm-Co-Dealer"  # on the co-dealer's own mails (one that comes back is not read)
 ANSWERS = "answers"  # ROOT/<game id>/answers/<decision>.txt: the envelope sent for each decision
-_GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 
 
 def _head(data: bytes) -> bytes:
@@ -205,7 +204,7 @@ class MailCoDealer:
             self.log(f"{said}: game {doc.game_id} is not a blind game of which {self.identity.name} is the "
                      "co-dealer; not answered")
             return
-        if not _GAME_ID.fullmatch(doc.game_id):
+        if not ID.fits(doc.game_id):
             self.log(f"{said}: game id {doc.game_id[:40]!r} cannot name a folder; not answered")
             return
         try:
