@@ -180,8 +180,9 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
     name = safe_key(out.key) + SUFFIX
     if _known(folder, name):
         return None
-    for sub in ("", SENT, FAILED, RETRY):
-        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    if not os.path.isdir(os.path.join(folder, RETRY)):  # made last: the others are there (flush makes them too)
+        for sub in ("", SENT, FAILED, RETRY):
+            os.makedirs(os.path.join(folder, sub), exist_ok=True)
     domain = _domain(from_header)
     message_id = f"<{safe_key(out.key)}.{game_id}@{domain}>"
     data = render(out, from_header=from_header, message_id=message_id, date=now, tag=tag, automatic=automatic,
@@ -191,20 +192,58 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
     return path
 
 
+_HEAD_LINE = re.compile(r"[!-9;-~]+:|[ \t]")  # a header field's first line (RFC 5322 name), or a folded one
+
+
 def _envelope(data: bytes) -> tuple[str, list[str]]:
     """The SMTP sender and recipients of a queued mail: its From and To, read from its header
     block alone (the parser given the whole mail would read its attachment line by line too:
-    ten times the work)."""
-    import email.policy
-    from email.parser import BytesHeaderParser
-
+    ten times the work). A header block of plain ASCII fields (as :func:`render` writes them)
+    is split into its fields here, as the ``email`` parser would; anything else goes to it."""
     crlf = data.find(b"\n\r\n")
     lf = data.find(b"\n\n", 0, crlf if crlf >= 0 else len(data))
     end = lf if lf >= 0 else crlf if crlf >= 0 else len(data)
-    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data[:end + 1])
-    sender = parseaddr(str(head.get("From", "")))[1]
-    recipients = [a for _, a in getaddresses([str(v) for v in head.get_all("To", [])]) if a]
-    return sender, recipients
+    head = data[:end + 1]
+    froms: list[str] = []
+    tos: list[str] = []
+    if head.isascii() and not any(ch in head for ch in b"\x0b\x0c\x1c\x1d\x1e"):  # (str.splitlines' other breaks)
+        fields: list[list[str]] = []
+        for line in head.decode("ascii").splitlines(keepends=True):
+            if not _HEAD_LINE.match(line):
+                return _parsed_envelope(head)
+            if line[0] in " \t":
+                if not fields:
+                    return _parsed_envelope(head)
+                fields[-1].append(line)
+            else:
+                fields.append([line])
+        for lines in fields:
+            name, value = lines[0].split(":", 1)
+            # unfolded as the parser does (compat32's header_source_parse)
+            value = (value.lstrip(" \t") + "".join(lines[1:])).rstrip("\r\n")
+            if name.lower() == "from":
+                froms.append(value)
+            elif name.lower() == "to":
+                tos.append(value)
+        sender, recipients = _addresses(froms[0] if froms else "", tuple(tos))
+        return sender, list(recipients)
+    return _parsed_envelope(head)
+
+
+def _parsed_envelope(head: bytes) -> tuple[str, list[str]]:
+    import email.policy
+    from email.parser import BytesHeaderParser
+
+    message = BytesHeaderParser(policy=email.policy.compat32).parsebytes(head)
+    sender, recipients = _addresses(str(message.get("From", "")), tuple(str(v) for v in message.get_all("To", [])))
+    return sender, list(recipients)
+
+
+@lru_cache(maxsize=256)
+def _addresses(from_value: str, to_values: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The address of a From value and those of the To values (remembered: the judge's From is the
+    same on every mail, and each player's address on many)."""
+    return parseaddr(from_value)[1], tuple(a for _, a in getaddresses(list(to_values)) if a)
 
 
 def _retry_state(path: Path) -> tuple[int, float]:

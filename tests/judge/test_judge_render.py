@@ -7,6 +7,8 @@ import email
 import email.policy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from koryo_pbm.judge.messages import Outgoing
 from koryo_pbm.judge.outbox import render
@@ -73,3 +75,35 @@ def test_a_line_break_in_a_header_is_refused():
     out = Outgoing(key="k", to="p1@example.org\r\nBcc: everyone@example.org", subject="s", body="b")
     with pytest.raises(ValueError, match="line break"):
         render(out, from_header="J <j@example.org>", message_id="<m@example.org>", date=0, tag="t")
+
+
+def _parser_envelope(data: bytes) -> tuple[str, list[str]]:
+    """The SMTP sender and recipients as the email package reads them from the mail's head."""
+    from email.parser import BytesHeaderParser
+    from email.utils import getaddresses, parseaddr
+
+    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data)
+    return (parseaddr(str(head.get("From", "")))[1],
+            [a for _, a in getaddresses([str(v) for v in head.get_all("To", [])]) if a])
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("from_header", ["Koryo judge <judge@example.org>", "Jüdge Dredd <judge@example.org>"])
+def test_the_outbox_sends_a_mail_from_and_to_the_addresses_in_its_head(case, from_header):
+    from koryo_pbm.judge.outbox import _envelope
+
+    data = render(CASES[case], from_header=from_header, message_id="<m.g@example.org>", date=1700000000,
+                  tag="friday")
+    assert _envelope(data) == _parser_envelope(data) == ("judge@example.org", [CASES[case].to.split("<")[-1].rstrip(">")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["From", "To", "to", "FROM", "Subject", "X-A", "", "From ", " "]),
+                          st.text(st.sampled_from('ab@.<>," \t\r\n\x0b:=?é'), max_size=30)), max_size=6),
+       st.sampled_from([b"\r\n\r\n", b"\n\n", b"\r\n", b""]))
+def test_the_outbox_reads_any_head_as_the_email_package_does(fields, end):
+    from koryo_pbm.judge.outbox import _envelope
+
+    head = "".join(f"{name}:{value}\r\n" if name.strip() else f"{name}{value}\r\n" for name, value in fields)
+    data = head.encode("utf-8") + end + b"body\r\n"
+    assert _envelope(data) == _parser_envelope(data)
