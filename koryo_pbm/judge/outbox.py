@@ -174,11 +174,15 @@ def is_queued(game_dir: Path, key: str) -> bool:
 
 
 def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag: str, now: float,
-          automatic: str = "auto-replied", mark: str = JUDGE_HEADER) -> Path | None:
-    """Put ``out`` in the outbox, unless a mail with its key was queued before. The new file, or None."""
+          automatic: str = "auto-replied", mark: str = JUDGE_HEADER, known: set[str] | None = None) -> Path | None:
+    """Put ``out`` in the outbox, unless a mail with its key was queued before. The new file, or None.
+
+    ``known``: the :func:`queued_names` of this outbox, listed by a caller that asks for many
+    mails while nothing else writes to it (the judge, during one pass): asked instead of the
+    folders, and the new name added to it."""
     folder = outbox_dir(game_dir)
     name = safe_key(out.key) + SUFFIX
-    if _known(folder, name):
+    if (name in known) if known is not None else _known(folder, name):
         return None
     if not os.path.isdir(os.path.join(folder, RETRY)):  # made last: the others are there (flush makes them too)
         for sub in ("", SENT, FAILED, RETRY):
@@ -189,6 +193,8 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
                   mark=mark)
     path = folder / name
     write_atomic(path, data, mode=0o600)
+    if known is not None:
+        known.add(name)
     return path
 
 
@@ -254,15 +260,49 @@ def _retry_state(path: Path) -> tuple[int, float]:
         return 0, 0.0
 
 
+def _waiting(name: str) -> bool:
+    return name.endswith(SUFFIX) and not is_temp_name(name) and not name.startswith(".")
+
+
 def pending(game_dir: Path) -> list[Path]:
     """The mails waiting in the outbox, oldest first."""
     folder = outbox_dir(game_dir)
+    found = []
     try:
-        names = [n for n in os.listdir(folder) if n.endswith(SUFFIX) and not is_temp_name(n) and not n.startswith(".")]
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if _waiting(entry.name):
+                    try:
+                        found.append((entry.stat(follow_symlinks=True).st_mtime_ns, entry.name))
+                    except OSError:  # gone meanwhile (sent by a judge killed and started again)
+                        found.append((0, entry.name))
     except OSError:
         return []
-    paths = [folder / n for n in names]
-    return sorted(paths, key=lambda p: (p.stat().st_mtime_ns if p.exists() else 0, p.name))
+    return [folder / name for _, name in sorted(found)]
+
+
+def has_pending(game_dir: Path) -> bool:
+    """Whether a mail waits in the outbox (one listing, nothing read)."""
+    try:
+        with os.scandir(outbox_dir(game_dir)) as entries:
+            return any(_waiting(entry.name) for entry in entries)
+    except OSError:
+        return False
+
+
+def _read_mail(path: Path) -> bytes:
+    """A queued mail's bytes (a file the judge wrote: not through Python's buffered ``open``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, max(size + 1, 65536))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
@@ -274,9 +314,18 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
     folder = outbox_dir(game_dir)
     sent = deferred = 0
     failures_in_a_row = 0
-    for path in pending(game_dir):
+    waiting = pending(game_dir)
+    if not waiting:
+        return 0, 0
+    try:  # the mails tried before (most have not been): only theirs are read and removed
+        retried = set(os.listdir(folder / RETRY))
+    except FileNotFoundError:
+        retried = set()
+    except OSError:
+        retried = None
+    for path in waiting:
         retry = folder / RETRY / path.name
-        attempts, next_try = _retry_state(retry)
+        attempts, next_try = _retry_state(retry) if retried is None or path.name in retried else (0, 0.0)
         if next_try > now:
             deferred += 1
             continue
@@ -284,7 +333,7 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
             deferred += 1
             continue
         try:
-            data = path.read_bytes()
+            data = _read_mail(path)
         except FileNotFoundError:
             continue
         mail_from, recipients = _envelope(data)
@@ -306,6 +355,8 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
             wait = min(retry_base * 2 ** (attempts - 1), MAX_BACKOFF)
             (folder / RETRY).mkdir(exist_ok=True)
             write_atomic(retry, f"{attempts}\n{now + wait}\n{exc}\n".encode())
+            if retried is not None:
+                retried.add(path.name)
             log(f"cannot send {path.name} to {', '.join(recipients)} (attempt {attempts}): {exc}; "
                 f"next try in {wait:g} s")
             failures_in_a_row += 1
@@ -314,9 +365,13 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
         failures_in_a_row = 0
         log(f"sent {path.name} to {', '.join(recipients)}" + (f" (attempt {attempts + 1})" if attempts else ""))
         try:
-            (folder / SENT).mkdir(exist_ok=True)
-            os.replace(path, folder / SENT / path.name)
-            _unlink(retry)
+            try:
+                os.replace(path, folder / SENT / path.name)
+            except FileNotFoundError:  # no sent/ yet (queue makes it): made, then moved
+                (folder / SENT).mkdir(exist_ok=True)
+                os.replace(path, folder / SENT / path.name)
+            if retried is None or path.name in retried:
+                _unlink(retry)
         except OSError as exc:
             # sent, but still in the outbox: it goes again (same Message-ID) at the next pass
             raise StorageError(f"{path.name} was sent but cannot be moved to {folder / SENT}: "
