@@ -3,6 +3,7 @@ automatic (never answered), and every envelope (or envelope-like thing it cannot
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from email.utils import getaddresses
@@ -36,9 +37,10 @@ class ParsedMail:
         """The short digest that names the mail in answers and in the log."""
         return self.digest[:8]
 
-    @property
+    @functools.cached_property
     def tags(self) -> list[str]:
-        """The game tags in the subject: ``[koryo-pbm friday]`` gives ``friday``."""
+        """The game tags in the subject: ``[koryo-pbm friday]`` gives ``friday`` (found once: the
+        judge asks it of every game it serves)."""
         return _TAG.findall(self.subject)
 
     def describe(self) -> str:
@@ -60,21 +62,19 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _header(message, name: str) -> str:
-    """A header's value decoded (RFC 2047 words, dates): for what is shown (Subject, Date)."""
-    try:
-        value = message.get(name)
-    except Exception:  # a header the parser cannot make sense of
-        return ""
-    if value is None:
-        return ""
-    return " ".join(str(value).split())[:HEADER_LIMIT]
+_EASY_ADDRESS = r"[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+# a From written the plain way (``Name <local@domain>`` or ``local@domain``, names and addresses of
+# plain characters only), for which every address parser finds the same address
+_EASY_FROM = re.compile(rf"(?:[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)* )?<({_EASY_ADDRESS})>|({_EASY_ADDRESS})")
 
 
 class _Raw:
-    """The first value of each header as written, unfolded: what is only tested or searched
-    (Auto-Submitted, List-Id, Message-ID, ...) is not parsed into header objects (the costly
-    part of reading a mail with the ``email`` package)."""
+    """The first value of each header as written, unfolded. What is only tested or searched
+    (Auto-Submitted, List-Id, Message-ID, ...) is used as written; what is shown (Subject, Date)
+    and the sender's address are decoded as the ``email`` package's header registry does
+    (RFC 2047 words, dates, address lists), the costly part of reading a mail with it, which
+    is skipped for a value that it would give back unchanged (plain ASCII text without encoded
+    words, a plain address: see :func:`decoded`)."""
 
     def __init__(self, message) -> None:
         self.values: dict[str, str] = {}
@@ -85,77 +85,131 @@ class _Raw:
         value = self.values.get(name.lower())
         return None if value is None else " ".join(value[:HEADER_LIMIT * 4].split())
 
+    def text(self, name: str) -> str:
+        """A header's value as written, one line, at most ``HEADER_LIMIT`` characters ("": none)."""
+        return (self.get(name) or "")[:HEADER_LIMIT]
 
-def _sender(message) -> str | None:
-    try:
-        raw = message.get_all("From") or []
-        pairs = getaddresses([str(v)[:HEADER_LIMIT] for v in raw[:1]])
-    except Exception:
+    def decoded(self, name: str) -> str:
+        """A header's value decoded (RFC 2047 words, dates) as the header registry reads it
+        (``email.policy.default``), one line: for what is shown (Subject, Date)."""
+        value = self.values.get(name.lower())
+        if value is None:
+            return ""
+        if value.isascii():
+            if name == "Date":
+                return " ".join(_date(value).split())[:HEADER_LIMIT]
+            if "=?" not in value:  # no encoded word: the registry's text is the value, unfolded
+                return " ".join(value.split())[:HEADER_LIMIT]
+        try:
+            parsed = _registry(name, value)
+        except Exception:  # a header the parser cannot make sense of
+            return ""
+        return " ".join(str(parsed).split())[:HEADER_LIMIT]
+
+    def sender(self) -> str | None:
+        """The address of the (first) From header, or None."""
+        value = self.values.get("from")
+        if value is None:
+            return None
+        if value.isascii():
+            easy = _EASY_FROM.fullmatch(" ".join(value.split()))
+            if easy:
+                return easy.group(1) or easy.group(2)
+        try:
+            pairs = getaddresses([str(_registry("From", value))[:HEADER_LIMIT]])
+        except Exception:
+            return None
+        for _name, address in pairs:
+            if address and "@" in address and not any(ch.isspace() for ch in address):
+                return address
         return None
-    for _name, address in pairs:
-        if address and "@" in address and not any(ch.isspace() for ch in address):
-            return address
-    return None
 
 
-def _automatic(message, sender: str | None) -> str | None:
-    auto = _header(message, "Auto-Submitted").lower()
+def _registry(name: str, value: str):
+    """The header object ``email.policy.default`` makes of a raw value (what ``EmailMessage.get``
+    gives)."""
+    import email.policy
+
+    return email.policy.default.header_fetch_parse(name, value)
+
+
+def _date(value: str) -> str:
+    """A plain-ASCII Date value as the header registry shows it: reformatted when it can be read
+    as a date, else as written ("" where the registry fails)."""
+    from email.utils import format_datetime, parsedate_to_datetime
+
+    value = value.replace("\r", "").replace("\n", "")  # as the policy joins a folded value
+    if not value:
+        return ""
+    try:
+        return format_datetime(parsedate_to_datetime(value))
+    except ValueError:
+        return value
+    except Exception:
+        return ""
+
+
+def _automatic(raw: _Raw, sender: str | None) -> str | None:
+    auto = raw.text("Auto-Submitted").lower()
     if auto and auto != "no":
         return f"Auto-Submitted: {auto[:40]}"
-    precedence = _header(message, "Precedence").lower()
+    precedence = raw.text("Precedence").lower()
     if precedence in ("bulk", "junk", "list"):
         return f"Precedence: {precedence}"
     for name in ("List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond"):
-        if _header(message, name):
+        if raw.text(name):
             return f"it has a {name} header"
-    if _header(message, "Return-Path") == "<>":
+    if raw.text("Return-Path") == "<>":
         return "its return path is empty (a bounce)"
     if sender is None:
         return "it has no sender address"
     local = sender.rsplit("@", 1)[0].lower()
     if local in AUTOMATIC_SENDERS or local.startswith(("mailer-daemon", "owner-")) or local.endswith("-request"):
         return f"it comes from {sender}"
-    if _header(message, "Content-Type").lower().startswith("multipart/report"):
+    if raw.text("Content-Type").lower().startswith("multipart/report"):
         return "it is a delivery report"
     return None
 
 
 def parse_mail(data: bytes, label: str, *, head_only: bool = False) -> ParsedMail:
-    """Read one raw mail. ``head_only``: the header only (for a mail too large to read)."""
-    import email
-    import email.policy
-    from email.parser import BytesHeaderParser
+    """Read one raw mail. ``head_only``: the header only (for a mail too large to read).
 
-    from koryo_pbm.transport.mail import MAX_HEADER_BLOCK, check_structure, scan_message
+    The mail is parsed once (``compat32``: headers kept as written), for its envelopes and its
+    headers both; only the headers that are shown or give the sender are decoded."""
+    from email.parser import BytesHeaderParser
+    from email.policy import compat32
+
+    from koryo_pbm.transport.mail import MAX_HEADER_BLOCK, check_structure, read_message
 
     problem = None if head_only else check_structure(data)
+    found: list[Envelope | FormatError] = []
+    message = None
     if problem is not None:  # too costly to parse whole: its head only, to name and answer it
-        head_only = True
-    # the header block only (the body is parsed once, by scan_message): a header parser given the
-    # whole mail would hold its body too, as text
-    end = min(i for i in (data.find(b"\n\n", 0, MAX_HEADER_BLOCK + 4), data.find(b"\n\r\n", 0, MAX_HEADER_BLOCK + 4),
-                          MAX_HEADER_BLOCK) if i >= 0)
+        found = [FormatError(f"this mail cannot be read: {problem}")]
+    elif not head_only:
+        message, items = read_message(data, label, checked=True)
+        found = [item for _, item in items]
     try:
-        message = BytesHeaderParser(policy=email.policy.default).parsebytes(data[:end + 1])
+        if message is None:
+            # the header block only: a header parser given the whole mail would hold its body too
+            end = min(i for i in (data.find(b"\n\n", 0, MAX_HEADER_BLOCK + 4),
+                                  data.find(b"\n\r\n", 0, MAX_HEADER_BLOCK + 4), MAX_HEADER_BLOCK) if i >= 0)
+            message = BytesHeaderParser(policy=compat32).parsebytes(data[:end + 1])
         raw = _Raw(message)
     except Exception:
         return ParsedMail(label, None, "", "", None, [], "it cannot be read as a mail", False,
                           [FormatError(f"{label}: this message cannot be read")])
-    sender = _sender(message)
-    mid = _MSGID.search(_header(raw, "Message-ID"))
-    refs = _MSGID.findall(_header(raw, "References"))[-20:]
-    parsed = ParsedMail(
+    sender = raw.sender()
+    mid = _MSGID.search(raw.text("Message-ID"))
+    refs = _MSGID.findall(raw.text("References"))[-20:]
+    return ParsedMail(
         label=label,
         sender=sender,
-        subject=_header(message, "Subject"),
-        date=_header(message, "Date"),
+        subject=raw.decoded("Subject"),
+        date=raw.decoded("Date"),
         message_id=mid.group(0) if mid else None,
         references=refs,
         automatic=_automatic(raw, sender),
-        from_judge=bool(_header(raw, JUDGE_HEADER)),
+        from_judge=bool(raw.text(JUDGE_HEADER)),
+        found=found,
     )
-    if problem is not None:
-        parsed.found = [FormatError(f"this mail cannot be read: {problem}")]
-    elif not head_only:
-        parsed.found = [item for _, item in scan_message(data, label)]
-    return parsed

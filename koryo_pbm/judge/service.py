@@ -137,6 +137,8 @@ class Judge:
     _written_bytes: int = 0  # the sizes of the files kept in _written
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
+    _names: dict[Path, set[str]] = field(default_factory=dict)  # each outbox's queued names, this pass (_queued)
+    _reports: dict[Path, tuple[tuple[int, int, int], int]] = field(default_factory=dict)  # (stamp, version) written
 
     def __post_init__(self) -> None:
         if self.limits is None:
@@ -266,6 +268,7 @@ class Judge:
     def run_once(self) -> None:
         from koryo_pbm.judge import club
 
+        self._names.clear()  # the outboxes are listed again: a pass sees what changed since the last one
         signups = club.serve_signups(self)  # invitations; games whose seats are all taken are made
         games = self.discover()
         for ref in games:
@@ -426,7 +429,7 @@ class Judge:
                        limit: Limit = AUTOMATIC_ANSWER) -> bool:
         """Queue ``out``, an automatic answer to a mail that brought nothing new, within ``limit``
         (per game and address): True if it is (or was already) queued, False if held back (logged)."""
-        if outbox.is_queued(ref.folder, out.key):
+        if self._is_queued(ref, out.key):
             return True  # queued by a run that stopped before the mail was marked handled
         if not self._limits.allowed(limit, game=ref.tag, address=out.to):
             self._limits.take(limit, game=ref.tag, address=out.to, why=what)  # refused: logs it
@@ -444,7 +447,7 @@ class Judge:
         address = ref.emails[player]
         out = messages.forward(parsed, raw, self.moderator, ref.tag, player, address, key=f"forward-{digest}",
                                answered=answered)
-        if outbox.is_queued(ref.folder, out.key):
+        if self._is_queued(ref, out.key):
             return
         if not self._limits.allowed(FORWARD, game=ref.tag, address=address):
             self._limits.take(FORWARD, game=ref.tag, address=address, why=f"the forward of {parsed.names()}")
@@ -578,7 +581,7 @@ class Judge:
             new = [o.digest for o in items if o.digest in fresh]
             what = ", ".join(sorted({o.status for o in items}))
             if new:
-                queued = self._queue(ref, out) or outbox.is_queued(ref.folder, out.key)
+                queued = self._queue(ref, out) or self._is_queued(ref, out.key)
             else:
                 queued = self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} ({what})")
             if queued:
@@ -653,10 +656,12 @@ class Judge:
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
-            last_report = _report_version(report_path)
+            last_report = self._report_version(report_path)
             if _owed_since(last_report, doc.version, moved):
                 text = messages.report(info, player, last_report, route="folder")
-                write_atomic(report_path, text.encode("utf-8"))
+                report = text.encode("utf-8")
+                write_atomic(report_path, report)
+                self._wrote_report(report_path, report)
                 told = True
             address = ref.emails.get(player)
             if address is None or self.from_header is None:
@@ -687,7 +692,7 @@ class Judge:
         doc = seen.doc
         mailed = self._mailed(ref) if self.from_header is not None else {}
         for player in doc.players:
-            last_report = _report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
+            last_report = self._report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
             if _owed_since(last_report, doc.version, seen.moved):
                 return True
             if ref.emails.get(player) is None or self.from_header is None:
@@ -696,9 +701,47 @@ class Judge:
                 return True
         return False
 
+    def _report_version(self, path: Path) -> int:
+        """The version the report at ``path`` was written for (0: none yet); not read again when it
+        is still the file the judge wrote (same time, size and inode)."""
+        kept = self._reports.get(path)
+        if kept is not None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == kept[0]:
+                return kept[1]
+            del self._reports[path]
+        return _report_version(path)
+
+    def _wrote_report(self, path: Path, data: bytes) -> None:
+        """Remember the version of the report just written at ``path`` (read from ``data`` as
+        :func:`_report_version` reads the file)."""
+        import io
+
+        try:
+            stamp = _stamp(path)
+        except StorageError:
+            return
+        self._reports[path] = (stamp, _version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
+
+    def _queued(self, ref: GameRef) -> set[str]:
+        """The names of every mail in the game's outbox (waiting, sent or failed): listed once per
+        pass, then kept up to date by :meth:`_queue` (nothing else writes an outbox meanwhile: one
+        judge serves a root at a time, and its flush only moves mails between these folders)."""
+        names = self._names.get(ref.folder)
+        if names is None:
+            names = self._names[ref.folder] = set(outbox.queued_names(ref.folder))
+        return names
+
+    def _is_queued(self, ref: GameRef, key: str) -> bool:
+        """Was a mail with this key queued before (waiting, sent or failed)?"""
+        return outbox.safe_key(key) + outbox.SUFFIX in self._queued(ref)
+
     def _mailed(self, ref: GameRef) -> dict[str, int]:
         last: dict[str, int] = {}
-        for name in outbox.queued_names(ref.folder):
+        for name in self._queued(ref):
             if not name.startswith("state-v"):
                 continue
             version, _, player = name[len("state-v"): -len(outbox.SUFFIX)].partition("-")
@@ -711,7 +754,7 @@ class Judge:
             self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
             return False
         return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
-                            now=self.clock(), automatic=automatic) is not None
+                            now=self.clock(), automatic=automatic, known=self._queued(ref)) is not None
 
     # -- inbox and outbox -------------------------------------------------------------------------
 
@@ -840,7 +883,7 @@ class Judge:
 
         assert self.sender is not None
         self._connections()
-        due = [ref for ref in games if outbox.pending(ref.folder)]
+        due = [ref for ref in games if outbox.has_pending(ref.folder)]
         if len(self._senders) == 1 or len(due) < 2:
             for ref in due:
                 self._guard(f"the outbox of {ref.folder}", self._flush, ref)
@@ -875,6 +918,11 @@ def _report_version(path: Path) -> int:
             first = f.readline()
     except (OSError, UnicodeDecodeError):
         return 0
+    return _version_in(first)
+
+
+def _version_in(first: str) -> int:
+    """The version named in a report's first line (0: none)."""
     marker = ", version "
     if marker not in first:
         return 0

@@ -214,10 +214,19 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
 
 
-def _fsync_dir(directory: Path, dir_fd: int | None = None) -> None:
+def _fsync_dir(directory: Path | str, dir_fd: int | None = None) -> None:
     if os.name != "posix" or not _sync:  # Windows cannot open a folder for fsync
         return
     if _pending is not None:
+        if dir_fd is None:
+            # a folder already waiting for the barrier (the judge writes several files into each
+            # game folder per mail) is not opened again: a stat tells it is the same one
+            try:
+                st = os.stat(directory)
+            except OSError:
+                return
+            if (st.st_dev, st.st_ino) in _pending:
+                return
         try:
             fd = os.dup(dir_fd) if dir_fd is not None else os.open(directory, os.O_RDONLY)
         except OSError:
@@ -240,22 +249,23 @@ def _fsync_dir(directory: Path, dir_fd: int | None = None) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, dir_fd: int | None = None,
+def write_atomic(path: Path | str, data: bytes, mode: int = 0o644, *, dir_fd: int | None = None,
                  label: Path | str | None = None) -> None:
     """Replace ``path`` by ``data`` atomically; ``StorageError`` if it cannot be written.
 
     With ``dir_fd``, ``path`` is a name in that folder (see ``open_dir``) and ``label`` names
     it in messages. A link at ``path`` is replaced, never written through."""
-    path = Path(path)
-    label = label if label is not None else path
-    directory = path.parent
-    tmp = directory / f".{path.name}{TEMP_MARK}{os.urandom(6).hex()}"
+    where = os.fspath(path)
+    directory, name = os.path.split(where)
+    if not name:  # a trailing separator: the names as pathlib reads them
+        directory, name = os.fspath(Path(where).parent), Path(where).name
+    tmp = os.path.join(directory, f".{name}{TEMP_MARK}{os.urandom(6).hex()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
     at = {} if dir_fd is None else {"dir_fd": dir_fd}
     try:
         fd = os.open(tmp, flags, mode, **at)
     except OSError as exc:
-        raise StorageError(f"cannot write {printable(label)}: {_reason(exc)}") from None
+        raise StorageError(f"cannot write {printable(label if label is not None else path)}: {_reason(exc)}") from None
     try:
         try:
             view = memoryview(data)
@@ -268,14 +278,15 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, dir_fd: int | No
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path, **({} if dir_fd is None else {"src_dir_fd": dir_fd, "dst_dir_fd": dir_fd}))
+        os.replace(tmp, where, **({} if dir_fd is None else {"src_dir_fd": dir_fd, "dst_dir_fd": dir_fd}))
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(tmp, **at)
         if isinstance(exc, OSError):
-            raise StorageError(f"cannot write {printable(label)}: {_reason(exc)}") from None
+            raise StorageError(f"cannot write {printable(label if label is not None else path)}: "
+                               f"{_reason(exc)}") from None
         raise
-    _fsync_dir(directory, dir_fd)
+    _fsync_dir(directory or ".", dir_fd)
 
 
 def _read_open(fd: int, label: str, limit: int, what: str) -> bytes:

@@ -146,6 +146,16 @@ def scan_message(data: bytes, label: str) -> Found:
     return _from_message(data, label, set())
 
 
+def read_message(data: bytes, label: str, *, checked: bool = False) -> tuple[Any, Found]:
+    """:func:`scan_message`, and the message as parsed for it (a ``compat32`` ``Message``: its
+    headers as written, for a caller that reads them too without parsing the mail again), or
+    None when it was not parsed (its structure refused, or the parser failed: the items say
+    why). ``checked``: ``data`` already passed :func:`check_structure`."""
+    kept: list[Any] = []
+    found = _from_message(data, label, set(), checked=checked, kept=kept)
+    return (kept[0] if kept else None), found
+
+
 def _named(message: Any, label: str) -> str:
     """``label`` with the message's From, Subject and Date: ``mail x.eml (from a@b, "Subject", Date)``."""
     from email.header import decode_header, make_header
@@ -166,16 +176,17 @@ def _named(message: Any, label: str) -> str:
 
 
 def _from_message(data: bytes, label: str, seen: set[str], *, name_mail: bool = False,
-                  empty: list[str] | None = None) -> Found:
+                  empty: list[str] | None = None, checked: bool = False, kept: list[Any] | None = None) -> Found:
     """Every envelope of one raw message; a message that cannot be read is one error item.
     ``name_mail``: labels name the message by its From, Subject and Date too; ``empty`` gets the
-    label of a message without anything like an envelope."""
+    label of a message without anything like an envelope. ``checked``: ``data`` passed
+    :func:`check_structure` already; ``kept`` gets the parsed message (see :func:`read_message`)."""
     import email
     import email.policy
 
     found: Found = []
     again: list[str] = []  # envelopes found before (in another message): not repeated, not a miss
-    problem = check_structure(data)
+    problem = None if checked else check_structure(data)
     if problem is None and len(data) > SLIM_LIMIT:
         data, problem = slim(data)
     if problem is not None:
@@ -184,6 +195,8 @@ def _from_message(data: bytes, label: str, seen: set[str], *, name_mail: bool = 
         # compat32: the parts' headers are read as plain text, not parsed into header objects
         # (what the default policy does, at several times the cost); payloads decode the same
         message = email.message_from_bytes(data, policy=email.policy.compat32)
+        if kept is not None:
+            kept.append(message)
         if name_mail:
             label = _named(message, label)
         depth = _depth(message)

@@ -22,6 +22,7 @@ import ssl
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from koryo_pbm.errors import UsageError
 from koryo_pbm.transport.imap import is_loopback, parse_url, read_password, tls_context
@@ -52,6 +53,39 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return " ".join(str(exc).split())[:200] or exc.__class__.__name__
+
+
+def dot_stuffed(msg: bytes) -> bytes:
+    """``msg`` with each line that begins with a dot given a second one (RFC 5321 4.5.2), as
+    smtplib's DATA does it, by ``bytes.replace`` (smtplib's regular expression costs about 10 ns
+    a byte: a quarter of a millisecond for a state mail with its game file)."""
+    stuffed = msg.replace(b"\n.", b"\n..")
+    return b"." + stuffed if stuffed.startswith(b".") else stuffed
+
+
+def _data(conn: smtplib.SMTP, msg: Any) -> tuple[int, bytes]:
+    """smtplib's ``SMTP.data`` (DATA, the message, the final dot), with :func:`dot_stuffed`."""
+    conn.putcmd("data")
+    code, reply = conn.getreply()
+    if code != 354:
+        raise smtplib.SMTPDataError(code, reply)
+    if isinstance(msg, str):
+        msg = smtplib._fix_eols(msg).encode("ascii")  # type: ignore[attr-defined]
+    quoted = dot_stuffed(bytes(msg))
+    if quoted[-2:] != b"\r\n":
+        quoted += b"\r\n"
+    conn.send(quoted + b".\r\n")
+    return conn.getreply()
+
+
+class _SMTP(smtplib.SMTP):
+    def data(self, msg: Any) -> tuple[int, bytes]:
+        return _data(self, msg)
+
+
+class _SMTP_SSL(smtplib.SMTP_SSL):
+    def data(self, msg: Any) -> tuple[int, bytes]:
+        return _data(self, msg)
 
 
 class SmtpSender:
@@ -94,9 +128,9 @@ class SmtpSender:
         conn: smtplib.SMTP | None = None
         try:
             if self.tls == "tls":
-                conn = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.context)
+                conn = _SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.context)
             else:
-                conn = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+                conn = _SMTP(self.host, self.port, timeout=self.timeout)
             doing = "greeting the server"
             conn.ehlo()
             if self.tls == "starttls":

@@ -7,6 +7,8 @@ import email
 import email.policy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from koryo_pbm.judge.messages import Outgoing
 from koryo_pbm.judge.outbox import render
@@ -73,3 +75,58 @@ def test_a_line_break_in_a_header_is_refused():
     out = Outgoing(key="k", to="p1@example.org\r\nBcc: everyone@example.org", subject="s", body="b")
     with pytest.raises(ValueError, match="line break"):
         render(out, from_header="J <j@example.org>", message_id="<m@example.org>", date=0, tag="t")
+
+
+def _parser_envelope(data: bytes) -> tuple[str, list[str]]:
+    """The SMTP sender and recipients as the email package reads them from the mail's head."""
+    from email.parser import BytesHeaderParser
+    from email.utils import getaddresses, parseaddr
+
+    head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(data)
+    return (parseaddr(str(head.get("From", "")))[1],
+            [a for _, a in getaddresses([str(v) for v in head.get_all("To", [])]) if a])
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("from_header", ["Koryo judge <judge@example.org>", "Jüdge Dredd <judge@example.org>"])
+def test_the_outbox_sends_a_mail_from_and_to_the_addresses_in_its_head(case, from_header):
+    from koryo_pbm.judge.outbox import _envelope
+
+    data = render(CASES[case], from_header=from_header, message_id="<m.g@example.org>", date=1700000000,
+                  tag="friday")
+    assert _envelope(data) == _parser_envelope(data) == ("judge@example.org", [CASES[case].to.split("<")[-1].rstrip(">")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["From", "To", "to", "FROM", "Subject", "X-A", "", "From ", " "]),
+                          st.text(st.sampled_from('ab@.<>," \t\r\n\x0b:=?é'), max_size=30)), max_size=6),
+       st.sampled_from([b"\r\n\r\n", b"\n\n", b"\r\n", b""]))
+def test_the_outbox_reads_any_head_as_the_email_package_does(fields, end):
+    from koryo_pbm.judge.outbox import _envelope
+
+    head = "".join(f"{name}:{value}\r\n" if name.strip() else f"{name}{value}\r\n" for name, value in fields)
+    data = head.encode("utf-8") + end + b"body\r\n"
+    assert _envelope(data) == _parser_envelope(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary().map(lambda b: bytes(32 + x % 95 if x % 7 else 10 for x in b))  # printable ASCII, line feeds
+       | st.text(st.sampled_from("= .\nab"), max_size=300).map(str.encode)
+       | st.tuples(st.lists(st.sampled_from([b"a = 1\n", b" ", b".", b"\n", b"=", b"x" * 70]), max_size=80),
+                   st.lists(st.sampled_from([b"\xc3\x97", b"\t", b"\r", b"\x00", b"\xff"]), max_size=3))
+       .map(lambda t: b"".join(t[0][:len(t[0]) // 2] + t[1] + t[0][len(t[0]) // 2:])))  # a few other bytes in text
+def test_a_text_attachment_decodes_to_its_bytes_in_lines_of_at_most_76(data):
+    import binascii
+
+    out = Outgoing(key="k", to="p1@example.org", subject="s", body="b", attachments=(("game.toml", data),))
+    mail = render(out, from_header="J <j@example.org>", message_id="<m@example.org>", date=0, tag="t")
+    parsed = email.message_from_bytes(mail, policy=email.policy.default)
+    (attachment,) = parsed.iter_attachments()
+    assert attachment.get_content() == data and not attachment.defects
+    if b"quoted-printable\r\n\r\n" not in mail:  # more than one byte in 20 outside printable ASCII: base64
+        return
+    body = mail.split(b"quoted-printable\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
+    assert binascii.a2b_qp(body) == data
+    lines = body.split(b"\r\n")
+    assert body.isascii() and all(len(line) <= 76 and line != b"." and not line.endswith((b" ", b"\t"))
+                                  and b"\r" not in line and b"\n" not in line for line in lines)

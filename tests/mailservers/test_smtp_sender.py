@@ -16,12 +16,12 @@ from koryo_pbm.transport.senders import SendError
 from koryo_pbm.transport.smtp import SmtpSender, smtp_password
 
 
-def judge_mail(to: str, subject: str, attachment: bytes = b"") -> bytes:
+def judge_mail(to: str, subject: str, attachment: bytes = b"", body: str = "Round 3: your turn.\n") -> bytes:
     m = EmailMessage()
     m["From"] = f"Judge <judge@{DOMAIN}>"
     m["To"] = to
     m["Subject"] = subject
-    m.set_content("Round 3: your turn.\n")
+    m.set_content(body)
     if attachment:
         m.add_attachment(attachment, maintype="application", subtype="toml", filename="game.toml")
     return m.as_bytes(policy=email.policy.SMTP)
@@ -37,7 +37,9 @@ def test_smtps_with_login_delivers_the_exact_attachment(mail_servers):
     sender = SmtpSender.from_url(f"smtps://{judge}@127.0.0.1:{mail_servers.postfix.smtps_port}", password=PASSWORD,
                                  ca_file=mail_servers.ca)
     try:
-        sender.send(judge_mail(f"{alice}@{DOMAIN}", "[koryo-pbm g] round 1: your turn", game),
+        # lines that begin with a dot (one alone would end the message: each is sent doubled)
+        sender.send(judge_mail(f"{alice}@{DOMAIN}", "[koryo-pbm g] round 1: your turn", game,
+                               body=".\nRound 3: your turn.\n.\n..two\n.end\n"),
                     sender=f"{judge}@{DOMAIN}", recipients=[f"{alice}@{DOMAIN}"])
     finally:
         sender.close()
@@ -47,6 +49,7 @@ def test_smtps_with_login_delivers_the_exact_attachment(mail_servers):
     assert got["Return-Path"] == f"<{judge}@{DOMAIN}>"
     [part] = list(got.iter_attachments())
     assert part.get_filename() == "game.toml" and part.get_content() == game
+    assert got.get_body(("plain",)).get_content() == ".\nRound 3: your turn.\n.\n..two\n.end\n"
     assert "(using TLS" in got["Received"] or "with ESMTPSA" in got["Received"]
 
 

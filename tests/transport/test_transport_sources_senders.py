@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from koryo_pbm.errors import StorageError
 from koryo_pbm.transport import sources
@@ -114,3 +116,13 @@ def test_sendmail_missing_program_and_hostile_addresses(tmp_path):
         assert info.value.permanent
     assert not log.exists()
 
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from([b".", b"..", b"\r\n", b"\n", b"\r", b"a", b" .", b"=2E"]), max_size=40).map(b"".join))
+def test_smtp_doubles_each_dot_that_begins_a_line_as_smtplib_does(msg):
+    import smtplib
+
+    from koryo_pbm.transport.smtp import dot_stuffed
+
+    assert dot_stuffed(msg) == smtplib._quote_periods(msg)  # type: ignore[attr-defined]
