@@ -147,11 +147,16 @@ def sync_now() -> None:
     fds = list(_pending.values())
     _pending.clear()
     try:
-        if len(fds) > 2 and _syncfs(fds[0]):
-            return  # one flush of the whole file system: all of them at once
+        infos = [os.fstat(fd) for fd in fds]
+        if len(fds) > 2:
+            # one flush per file system holding them (a game folder may sit on another than the
+            # judge's root): all of them at once
+            one_each = {info.st_dev: fd for fd, info in zip(fds, infos, strict=True)}
+            if all(_syncfs(fd) for fd in one_each.values()):
+                return
         dirs = []
-        for fd in fds:
-            if stat.S_ISDIR(os.fstat(fd).st_mode):
+        for fd, info in zip(fds, infos, strict=True):
+            if stat.S_ISDIR(info.st_mode):
                 dirs.append(fd)
             else:
                 os.fsync(fd)
