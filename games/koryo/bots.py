@@ -274,6 +274,15 @@ def play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None
     """Play ``p``'s action turn on a copy of ``s`` the heuristic's way; return the copy (and
     fill ``steps`` with the order). Two plans are weighed: powers after the reveal and its
     events, or Banker and Spy before the reveal (a power the events may cost)."""
+    return _play_action(s, p, steps)[0]
+
+
+def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None) -> tuple[KoryoState, float]:
+    """:func:`play_action`, and the value of the copy it returns (:func:`_value`). When the
+    second plan uses no power before the reveal, its reveal and events are the first plan's
+    (the same greedy answers to the same position): they are taken from the first plan, and
+    the positions they weighed are counted again (the search's measure of its work,
+    :data:`_WORK`, stays what it was)."""
     best_w: KoryoState | None = None
     best_steps: list[dict[str, Any]] = []
     best_v = float("-inf")
@@ -282,13 +291,21 @@ def play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None
     plans: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ((("banker", "priest", "spy"), ()),)
     if nb or nl:
         plans += (((("priest",)), ("banker", "spy")),)
+    revealed: tuple[KoryoState, list[dict[str, Any]], int] | None = None  # the first plan's, before its powers
     for after, before in plans:
         w = s.copy()
         st: list[dict[str, Any]] = []
         _powers(w, p, st, before)
-        st.append({"do": "reveal"})
-        rules.reveal(w, p, None)
-        _events(w, p, nb, nl, st)
+        if not st and revealed is not None:  # nothing done before the reveal: as in the first plan
+            w, st = revealed[0], list(revealed[1])
+            _WORK.n += revealed[2]
+        else:
+            st.append({"do": "reveal"})
+            rules.reveal(w, p, None)
+            weighed = _WORK.n
+            _events(w, p, nb, nl, st)
+            if not before and len(plans) > 1:
+                revealed = (w.copy(), list(st), _WORK.n - weighed)
         _powers(w, p, st, after)
         v = _value(w, p)
         if v > best_v:
@@ -296,7 +313,7 @@ def play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None
     assert best_w is not None
     if steps is not None:
         steps.extend(best_steps)
-    return best_w
+    return best_w, best_v
 
 
 def action_order(s: KoryoState, p: int) -> dict[str, Any]:
@@ -308,14 +325,15 @@ def action_order(s: KoryoState, p: int) -> dict[str, Any]:
 # -- order phase -------------------------------------------------------------------------
 
 
-def _limit_value(w: KoryoState, p: int) -> float:
-    """The value of ``w`` for ``p`` once ``p`` has discarded down to the limit."""
+def _limit_value(w: KoryoState, p: int, known: float | None = None) -> float:
+    """The value of ``w`` for ``p`` once ``p`` has discarded down to the limit (``known``: the
+    value of ``w`` as it is, weighed already; counted again as a position weighed)."""
     t = w.tables[p]
     if sum(t) <= base_limit(w.round):
-        return _value(w, p)
+        return _value(w, p) if known is None else _again(known)
     d = best_discard(w, p)
     if d is None:
-        return _value(w, p)
+        return _value(w, p) if known is None else _again(known)
     for c in range(NCHARS):
         t[c] -= d[c]
     v = _value(w, p)
@@ -324,25 +342,32 @@ def _limit_value(w: KoryoState, p: int) -> float:
     return v
 
 
+def _again(value: float) -> float:
+    """A position's ``value`` weighed before, counted as weighed again (:data:`_WORK`)."""
+    _WORK.n += 1
+    return value
+
+
 def rank_plays(s: KoryoState, p: int) -> list[tuple[float, tuple[int, ...]]]:
     """Every legal play of ``p`` with the heuristic's value, best first: the cards join
     ``p``'s table, their events strike at once as well as they can, powers are used, and the
     table is cut to the round's limit."""
     out = []
+    w = s.copy()  # one copy: each play's own face-down cards and hand in it (the rest is only read)
     for play in rules.legal_plays(s, p):
-        w = s.copy()
-        fd = w.facedown[p]
+        fd = w.facedown[p] = s.facedown[p][:]
+        hand = w.hands[p] = s.hands[p][:]
         for c in play:
             fd[c] += 1
-            w.hands[p][c] -= 1
+            hand[c] -= 1
         out.append((_after_play(w, p), play))
     out.sort(key=lambda x: -x[0])  # stable: ties keep the order of legal_plays
     return out
 
 
 def _after_play(w: KoryoState, p: int) -> float:
-    w2 = play_action(w, p)
-    return _limit_value(w2, p)
+    w2, v = _play_action(w, p)
+    return _limit_value(w2, p, v)
 
 
 def play_order(s: KoryoState, p: int) -> dict[str, Any]:

@@ -103,14 +103,6 @@ def discard_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str
 # -- the action turn -------------------------------------------------------------------------
 
 
-def _legal(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> bool:
-    try:
-        game.check(s, player, {"steps": steps})
-    except (IllegalOrder, OrderError):
-        return False
-    return True
-
-
 def _owed(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> tuple[bool, int, int]:
     revealed = any(st["do"] == "reveal" for st in steps)
     fd = s.facedown[p]
@@ -120,58 +112,106 @@ def _owed(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> tuple[bool, int
 
 
 class _Finished(threading.local):
-    """What :func:`_finish` found for one state and player, by the steps asked: a menu is built
-    question by question, each asking again what its path and its options lead to (four times
-    in five the same question). The state is known by its identity (it is held here, so no other
-    state can take its place): a state is never changed once made (see ``KoryoState.decision``)."""
+    """What the action turn's menus found for one state and player: a menu is built question by
+    question, each asking again what its path and its options lead to (four times in five the
+    same question). By the steps asked: the shortest legal turn (:func:`_finish`) and the state
+    once they are carried out (:func:`_after`); by the values picked: where a path of answers
+    already checked stands (:func:`action_menu`). The state is known by its identity (it is
+    held here, so no other state can take its place): a state is never changed once made (see
+    ``KoryoState.decision``)."""
 
     state: KoryoState | None = None
     key: Any = None
     turns: dict[str, list[dict[str, Any]] | None] = {}  # noqa: RUF012 (set per thread before use)
+    after: dict[str, KoryoState] = {}  # noqa: RUF012 (set per thread before use)
+    paths: dict[str, tuple[list[dict[str, Any]], tuple[str, str] | None, str]] = {}  # noqa: RUF012 (likewise)
 
 
 _FINISHED = _Finished()
 
 
-def _finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """The shortest legal turn that begins with ``steps``: nothing added, or the reveal and
-    declines of the events still owed; None if none is legal (found once per state, player
-    and steps: :class:`_Finished`)."""
+def _memo(game: Any, s: KoryoState, player: str) -> _Finished:
+    """:data:`_FINISHED`, emptied first unless it holds what was found for ``s`` and ``player``."""
     memo = _FINISHED
     if memo.state is not s or memo.key != (game, player):
-        memo.state, memo.key, memo.turns = s, (game, player), {}
-    asked = repr(steps)
-    if asked not in memo.turns:
-        memo.turns[asked] = _find_finish(game, s, player, steps)
-    turn = memo.turns[asked]
+        memo.state, memo.key, memo.turns, memo.after, memo.paths = s, (game, player), {}, {}, {}
+    return memo
+
+
+def _key(steps: Sequence[Any]) -> str:
+    """What the memo knows ``steps`` (or a path of values picked) by: each one's ``repr`` on a
+    line (a ``repr`` has no line break), so that the key of a longer path is the shorter one's
+    and the key of what is added."""
+    return "".join([f"{st!r}\n" for st in steps])
+
+
+def _finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]],
+            key: str | None = None) -> list[dict[str, Any]] | None:
+    """The shortest legal turn that begins with ``steps``: nothing added, or the reveal and
+    declines of the events still owed; None if none is legal (found once per state, player
+    and steps: :class:`_Finished`; ``key``: :func:`_key` of ``steps``, if known)."""
+    turn = _found(game, s, player, steps, key)
     return None if turn is None else list(turn)
 
 
+def _found(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]],
+           key: str | None = None) -> list[dict[str, Any]] | None:
+    """:func:`_finish`, the memo's own list (not to be changed)."""
+    turns = _memo(game, s, player).turns
+    asked = _key(steps) if key is None else key
+    if asked in turns:
+        return turns[asked]
+    turn = turns[asked] = _find_finish(game, s, player, steps)
+    return turn
+
+
+#: the steps a tail of declines is made of, as :func:`.orders.parse_action` reads them
+_DECLINED = {"barbarian": ("barbarian", None, None), "lobbying": ("lobbying", None)}
+
+
 def _find_finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The rules' check (:meth:`.game.KoryoGame.check` of an action turn: the steps read, then
+    carried out on a copy of the state) of each turn tried, the steps read once for them all
+    (``game.menu`` checked that ``player`` is asked this action turn)."""
     p = s.players.index(player)
     revealed, nb, nl = _owed(s, p, steps)
     head = steps if revealed else [*steps, {"do": "reveal"}]
+    try:
+        read = O.parse_action(s, {"steps": head})
+    except (IllegalOrder, OrderError):
+        return None
     for total in range(nb + nl + 1):
         for b in range(min(nb, total) + 1):
             if total - b > nl:
                 continue
-            tail = [{"do": "barbarian"}] * b + [{"do": "lobbying"}] * (total - b)
-            if _legal(game, s, player, head + tail):
-                return head + tail
+            try:
+                rules.run_steps(s.copy(), p, read + [_DECLINED["barbarian"]] * b + [_DECLINED["lobbying"]] * (total - b),
+                                None)
+            except IllegalOrder:
+                continue
+            return head + [{"do": "barbarian"}] * b + [{"do": "lobbying"}] * (total - b)
     return None
 
 
-def _after(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> KoryoState:
-    """The state once ``steps`` (a legal beginning of a turn) are carried out."""
+def _after(s: KoryoState, p: int, steps: list[dict[str, Any]], key: str | None = None) -> KoryoState:
+    """The state once ``steps`` (a legal beginning of a turn) are carried out (not to be changed:
+    found once per steps while :data:`_FINISHED` holds ``s``; ``key``: :func:`_key` of ``steps``)."""
+    memo = _FINISHED
+    after = memo.after if memo.state is s else None
+    asked = f"{p}\n{_key(steps) if key is None else key}" if after is not None else ""
+    if after is not None and asked in after:
+        return after[asked]
     w = s.copy()
     with contextlib.suppress(IllegalOrder):  # only the end-of-turn checks fail for a legal beginning
         rules.run_steps(w, p, O.parse_action(s, {"steps": steps}), None)
+    if after is not None:
+        after[asked] = w
     return w
 
 
-def _step_options(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> list[Option]:
+def _step_options(s: KoryoState, p: int, steps: list[dict[str, Any]], key: str | None = None) -> list[Option]:
     names = s.players
-    w = _after(s, p, steps)
+    w = _after(s, p, steps, key)
     tables = w.tables
     revealed, nb, nl = _owed(s, p, steps)
     used = {st["do"] for st in steps}
@@ -206,8 +246,9 @@ def _step_options(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> list[Op
     return out
 
 
-def _other_halves(s: KoryoState, p: int, steps: list[dict[str, Any]], x: str, cx: str) -> list[Option]:
-    w = _after(s, p, steps)
+def _other_halves(s: KoryoState, p: int, steps: list[dict[str, Any]], x: str, cx: str,
+                  key: str | None = None) -> list[Option]:
+    w = _after(s, p, steps, key)
     names = s.players
     out = []
     for y in rules.lobby_targets(w.tables):
@@ -223,16 +264,29 @@ def _other_halves(s: KoryoState, p: int, steps: list[dict[str, Any]], x: str, cx
 def action_menu(game: Any, s: KoryoState, player: str, picked: Sequence[Any],
                 hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
     p = s.players.index(player)
+    paths = _memo(game, s, player).paths
     steps: list[dict[str, Any]] = []
     half: tuple[str, str] | None = None
+    key = ""  # _key(steps)
+    # the path's answers checked one by one; a menu is asked for every option of a menu asked
+    # before, so the path but its last answer is usually checked already (and led to a menu)
+    path_key = _key(picked[:-1])
+    known = paths.get(path_key) if picked else None
+    if known is not None:
+        steps, half, key = list(known[0]), known[1], known[2]
+        path_key += f"{picked[-1]!r}\n"
+        picked = picked[-1:]
+    else:
+        path_key = _key(picked)
     for value in picked:
         if half is not None:
             if not isinstance(value, dict) or value.get("swap", [None])[0] != list(half):
                 raise ValueError("not a legal choice here")
             steps.append(value)
+            key += f"{value!r}\n"
             half = None
         elif value == END:
-            done = _finish(game, s, player, steps)
+            done = _finish(game, s, player, steps, key)
             if done is None:
                 raise ValueError("the turn cannot end here")
             return {"steps": done}
@@ -240,24 +294,28 @@ def action_menu(game: Any, s: KoryoState, player: str, picked: Sequence[Any],
             half = (value[1], value[2])
         else:
             steps.append(value)
-        if half is None and _finish(game, s, player, steps) is None:
+            key += f"{value!r}\n"
+        if half is None and _found(game, s, player, steps, key) is None:
             raise ValueError("not a legal choice here")
+    paths[path_key] = (list(steps), half, key)
     hinted = list(hint.get("steps", [])) if hint is not None else []
     follows = hinted[:len(steps)] == steps
     if half is not None:
-        options = [o for o in _other_halves(s, p, steps, *half) if _finish(game, s, player, [*steps, o.value])]
+        options = [o for o in _other_halves(s, p, steps, *half, key)
+                   if _found(game, s, player, [*steps, o.value], f"{key}{o.value!r}\n")]
         default = next((i for i, o in enumerate(options)
                         if follows and len(hinted) > len(steps) and o.value == hinted[len(steps)]), None)
         return Menu(f"Lobbying: swap {half[0]}'s {half[1]} with which card?", tuple(options), default)
     options = []
-    for o in _step_options(s, p, steps):
+    for o in _step_options(s, p, steps, key):
         if isinstance(o.value, tuple):
-            if any(_finish(game, s, player, [*steps, h.value]) for h in _other_halves(s, p, steps, o.value[1], o.value[2])):
+            if any(_found(game, s, player, [*steps, h.value], f"{key}{h.value!r}\n")
+                   for h in _other_halves(s, p, steps, o.value[1], o.value[2], key)):
                 options.append(o)
-        elif _finish(game, s, player, [*steps, o.value]) is not None:
+        elif _found(game, s, player, [*steps, o.value], f"{key}{o.value!r}\n") is not None:
             options.append(o)
     revealed, _nb, _nl = _owed(s, p, steps)
-    end = _finish(game, s, player, steps) if revealed else None
+    end = _found(game, s, player, steps, key) if revealed else None
     if end is not None:
         declined = len(end) - len(steps)
         options.append(Option("end the turn" + (" (the events left have no effect)" if declined else ""), END))
