@@ -50,6 +50,7 @@ import bisect
 import zlib
 from collections import deque
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from koryo_pbm.engine.contract import Game, State
@@ -66,6 +67,11 @@ FRESH_PLACEHOLDER = "0" * 64
 
 
 def _cost(value: Any) -> int:
+    """The bytes ``value`` takes as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`),
+    and one: a text (the common case, a few thousand times a menu) as that encoder writes one
+    (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
+    if type(value) is str:
+        return len(encode_basestring(value).encode("utf-8")) + 1
     from koryo_pbm.store.gamefile import compact_json
 
     return len(compact_json(value).encode("utf-8")) + 1
@@ -151,6 +157,9 @@ class _Builder:
 
     def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
                  hint: Mapping[str, Any] | None, fresh: bool) -> None:
+        from koryo_pbm.match import canonical_orders
+
+        self.canonical = canonical_orders  # imported once, not for each order
         self.game, self.view, self.player, self.hint = game, view, player, hint
         self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
         self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags
@@ -188,9 +197,7 @@ class _Builder:
         return not self.queue
 
     def _leaf(self, order: Mapping[str, Any]) -> int:
-        from koryo_pbm.match import canonical_orders
-
-        text = canonical_orders(self.game_id, self.decision_id, dict(order))
+        text = self.canonical(self.game_id, self.decision_id, dict(order))
         if text not in self.order_at:
             self.order_at[text] = len(self.orders)
             self.orders.append(text)
@@ -248,14 +255,12 @@ class _Builder:
         itself is left without options."""
         nodes = self.nodes
         alive = set(self.expanded[:count])
-        changed = True
-        while changed:
-            changed = False
-            for at in list(alive):
-                kept = [o for o in nodes[at]["o"] if "t" in o or o["n"] in alive]
-                if not kept:
-                    alive.discard(at)
-                    changed = True
+        # a node's options lead to nodes made after it (a larger index): going from the last
+        # node to the first, each node's options are settled before the node itself, so one
+        # pass leaves out what leaving out until nothing changes would
+        for at in sorted(alive, reverse=True):
+            if not any("t" in o or o["n"] in alive for o in nodes[at]["o"]):
+                alive.discard(at)
         if 0 not in alive:
             return None
         complete = len(alive) == len(nodes)

@@ -125,6 +125,8 @@ class _Finished(threading.local):
     turns: dict[str, list[dict[str, Any]] | None] = {}  # noqa: RUF012 (set per thread before use)
     after: dict[str, KoryoState] = {}  # noqa: RUF012 (set per thread before use)
     paths: dict[str, tuple[list[dict[str, Any]], tuple[str, str] | None, str]] = {}  # noqa: RUF012 (likewise)
+    halves: dict[str, list[Option]] = {}  # noqa: RUF012 (likewise)
+    read: dict[str, list[tuple] | None] = {}  # noqa: RUF012 (likewise)
 
 
 _FINISHED = _Finished()
@@ -134,7 +136,8 @@ def _memo(game: Any, s: KoryoState, player: str) -> _Finished:
     """:data:`_FINISHED`, emptied first unless it holds what was found for ``s`` and ``player``."""
     memo = _FINISHED
     if memo.state is not s or memo.key != (game, player):
-        memo.state, memo.key, memo.turns, memo.after, memo.paths = s, (game, player), {}, {}, {}
+        memo.state, memo.key, memo.turns, memo.after = s, (game, player), {}, {}
+        memo.paths, memo.halves, memo.read = {}, {}, {}
     return memo
 
 
@@ -161,7 +164,7 @@ def _found(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]],
     asked = _key(steps) if key is None else key
     if asked in turns:
         return turns[asked]
-    turn = turns[asked] = _find_finish(game, s, player, steps)
+    turn = turns[asked] = _find_finish(game, s, player, steps, asked)
     return turn
 
 
@@ -169,17 +172,44 @@ def _found(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]],
 _DECLINED = {"barbarian": ("barbarian", None, None), "lobbying": ("lobbying", None)}
 
 
-def _find_finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def _read(s: KoryoState, steps: list[dict[str, Any]], key: str) -> list[tuple] | None:
+    """``steps`` as :func:`.orders.parse_action` reads them, ``None`` if it refuses them: each
+    step read once while :data:`_FINISHED` holds ``s`` (the steps before the last are read as
+    a path of their own, ``key`` being :func:`_key` of ``steps``)."""
+    memo = _FINISHED
+    read = memo.read if memo.state is s else None
+    if read is None or not steps:
+        try:
+            return O.parse_action(s, {"steps": steps})
+        except (IllegalOrder, OrderError):
+            return None
+    if key in read:
+        return read[key]
+    before = key[:key.rfind("\n", 0, len(key) - 1) + 1]  # each step's repr on a line: the steps but the last
+    done = read[before] if before in read else _read(s, steps[:-1], before)
+    if done is None:
+        out = None
+    else:
+        try:
+            out = [*done, *O.parse_action(s, {"steps": steps[-1:]})]
+        except (IllegalOrder, OrderError):
+            out = None
+    read[key] = out
+    return out
+
+
+def _find_finish(game: Any, s: KoryoState, player: str, steps: list[dict[str, Any]], key: str) -> list[dict[str, Any]] | None:
     """The rules' check (:meth:`.game.KoryoGame.check` of an action turn: the steps read, then
     carried out on a copy of the state) of each turn tried, the steps read once for them all
     (``game.menu`` checked that ``player`` is asked this action turn)."""
     p = s.players.index(player)
     revealed, nb, nl = _owed(s, p, steps)
     head = steps if revealed else [*steps, {"do": "reveal"}]
-    try:
-        read = O.parse_action(s, {"steps": head})
-    except (IllegalOrder, OrderError):
+    read = _read(s, steps, key)
+    if read is None:
         return None
+    if not revealed:
+        read = [*read, ("reveal",)]
     for total in range(nb + nl + 1):
         for b in range(min(nb, total) + 1):
             if total - b > nl:
@@ -202,8 +232,11 @@ def _after(s: KoryoState, p: int, steps: list[dict[str, Any]], key: str | None =
     if after is not None and asked in after:
         return after[asked]
     w = s.copy()
+    read = _read(s, steps, _key(steps) if key is None else key)
+    if read is None:  # not a legal beginning: what the rules say
+        read = O.parse_action(s, {"steps": steps})
     with contextlib.suppress(IllegalOrder):  # only the end-of-turn checks fail for a legal beginning
-        rules.run_steps(w, p, O.parse_action(s, {"steps": steps}), None)
+        rules.run_steps(w, p, read, None)
     if after is not None:
         after[asked] = w
     return w
@@ -248,6 +281,22 @@ def _step_options(s: KoryoState, p: int, steps: list[dict[str, Any]], key: str |
 
 def _other_halves(s: KoryoState, p: int, steps: list[dict[str, Any]], x: str, cx: str,
                   key: str | None = None) -> list[Option]:
+    """The second halves of a Lobbying swap of ``x``'s ``cx`` after ``steps`` (found once per
+    steps while :data:`_FINISHED` holds ``s``: asked for the menu that offers the swap, then
+    for the swap's own; an option is never changed)."""
+    memo = _FINISHED
+    halves = memo.halves if memo.state is s else None
+    asked = f"{p}\n{x}\n{cx}\n{_key(steps) if key is None else key}" if halves is not None else ""
+    if halves is not None and asked in halves:
+        return halves[asked]
+    out = _find_halves(s, p, steps, x, cx, key)
+    if halves is not None:
+        halves[asked] = out
+    return out
+
+
+def _find_halves(s: KoryoState, p: int, steps: list[dict[str, Any]], x: str, cx: str,
+                 key: str | None) -> list[Option]:
     w = _after(s, p, steps, key)
     names = s.players
     out = []

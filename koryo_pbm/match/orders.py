@@ -30,6 +30,13 @@ def parse_orders(text: str, *, source: str = "orders") -> tuple[str, str, dict[s
 
 def _inline(value: Any) -> str:
     """``value`` as an inline TOML value (lists and tables on one line)."""
+    kind = type(value)
+    if kind is str and len(value) <= 64:  # the common cases first, by their exact type (no ABC's check)
+        return _text(value)
+    if kind is dict:
+        return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
+    if kind is list:
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
