@@ -8,6 +8,7 @@ these tests fail)."""
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 
@@ -183,3 +184,78 @@ def test_a_menu_kept_whole_and_given_again_is_the_menu_made_anew(monkeypatch):
         state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
     # most were given again, not made; some no longer fitted whole with the longer view, and were made
     assert kinds >= 10 and reused >= 2 * kinds and made > 0, (kinds, reused, made)
+
+
+def _seeded_menus(name: str, n: int, seed: str, decisions: int) -> list[tuple[str, str, str]]:
+    """Every waiting player's encoded menu (what resolve seals) at the first ``decisions``
+    decisions of a seeded random game: with a short view and a picture, then with a long view
+    that compresses little (long action turns are cut elsewhere; the picture may be left out)."""
+    game = find_game(name)
+    players = [f"p{i}" for i in range(1, n + 1)]
+    options = {"teams": [players[:2], players[2:]]} if name == "korsar" else None
+    state = game.setup(players, seed, options=options)
+    rng = random.Random(seed)
+    out = []
+    for step in range(decisions):
+        decision = game.pending(state)
+        if decision is None:
+            break
+        public = game.public(state)
+        privates = {p: game.private(state, p) for p in players}
+        pictures = {p: {"title": game.title, "scene": {"version": step, "who": p}} for p in decision.players}
+        short = {p: f"version {step} of the table of {p}" for p in decision.players}
+        noisy = {p: "".join(random.Random(f"{seed}/{step}/{p}").choices("abcdefghijklmnopqrstuvwxyz", k=3000))
+                 for p in decision.players}
+        for label, views in (("short", short), ("noisy", noisy)):
+            choices._KEPT.builders.clear()
+            choices._WHOLE.menus.clear()
+            menus = choices.menus_for(game, state, game_id=f"{name}-0123456789", game_public=public,
+                                      privates=privates, views=views, pictures=pictures)
+            out.extend((f"{decision.id}/{label}", p, menus[p]) for p in sorted(menus))
+        state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in decision.players}, log=False)
+    return out
+
+
+#: SHA-256 of the menus :func:`_seeded_menus` gives for these games (made with ca8e445's code)
+SEEDED_MENUS = {
+    ("koryo", 3, "golden-menus-1", 16): "99c187964339cdfd27c7731bd6a764dce88a1f3751cc3858066c4b09c2333acd",
+    ("koryo", 4, "golden-menus-2", 16): "b4ccf627df7a72cf220f01dafaae2dd0b66c11460c1820264acf66a5f41331d0",
+    ("korsar", 4, "golden-menus-3", 8): "b937efa96fccccd3a0531e6726b75b3d9fa0f89f37f4adc20ea16378891a4cea",
+}
+
+
+@pytest.mark.parametrize(("name", "n", "seed", "decisions"), list(SEEDED_MENUS))
+def test_the_menus_of_seeded_games_are_byte_for_byte_the_ones_made_before(name, n, seed, decisions):
+    """The menus a resolve seals (the questions, options, their order, the suggestion, where a
+    long turn is cut, the compressed text) change only when meant to: making them faster must
+    not change one byte. A deliberate change updates :data:`SEEDED_MENUS` (the digests of
+    ``_seeded_menus``) and says so; ``benchmarks/check_menus.py`` compares two installations over
+    many more positions."""
+    import hashlib
+    import json
+
+    menus = _seeded_menus(name, n, seed, decisions)
+    assert len(menus) >= 2 * decisions
+    assert hashlib.sha256(json.dumps(menus).encode()).hexdigest() == SEEDED_MENUS[(name, n, seed, decisions)]
+
+
+def test_koryo_action_menus_asked_afresh_are_the_menus_made_with_what_the_rules_kept(monkeypatch):
+    """Koryo's action-turn menus keep what they found for one state between the questions of a
+    menu (each path's checked steps, the shortest turn from each path, the state after it, the
+    swaps' second halves: ``games/koryo/menus.py``, ``_Finished``): a menu made so must be the
+    menu made with nothing kept from one question to the next."""
+    game = find_game("koryo")
+    menus_module = sys.modules[type(game).__module__.rsplit(".", 1)[0] + ".menus"]
+    warm = [m for m in _seeded_menus("koryo", 4, "afresh-1", 14) if "-action-" in m[0]]
+    asked = game.menu
+
+    calls = []
+
+    def afresh(*args, **kwargs):
+        menus_module._FINISHED.state = None  # nothing kept from the question before
+        calls.append(1)
+        return asked(*args, **kwargs)
+
+    monkeypatch.setattr(game, "menu", afresh)
+    cold = [m for m in _seeded_menus("koryo", 4, "afresh-1", 14) if "-action-" in m[0]]
+    assert len(warm) >= 6 and len(calls) > 100 and cold == warm
