@@ -135,9 +135,14 @@ def _value(s: KoryoState, p: int) -> float:
 def best_discard(s: KoryoState, p: int) -> tuple[int, ...] | None:
     """The discard (counts over the characters) that leaves ``p`` the best table; ``None``
     when ``p`` has nothing to discard."""
+    return _best_discard(s, p)[0]
+
+
+def _best_discard(s: KoryoState, p: int) -> tuple[tuple[int, ...] | None, float]:
+    """:func:`best_discard`, and the value of the table it leaves (``-inf`` with no discard)."""
     _k, opts = rules.discard_options(s, p)
     if not opts:
-        return None
+        return None, float("-inf")
     t = s.tables[p]
     best, best_v = opts[0], float("-inf")
     for d in opts:
@@ -148,7 +153,7 @@ def best_discard(s: KoryoState, p: int) -> tuple[int, ...] | None:
             t[c] += d[c]
         if v > best_v:
             best, best_v = d, v
-    return best
+    return best, best_v
 
 
 def discard_order(s: KoryoState, p: int) -> dict[str, Any]:
@@ -163,9 +168,11 @@ def _chars(t: list[int]) -> list[int]:
     return [c for c in CHARS if t[c]]
 
 
-def _best_barbarian(s: KoryoState, p: int) -> tuple[int, int] | None:
+def _best_barbarian(s: KoryoState, p: int, known: float | None = None) -> tuple[tuple[int, int] | None, float]:
+    """The best target (``None``: declining) and the value of the position it leaves (``known``:
+    the value of ``s`` as it is, if weighed already)."""
     tables = s.tables
-    best, best_v = None, _value(s, p)  # declining is a choice
+    best, best_v = None, _value(s, p) if known is None else _again(known)  # declining is a choice
     for q in rules.barbarian_targets(tables, p):
         tq = tables[q]
         for c in _chars(tq):
@@ -174,13 +181,16 @@ def _best_barbarian(s: KoryoState, p: int) -> tuple[int, int] | None:
             tq[c] += 1
             if v > best_v:
                 best, best_v = (q, c), v
-    return best
+    return best, best_v
 
 
-def _best_lobbying(s: KoryoState, p: int) -> tuple[int, int, int, int] | None:
+def _best_lobbying(s: KoryoState, p: int, known: float | None = None
+                   ) -> tuple[tuple[int, int, int, int] | None, float]:
+    """The best swap (``None``: declining) and the value of the position it leaves (``known``:
+    as for :func:`_best_barbarian`)."""
     tables = s.tables
     movable = rules.lobby_targets(tables)
-    best, best_v = None, _value(s, p)
+    best, best_v = None, _value(s, p) if known is None else _again(known)
     for i, x in enumerate(movable):
         tx = tables[x]
         for y in movable[i + 1:]:
@@ -202,15 +212,17 @@ def _best_lobbying(s: KoryoState, p: int) -> tuple[int, int, int, int] | None:
                     ty[cx] -= 1
                     if v > best_v:
                         best, best_v = (x, cx, y, cy), v
-    return best
+    return best, best_v
 
 
-def _events(w: KoryoState, p: int, nb: int, nl: int, steps: list[dict[str, Any]] | None) -> None:
-    """Answer ``nb`` Barbarians then ``nl`` Lobbyings greedily on ``w`` (changed in place)."""
+def _events(w: KoryoState, p: int, nb: int, nl: int, steps: list[dict[str, Any]] | None) -> float | None:
+    """Answer ``nb`` Barbarians then ``nl`` Lobbyings greedily on ``w`` (changed in place); the
+    value of ``w`` then (each answer's weighed it already), ``None`` if there was none to answer."""
     names = w.players
     tables = w.tables
+    known = None
     for _ in range(nb):
-        hit = _best_barbarian(w, p)
+        hit, known = _best_barbarian(w, p, known)
         if hit is None:
             if steps is not None:
                 steps.append({"do": "barbarian"})
@@ -221,7 +233,7 @@ def _events(w: KoryoState, p: int, nb: int, nl: int, steps: list[dict[str, Any]]
         if steps is not None:
             steps.append({"do": "barbarian", "player": names[q], "card": CARD_IDS[c]})
     for _ in range(nl):
-        sw = _best_lobbying(w, p)
+        sw, known = _best_lobbying(w, p, known)
         if sw is None:
             if steps is not None:
                 steps.append({"do": "lobbying"})
@@ -233,6 +245,7 @@ def _events(w: KoryoState, p: int, nb: int, nl: int, steps: list[dict[str, Any]]
         tables[y][cx] += 1
         if steps is not None:
             steps.append({"do": "lobbying", "swap": [[names[x], CARD_IDS[cx]], [names[y], CARD_IDS[cy]]]})
+    return known
 
 
 def _powers(w: KoryoState, p: int, steps: list[dict[str, Any]] | None, which: tuple[str, ...]) -> None:
@@ -291,23 +304,26 @@ def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = Non
     plans: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ((("banker", "priest", "spy"), ()),)
     if nb or nl:
         plans += (((("priest",)), ("banker", "spy")),)
-    revealed: tuple[KoryoState, list[dict[str, Any]], int] | None = None  # the first plan's, before its powers
+    # the first plan's, before its powers: the state, the steps, the positions weighed, the value
+    revealed: tuple[KoryoState, list[dict[str, Any]], int, float | None] | None = None
     for after, before in plans:
         w = s.copy()
         st: list[dict[str, Any]] = []
         _powers(w, p, st, before)
         if not st and revealed is not None:  # nothing done before the reveal: as in the first plan
-            w, st = revealed[0], list(revealed[1])
+            w, st, known = revealed[0], list(revealed[1]), revealed[3]
             _WORK.n += revealed[2]
         else:
             st.append({"do": "reveal"})
             rules.reveal(w, p, None)
             weighed = _WORK.n
-            _events(w, p, nb, nl, st)
+            known = _events(w, p, nb, nl, st)
             if not before and len(plans) > 1:
-                revealed = (w.copy(), list(st), _WORK.n - weighed)
+                revealed = (w.copy(), list(st), _WORK.n - weighed, known)
+        done = len(st)
         _powers(w, p, st, after)
-        v = _value(w, p)
+        # no power used after the events: the position the last event's answer weighed
+        v = _again(known) if known is not None and len(st) == done else _value(w, p)
         if v > best_v:
             best_w, best_steps, best_v = w, st, v
     assert best_w is not None
@@ -331,15 +347,10 @@ def _limit_value(w: KoryoState, p: int, known: float | None = None) -> float:
     t = w.tables[p]
     if sum(t) <= base_limit(w.round):
         return _value(w, p) if known is None else _again(known)
-    d = best_discard(w, p)
+    d, v = _best_discard(w, p)
     if d is None:
         return _value(w, p) if known is None else _again(known)
-    for c in range(NCHARS):
-        t[c] -= d[c]
-    v = _value(w, p)
-    for c in range(NCHARS):
-        t[c] += d[c]
-    return v
+    return _again(v)  # the table left by the best discard, as best_discard weighed it
 
 
 def _again(value: float) -> float:
