@@ -104,10 +104,18 @@ def discard_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str
 
 
 def _owed(s: KoryoState, p: int, steps: list[dict[str, Any]]) -> tuple[bool, int, int]:
-    revealed = any(st["do"] == "reveal" for st in steps)
+    """Whether ``steps`` reveal, and the Barbarians and Lobbyings still owed after them."""
+    revealed = False
     fd = s.facedown[p]
-    nb = fd[BARBARIAN] - sum(st["do"] == "barbarian" for st in steps)
-    nl = fd[LOBBYING] - sum(st["do"] == "lobbying" for st in steps)
+    nb, nl = fd[BARBARIAN], fd[LOBBYING]
+    for st in steps:  # one pass
+        do = st["do"]
+        if do == "reveal":
+            revealed = True
+        elif do == "barbarian":
+            nb -= 1
+        elif do == "lobbying":
+            nl -= 1
     return revealed, nb, nl
 
 
