@@ -17,12 +17,48 @@ from koryo_pbm.printable import json_safe, printable
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class PathType(click.ParamType):
+    """``click.Path(**options)``, made when an option of this type is first given or its help
+    shown: ``click.Path`` asks gettext for a translation of its name (``file``, ``path``) as it
+    is made, and the first such look-up imports ``locale`` (see ``cli.main.HELP``). An option
+    that is not given (``--key`` when ``--as`` names the key) costs nothing; one that is given
+    is converted, checked, described and completed by ``click.Path`` itself."""
+
+    envvar_list_splitter = os.path.pathsep  # as click.Path's
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self._path: click.Path | None = None
+
+    @property
+    def path(self) -> click.Path:
+        if self._path is None:
+            self._path = click.Path(**self.options)
+        return self._path
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.path.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return self.path.convert(value, param, ctx)
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
+        return self.path.get_metavar(*args, **kwargs)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        return self.path.shell_complete(ctx, param, incomplete)
+
+    def to_info_dict(self) -> Any:
+        return self.path.to_info_dict()
+
+
 def identity_options(role: str = "player") -> Callable[[F], F]:
     """``--as NAME`` (a key in the keyring) and ``--key FILE`` (a key file)."""
 
     def decorate(f: F) -> F:
         f = click.option(
-            "--key", "key_file", type=click.Path(dir_okay=False, path_type=Path),
+            "--key", "key_file", type=PathType(dir_okay=False, path_type=Path),
             help="Use this private key file instead of the keyring.",
         )(f)
         f = click.option(

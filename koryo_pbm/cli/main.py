@@ -82,6 +82,41 @@ _HELP_LINES = {
 }
 
 
+# The ``--help`` and ``--version`` options are made here as click makes them, with click's own
+# words: click's decorators (and the help option it adds to each command) ask gettext for a
+# translation of those words, which click does not ship, in every command, and the first such
+# look-up imports ``locale``: about 2 ms of CPU per command with the look-ups themselves.
+# (``click.Path`` names itself the same way, hence ``cli.common.PathType``.)
+HELP_NAMES = ["-h", "--help"]
+HELP = "Show this message and exit."
+
+
+def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """What click's help option does: print the help, and exit."""
+    if value and not ctx.resilient_parsing:
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
+
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """What click's version option does, with this message."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"koryo-pbm, version {__version__}", color=ctx.color)
+        ctx.exit()
+
+
+def give_help_option(command: click.Command, ctx: click.Context) -> click.Command:
+    """``command`` with the help option click would add to it (the names it would give it, last
+    of its options), made here (see :data:`HELP`); once per command."""
+    if command.add_help_option:
+        names = command.get_help_option_names(ctx)
+        command.add_help_option = False
+        if names:
+            command.params.append(click.Option(names, is_flag=True, expose_value=False, is_eager=True,
+                                               callback=_show_help, help=HELP))
+    return command
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use."""
 
@@ -104,7 +139,7 @@ class LazyGroup(click.Group):
             if exc.name == f"koryo_pbm.cli.{module}":
                 return None
             raise
-        return command
+        return give_help_option(command, ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help lists every command without importing them all.
@@ -114,10 +149,10 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-# The message given (click's own words): else click looks it up with gettext in every command,
-# about 0.1 ms, for a translation it does not ship.
-@click.version_option(__version__, prog_name="koryo-pbm", message="%(prog)s, version %(version)s")
+@click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_NAMES}, add_help_option=False)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and exit.")
+@click.option(*HELP_NAMES, is_flag=True, expose_value=False, is_eager=True, callback=_show_help, help=HELP)
 def cli() -> None:
     """Play card games by mail or through a shared folder.
 

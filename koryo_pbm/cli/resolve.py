@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import (
+    PathType,
     echo_json,
     identity_options,
     load_identity,
@@ -53,7 +54,7 @@ def run_resolve(folder: Path, path: Path, identity, mail: tuple[Path, ...] = (),
 @click.command("resolve")
 @click.argument("target", required=False, metavar="[DIR]")
 @identity_options(role="moderator")
-@click.option("--mail", "mail", multiple=True, type=click.Path(exists=True, path_type=Path),
+@click.option("--mail", "mail", multiple=True, type=PathType(exists=True, path_type=Path),
               help="Also read envelopes from a mail file or folder (.eml, mbox, Maildir). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, mail: tuple[Path, ...],

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from koryo_pbm import choices, deadlines, fair
+from koryo_pbm import choices, deadlines
 from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
@@ -131,6 +131,8 @@ def create(
             setup["options"] = dict(options)
         state = game.setup(names, commit.deal_seed(seed, game_id), first=first, options=options)
         if deal == "joined":  # the set-up above checked the players, first and options; the deal waits
+            from koryo_pbm import fair  # imported here: a resolve imports this module, not the join
+
             game = fair.Joining(game)
             state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}),
                                    gamefile.seed_commitment(seed, salt))

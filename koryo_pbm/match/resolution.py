@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from koryo_pbm import deadlines, fair
+from koryo_pbm import deadlines
 from koryo_pbm.engine import bots
 from koryo_pbm.engine.contract import Decision, Event, State
 from koryo_pbm.errors import FormatError, KoryoPbmError, StaleError
@@ -387,13 +387,21 @@ def _record(run: _Run, decision: Decision, orders: Mapping[str, Any],
                    else _bot_record(decision.id, p, played[p][0],
                                     canonical_orders(doc.game_id, decision.id, orders[p]))
                    for p in decision.players]
-    if decision.kind == fair.JOIN and doc.deal == "joined" and doc.contributions is None:
+    if doc.deal == "joined" and doc.contributions is None and decision.kind == _join_kind():
         run.contributions = {p: str(orders[p]["contribution"]) for p in doc.players}
     for digest in accepted:
         for c in run.by_digest.get(digest, ()):
             if c.status == "held":
                 c.status = "accepted"
     return accepted
+
+
+def _join_kind() -> str:
+    """The join decision's kind (:data:`koryo_pbm.fair.JOIN`), asked only of a joined game: a
+    dealt game's resolve does not import :mod:`koryo_pbm.fair`."""
+    from koryo_pbm.fair import JOIN
+
+    return JOIN
 
 
 def _opened(run: _Run, player: str, entry: Mapping[str, Any]) -> tuple[str, bytes, Any] | None:

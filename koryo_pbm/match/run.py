@@ -73,10 +73,8 @@ def run_resolve(folder: Path, path: Path, identity: Identity, *, now: datetime |
             gamefile.write_game(path, result.doc, identity)
             if seen is not None:
                 seen(result.doc)
-        for c in result.candidates:
-            if c.path is not None:
-                inbox.archive(folder, c.path, status=c.status if c.status != "held" else "accepted",
-                              expect=c.sha256)
+        inbox.archive_all(folder, [(c.path, c.status if c.status != "held" else "accepted", c.sha256)
+                                   for c in result.candidates if c.path is not None])
     return result
 
 

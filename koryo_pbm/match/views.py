@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from koryo_pbm import fair
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
@@ -21,8 +20,8 @@ from koryo_pbm.values import Value
 if TYPE_CHECKING:
     from koryo_pbm.match.creation import Secrets
 
-# choices (the menus) and creation (the moderator's secrets) are imported where they are used:
-# verify opens no menu and no secret.
+# choices (the menus), creation (the moderator's secrets) and fair (a joined game's join step) are
+# imported where they are used: verify opens no menu and no secret, a dealt game has no join.
 
 
 class ModeratorView(Value):
@@ -66,7 +65,11 @@ def game_of(doc: GameDoc) -> Game:
         from koryo_pbm import blind
 
         return blind.Dealing(game)
-    return fair.Joining(game) if doc.deal == "joined" else game
+    if doc.deal == "joined":
+        from koryo_pbm import fair  # only a joined game's: every other resolve and show leaves it
+
+        return fair.Joining(game)
+    return game
 
 
 def require_moderator(doc: GameDoc, identity: Identity) -> None:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from koryo_pbm.crypto.envelope import MAX_ARMORED, Envelope, parse_one
@@ -48,9 +49,8 @@ _CONFLICT_PATTERNS = (  # compiled on first use: most names pass the quick test 
     LazyPattern(r" \(\d+\)$"),  # Dropbox / OneDrive "name (1)"
     LazyPattern(r"\.sync-conflict-\d{8}-\d{6}(-[A-Za-z0-9]+)?", re.IGNORECASE),  # Syncthing
 )
-# Compiled on first use: an envelope is named when it is written, a status read when asked.
+# Compiled on first use: an envelope is named when it is written.
 _UNSAFE = r"[^A-Za-z0-9_.-]"
-_STATUS = r"[a-z][a-z0-9_-]{0,31}"
 
 
 class InboxItem(tuple[Path, Envelope | FormatError]):
@@ -233,59 +233,96 @@ def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = Non
     ``archive`` and ``archive/<status>`` are opened without following links (``LinkRefused``),
     and the file is linked and unlinked relative to the folders' descriptors: an archive folder
     a player replaced by a link to ``~/.bashrc.d`` gets nothing."""
-    if not re.fullmatch(_STATUS, status):
+    return archive_all(game_dir, [(path, status, expect)])[0]
+
+
+def _check_status(status: str) -> None:
+    """``[a-z][a-z0-9_-]{0,31}``, without compiling that pattern in every resolve."""
+    if not (0 < len(status) <= 32 and status.isascii() and status[0].islower() and status[0].isalpha()
+            and all(ch.islower() or ch.isdigit() or ch in "_-" for ch in status)):
         raise StorageError(f"invalid archive status {printable(repr(status))}")
-    game_dir, path = Path(game_dir), Path(path)
+
+
+def archive_all(game_dir: Path, moves: Sequence[tuple[Path, str, str | None]]) -> list[Path | None]:
+    """:func:`archive` of each ``(path, status, expect)`` in turn (what it returns, in order),
+    with the game folder, the inbox and each archive folder opened once for all of them: a
+    resolve archives every envelope it read. Each move is checked and made as :func:`archive`
+    makes it; one that fails raises, the ones before it made."""
+    for _, status, _ in moves:
+        _check_status(status)
+    game_dir = Path(game_dir)
+    out: list[Path | None] = []
+    if not moves:
+        return out
+    with ExitStack() as stack:
+        game_fd = stack.enter_context(open_dir(game_dir, "game folder", follow=True))
+        src_fds: dict[Path, int] = {}
+        dst_fds: dict[str, int] = {}
+        arch_fd: int | None = None
+        for path, status, expect in moves:
+            path = Path(path)
+            if not os.path.lexists(path):
+                raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
+            src_fd = src_fds.get(path.parent)
+            if src_fd is None:
+                src_fd = src_fds[path.parent] = stack.enter_context(open_dir(path.parent, "inbox"))
+            if arch_fd is None:
+                arch_fd = stack.enter_context(open_dir(ARCHIVE, "archive folder", dir_fd=game_fd, create=True,
+                                                       label=archive_dir(game_dir)))
+            dst_fd = dst_fds.get(status)
+            if dst_fd is None:
+                dst_fd = dst_fds[status] = stack.enter_context(
+                    open_dir(status, "archive folder", dir_fd=arch_fd, create=True,
+                             label=archive_dir(game_dir) / status))
+            out.append(_move(path, archive_dir(game_dir) / status, src_fd, dst_fd, expect))
+    return out
+
+
+def _move(path: Path, target_dir: Path, src_fd: int, dst_fd: int, expect: str | None) -> Path | None:
+    """Move ``path`` (in the folder ``src_fd``) into ``target_dir`` (the folder ``dst_fd``): see
+    :func:`archive`."""
     name = path.name
-    target_dir = archive_dir(game_dir) / status
-    if not os.path.lexists(path):
+    if not _exists(name, src_fd):
         raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
-    with open_dir(game_dir, "game folder", follow=True) as game_fd, \
-            open_dir(path.parent, "inbox") as src_fd, \
-            open_dir(ARCHIVE, "archive folder", dir_fd=game_fd, create=True,
-                     label=archive_dir(game_dir)) as arch_fd, \
-            open_dir(status, "archive folder", dir_fd=arch_fd, create=True, label=target_dir) as dst_fd:
-        if not _exists(name, src_fd):
-            raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
-        for candidate in _candidates(name):
-            target = target_dir / candidate
-            if _exists(candidate, dst_fd):
-                continue
-            try:  # fails if the target exists: no overwrite even in a race; a link is moved, not followed
-                os.link(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
-                                     errno.EACCES, errno.ENOSYS) and not isinstance(exc, NotImplementedError):
-                    raise StorageError(f"cannot archive {printable(path)}: {exc.strerror or exc}") from None
-                # the file system has no hard links: rename (we hold the game lock)
-                try:
-                    os.replace(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
-                except OSError as exc2:
-                    raise StorageError(f"cannot archive {printable(path)}: {exc2.strerror or exc2}") from None
-                if expect is not None and not _same_content(candidate, expect, dst_fd):
-                    if not _exists(name, src_fd):  # give the newer file back to the inbox
-                        try:
-                            os.replace(candidate, name, src_dir_fd=dst_fd, dst_dir_fd=src_fd)
-                        except OSError as exc2:
-                            raise StorageError(f"cannot put {printable(target)} back as {printable(path)}: "
-                                               f"{exc2.strerror or exc2}") from None
-                    return None
-                return target
-            if expect is not None and not _same_content(candidate, expect, dst_fd):
-                # replaced since it was read: the link holds the newer file, which stays in the inbox
-                try:
-                    os.unlink(candidate, dir_fd=dst_fd)
-                except OSError as exc:
-                    raise StorageError(f"cannot remove {printable(target)}: {exc.strerror or exc}") from None
-                return None
+    for candidate in _candidates(name):
+        target = target_dir / candidate
+        if _exists(candidate, dst_fd):
+            continue
+        try:  # fails if the target exists: no overwrite even in a race; a link is moved, not followed
+            os.link(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
+                                 errno.EACCES, errno.ENOSYS) and not isinstance(exc, NotImplementedError):
+                raise StorageError(f"cannot archive {printable(path)}: {exc.strerror or exc}") from None
+            # the file system has no hard links: rename (we hold the game lock)
             try:
-                os.unlink(name, dir_fd=src_fd)
-            except OSError as exc:
-                raise StorageError(f"archived {printable(path)} as {printable(target)} but cannot remove it: "
-                                   f"{exc.strerror or exc}") from None
+                os.replace(name, candidate, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+            except OSError as exc2:
+                raise StorageError(f"cannot archive {printable(path)}: {exc2.strerror or exc2}") from None
+            if expect is not None and not _same_content(candidate, expect, dst_fd):
+                if not _exists(name, src_fd):  # give the newer file back to the inbox
+                    try:
+                        os.replace(candidate, name, src_dir_fd=dst_fd, dst_dir_fd=src_fd)
+                    except OSError as exc2:
+                        raise StorageError(f"cannot put {printable(target)} back as {printable(path)}: "
+                                           f"{exc2.strerror or exc2}") from None
+                return None
             return target
+        if expect is not None and not _same_content(candidate, expect, dst_fd):
+            # replaced since it was read: the link holds the newer file, which stays in the inbox
+            try:
+                os.unlink(candidate, dir_fd=dst_fd)
+            except OSError as exc:
+                raise StorageError(f"cannot remove {printable(target)}: {exc.strerror or exc}") from None
+            return None
+        try:
+            os.unlink(name, dir_fd=src_fd)
+        except OSError as exc:
+            raise StorageError(f"archived {printable(path)} as {printable(target)} but cannot remove it: "
+                               f"{exc.strerror or exc}") from None
+        return target
     raise AssertionError("unreachable")  # pragma: no cover
 
 
