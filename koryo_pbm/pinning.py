@@ -134,13 +134,16 @@ def _read_pin(path: Path) -> tuple[Pin, str | None, str | None]:
     unreadable (it is then started anew)."""
     try:
         text = path.read_text(encoding="utf-8")
+        found = _parsed.get(text)
+        if found is not None:  # the same text read again (resolve pins the file it read, then the one it wrote)
+            return found, text, None
         table = tomllib.loads(text)
     except FileNotFoundError:
         return Pin(), None, None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return Pin(), None, f"the memory of games seen ({path}) is unreadable; starting it anew"
     decision = table.get("decision")
-    return Pin(
+    found = Pin(
         moderator=_text(table.get("moderator")),
         first_seen=_text(table.get("first_seen"), _is_date),
         version=_int(table.get("version")),
@@ -148,7 +151,14 @@ def _read_pin(path: Path) -> tuple[Pin, str | None, str | None]:
         log_length=_int(table.get("log_length")),
         decision=decision if decision == "" else _text(decision, ID.fits),
         file=_text(table.get("file"), is_sha256),
-    ), text, None
+    )
+    if len(_parsed) >= 8:
+        _parsed.pop(next(iter(_parsed)))
+    _parsed[text] = found
+    return found, text, None
+
+
+_parsed: dict[str, Pin] = {}  # the last pins read, by their text (a pin is a function of its text)
 
 
 def _pin_text(doc: GameDoc, head: str, first_seen: str, digest: str | None) -> str:

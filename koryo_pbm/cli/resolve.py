@@ -109,24 +109,25 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, mail
 
     for label in result.no_envelope:  # no mail is skipped silently
         click.echo(f"  {'no envelope':<10} {printable(label)}", err=True)
+    lines = []  # what is printed on standard output, in one write (click.echo costs some 30 µs a call)
     for d, events in result.applied:
-        click.echo(f"resolved {d.id}")
-        for e in events:
-            click.echo(f"  {e.text}")
+        lines.append(f"resolved {d.id}")
+        lines += [f"  {e.text}" for e in events]
     if not result.candidates:
-        click.echo("no envelopes found (inbox empty" + (", none in the mail given)" if mail else ")"))
+        lines.append("no envelopes found (inbox empty" + (", none in the mail given)" if mail else ")"))
     if decision is None:
-        click.echo(f"game {doc.game_id} is over")
+        lines.append(f"game {doc.game_id} is over")
     else:
         from koryo_pbm.waiting import waiting_words
 
-        click.echo(f"decision {decision['id']}, version {doc.version}: "
-                   f"{waiting_words(decision['waiting_for'], decision.get('received', []))}")
+        lines.append(f"decision {decision['id']}, version {doc.version}: "
+                     f"{waiting_words(decision['waiting_for'], decision.get('received', []))}")
         if "deadline" in decision:
             from koryo_pbm import deadlines
 
             when = deadlines.parse_stamp(decision["deadline"])
-            click.echo(f"deadline {deadlines.human(when)} ({deadlines.relative(when, now_utc())})")
+            lines.append(f"deadline {deadlines.human(when)} ({deadlines.relative(when, now_utc())})")
+    click.echo("\n".join(lines))
     _fail_on_rejects(result)
 
 

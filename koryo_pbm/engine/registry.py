@@ -98,6 +98,8 @@ def _scan(group: str) -> list[EntryPoint] | None:
             return None
         except OSError:  # absent or unreadable: importlib.metadata finds nothing there either
             continue
+        if "-info" not in "\0".join(children).lower():  # one look at the whole listing: the standard
+            continue                                      # library's folders hold no distribution
         infos: list[tuple[str, str]] = []  # (normalized distribution name, its metadata folder)
         for child in children:
             low = child.lower()
