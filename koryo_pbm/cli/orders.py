@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, submit_command, write_output
+from koryo_pbm.cli.common import PathType, identity_options, load_identity, remember, submit_command, write_output
 from koryo_pbm.errors import StaleError, StorageError
 from koryo_pbm.store.atomic import write_atomic
 from koryo_pbm.store.folder import game_paths
@@ -64,7 +64,7 @@ def suggestion(doc, game, name: str, private, example: dict) -> tuple[dict, str]
 @click.command("orders")
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+@click.option("-o", "--output", type=PathType(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write here (default: standard output).")
 def command(target: str | None, as_name: str | None, key_file: Path | None, output: Path | None) -> None:
     """Write an orders file for the decision the game in DIR (default: here) waits for, with an

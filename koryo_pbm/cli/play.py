@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, shell_quote, waiting_line, write_armored
+from koryo_pbm.cli.common import PathType, identity_options, load_identity, remember, shell_quote, waiting_line, write_armored
 from koryo_pbm.errors import KoryoPbmError, StaleError, UsageError
 from koryo_pbm.store.folder import game_paths
 
@@ -86,7 +86,7 @@ def choose(game: Any, state: Any, name: str, hint: dict[str, Any] | None,
 @click.command("play")
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
-@click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+@click.option("--out", "out", type=PathType(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, out: Path | None) -> None:
     """Tell what happened since you last looked, then answer the decision the game in DIR or

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from koryo_pbm.cli.common import (
+    PathType,
     answered,
     deadline_json,
     deadline_lines,
@@ -27,9 +28,9 @@ from koryo_pbm.store.folder import game_paths
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--html", "html", type=click.Path(path_type=Path), metavar="FILE",
+@click.option("--html", "html", type=PathType(path_type=Path), metavar="FILE",
               help="Write a picture of the table to FILE (one self-contained HTML page).")
-@click.option("--svg", "svg", type=click.Path(path_type=Path), metavar="FILE",
+@click.option("--svg", "svg", type=PathType(path_type=Path), metavar="FILE",
               help="Write a picture of the table to FILE as one SVG image.")
 def command(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool,
             html: Path | None = None, svg: Path | None = None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import identity_options, load_identity, remember, write_armored
+from koryo_pbm.cli.common import PathType, identity_options, load_identity, remember, write_armored
 from koryo_pbm.errors import FormatError, UsageError
 from koryo_pbm.store.folder import game_paths
 
@@ -87,11 +87,11 @@ def _read_stdin(limit: int) -> str:
 
 
 @click.command("submit")
-@click.argument("orders_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.argument("orders_file", type=PathType(dir_okay=False, allow_dash=True, path_type=Path))
 @identity_options()
 @click.option("--game", "target", metavar="DIR|FILE",
               help="The game folder or game file (default: here).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+@click.option("--out", "out", type=PathType(dir_okay=False, allow_dash=True, path_type=Path),
               help="Write the envelope here (- for standard output) to mail it, instead of the inbox.")
 def command(orders_file: Path, as_name: str | None, key_file: Path | None, target: str | None,
             out: Path | None) -> None:

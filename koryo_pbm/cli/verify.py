@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from koryo_pbm.cli.common import echo_json, identity_options, load_identity
+from koryo_pbm.cli.common import PathType, echo_json, identity_options, load_identity
 from koryo_pbm.errors import KoryoPbmError, UsageError
 from koryo_pbm.store.folder import game_paths
 
@@ -34,7 +34,7 @@ def read_receipts(file: Path, doc):
 @click.command("verify")
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
-@click.option("--receipt", "receipt_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--receipt", "receipt_files", multiple=True, type=PathType(dir_okay=False, path_type=Path),
               metavar="FILE", help="With --as: a receipt the moderator sent you (a saved mail or the block alone); "
                                    "may be repeated. An order of yours it receipts must not have been played by the bot.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
