@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from koryo_pbm.crypto.envelope import MAX_ARMORED, Envelope, parse_one
 from koryo_pbm.crypto.keys import sha256_hex
@@ -222,7 +223,47 @@ def _exists(name: str, dir_fd: int) -> bool:
     return True
 
 
-def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = None) -> Path | None:
+class _Folders:
+    """The folders :func:`archive` moves files between, each opened once (``with``): the game
+    folder, the inbox, ``archive`` and its status folders, opened as :func:`archive` opens them
+    the first time each is needed, and closed at the end of the block."""
+
+    def __init__(self, game_dir: Path) -> None:
+        self.game_dir = game_dir
+        self.stack = ExitStack()
+        self.game_fd: int | None = None
+        self.archive_fd: int | None = None
+        self.sources: dict[Path, int] = {}
+        self.targets: dict[str, int] = {}
+
+    def __enter__(self) -> _Folders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.close()
+
+    def _open(self, *args: Any, **kwargs: Any) -> int:
+        return self.stack.enter_context(open_dir(*args, **kwargs))
+
+    def open(self, source: Path, status: str) -> tuple[int, int]:
+        """The descriptors of the folder ``source`` and of ``archive/<status>``."""
+        if self.game_fd is None:
+            self.game_fd = self._open(self.game_dir, "game folder", follow=True)
+        src_fd = self.sources.get(source)
+        if src_fd is None:
+            src_fd = self.sources[source] = self._open(source, "inbox")
+        if self.archive_fd is None:
+            self.archive_fd = self._open(ARCHIVE, "archive folder", dir_fd=self.game_fd, create=True,
+                                         label=archive_dir(self.game_dir))
+        dst_fd = self.targets.get(status)
+        if dst_fd is None:
+            dst_fd = self.targets[status] = self._open(status, "archive folder", dir_fd=self.archive_fd, create=True,
+                                                       label=archive_dir(self.game_dir) / status)
+        return src_fd, dst_fd
+
+
+def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = None,
+            folders: _Folders | None = None) -> Path | None:
     """Move ``path`` into ``archive/<status>/`` under a name no archived file has; never
     deletes or overwrites anything. Returns the new path.
 
@@ -232,8 +273,26 @@ def archive(game_dir: Path, path: Path, *, status: str, expect: str | None = Non
 
     ``archive`` and ``archive/<status>`` are opened without following links (``LinkRefused``),
     and the file is linked and unlinked relative to the folders' descriptors: an archive folder
-    a player replaced by a link to ``~/.bashrc.d`` gets nothing."""
-    return archive_all(game_dir, [(path, status, expect)])[0]
+    a player replaced by a link to ``~/.bashrc.d`` gets nothing. ``folders``: the folders
+    :func:`archive_all` keeps open for all of its moves (by default they are opened for this one)."""
+    _check_status(status)
+    game_dir, path = Path(game_dir), Path(path)
+    if not os.path.lexists(path):
+        raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
+    if folders is None:
+        with _Folders(game_dir) as own:
+            return _move(path, archive_dir(game_dir) / status, *own.open(path.parent, status), expect)
+    return _move(path, archive_dir(game_dir) / status, *folders.open(path.parent, status), expect)
+
+
+def archive_all(game_dir: Path, moves: Sequence[tuple[Path, str, str | None]]) -> list[Path | None]:
+    """:func:`archive` of each ``(path, status, expect)`` in turn (what it returns, in order),
+    with the game folder, the inbox and each archive folder opened once for all of them: a
+    resolve archives every envelope it read. One that fails raises, the ones before it made."""
+    game_dir = Path(game_dir)
+    with _Folders(game_dir) as folders:
+        return [archive(game_dir, path, status=status, expect=expect, folders=folders)
+                for path, status, expect in moves]
 
 
 def _check_status(status: str) -> None:
@@ -241,41 +300,6 @@ def _check_status(status: str) -> None:
     if not (0 < len(status) <= 32 and status.isascii() and status[0].islower() and status[0].isalpha()
             and all(ch.islower() or ch.isdigit() or ch in "_-" for ch in status)):
         raise StorageError(f"invalid archive status {printable(repr(status))}")
-
-
-def archive_all(game_dir: Path, moves: Sequence[tuple[Path, str, str | None]]) -> list[Path | None]:
-    """:func:`archive` of each ``(path, status, expect)`` in turn (what it returns, in order),
-    with the game folder, the inbox and each archive folder opened once for all of them: a
-    resolve archives every envelope it read. Each move is checked and made as :func:`archive`
-    makes it; one that fails raises, the ones before it made."""
-    for _, status, _ in moves:
-        _check_status(status)
-    game_dir = Path(game_dir)
-    out: list[Path | None] = []
-    if not moves:
-        return out
-    with ExitStack() as stack:
-        game_fd = stack.enter_context(open_dir(game_dir, "game folder", follow=True))
-        src_fds: dict[Path, int] = {}
-        dst_fds: dict[str, int] = {}
-        arch_fd: int | None = None
-        for path, status, expect in moves:
-            path = Path(path)
-            if not os.path.lexists(path):
-                raise StorageError(f"cannot archive {printable(path)}: it no longer exists")
-            src_fd = src_fds.get(path.parent)
-            if src_fd is None:
-                src_fd = src_fds[path.parent] = stack.enter_context(open_dir(path.parent, "inbox"))
-            if arch_fd is None:
-                arch_fd = stack.enter_context(open_dir(ARCHIVE, "archive folder", dir_fd=game_fd, create=True,
-                                                       label=archive_dir(game_dir)))
-            dst_fd = dst_fds.get(status)
-            if dst_fd is None:
-                dst_fd = dst_fds[status] = stack.enter_context(
-                    open_dir(status, "archive folder", dir_fd=arch_fd, create=True,
-                             label=archive_dir(game_dir) / status))
-            out.append(_move(path, archive_dir(game_dir) / status, src_fd, dst_fd, expect))
-    return out
 
 
 def _move(path: Path, target_dir: Path, src_fd: int, dst_fd: int, expect: str | None) -> Path | None:
