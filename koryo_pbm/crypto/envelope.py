@@ -171,6 +171,20 @@ class Envelope(Frozen):
         if len(self.ciphertext) < _HPKE_OVERHEAD + SIGNATURE_SIZE:
             raise FormatError("envelope body is too short")
 
+    @classmethod
+    def _checked(cls, header: dict[str, str], ciphertext: bytes, signature: bytes) -> Envelope:
+        """The envelope of a ``header`` of its own that :func:`_validate_header` passed (what
+        reading armour made), without checking each field again."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "header", header)
+        object.__setattr__(self, "ciphertext", bytes(ciphertext))
+        object.__setattr__(self, "signature", bytes(signature))
+        if len(self.signature) != SIGNATURE_SIZE:
+            raise FormatError("envelope signature has the wrong length")
+        if len(self.ciphertext) < _HPKE_OVERHEAD + SIGNATURE_SIZE:
+            raise FormatError("envelope body is too short")
+        return self
+
     # -- header fields ---------------------------------------------------------------------
     @property
     def game_id(self) -> str:
@@ -377,10 +391,9 @@ def _parse_block(lines: list[str]) -> Envelope:
     body_lines = [line for line in lines[i:] if line != ""]
     if not body_lines:
         raise FormatError("envelope has no body")
-    for line in body_lines:
-        if not _B64_LINE.fits(line):
-            raise FormatError("envelope body is not base64")
     body = "".join(body_lines)
+    if not _B64_LINE.fits(body):  # every line does (none is empty) when the lines joined do
+        raise FormatError("envelope body is not base64")
     try:
         raw = binascii.a2b_base64(body, strict_mode=True)
     except (binascii.Error, ValueError):
@@ -395,11 +408,13 @@ def _parse_block(lines: list[str]) -> Envelope:
         # signature is checked: "it was changed" would sound like cheating and give no next step
         raise FormatError(f"envelope body is cut: {len(body_lines)} lines of it are here, which is not a whole "
                           "envelope (a line is missing or was added)")
-    return Envelope(header, raw[:-SIGNATURE_SIZE], raw[-SIGNATURE_SIZE:])
+    return Envelope._checked(header, raw[:-SIGNATURE_SIZE], raw[-SIGNATURE_SIZE:])
 
 
 def _unquote(line: str, depth: int) -> str | None:
     """Remove ``depth`` levels of '>' quoting (each '>' optionally followed by one space)."""
+    if depth == 0:  # nothing to remove: what the steps below give then
+        return line.strip()
     if not line.strip():
         return ""  # some mail clients leave the blank lines of a quote unquoted
     pos = 0

@@ -152,6 +152,8 @@ def test_quoting_change_is_an_error(env):
         (lambda t: t.split("\n\n")[0] + "\n" + END + "\n", "no body"),
         (lambda t: t.replace(END, ""), "no '-----END"),
         (lambda t: t.replace("\n\n", "\n\n!!!!\n"), "not base64"),
+        # one character in the middle of the second body line (the lines are checked joined)
+        (lambda t: t[:t.index("\n\n") + 100] + "*" + t[t.index("\n\n") + 101:], "envelope body is not base64"),
         (lambda t: t.replace("\n\n", "\n\nAAA\n"), "base64"),
     ],
 )
