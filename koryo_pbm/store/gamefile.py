@@ -579,6 +579,26 @@ def open_every_part(doc: GameDoc, identity: Identity) -> tuple[list[OpenedPart],
     return opened, closed
 
 
+def _canonical_b64(value: Any) -> bool:
+    """True if ``value`` is text that :func:`_b64` accepts (base64 that ``a2b_base64`` reads in
+    strict mode and ``b2a_base64`` writes back the same), told without decoding it: groups of
+    four letters of the alphabet, the last one ``xx==`` or ``xxx=`` with the bits the padding
+    leaves out zero. ``binascii`` decodes a game's moderator part (some 40 kB) in about 0.1 ms;
+    this takes a few microseconds."""
+    if not isinstance(value, str) or len(value) % 4:
+        return False
+    bare = value.rstrip("=")
+    pad = len(value) - len(bare)
+    if pad > 2 or not _BASE64.fits(bare):
+        return False
+    # the last letter before the padding carries 2 bits (``==``) or 4 bits (``=``) of data, the
+    # rest of its 6 zero
+    return not pad or not _B64_VALUE[bare[-1]] & (0b1111 if pad == 2 else 0b11)
+
+
+_B64_VALUE = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+
+
 def _b64(value: Any, where: str) -> bytes:
     if not isinstance(value, str):
         raise FormatError(f"{where}: data must be base64 text")
@@ -720,8 +740,11 @@ def _validate(doc: GameDoc) -> None:
             _exact_keys(part, PART_KEYS, where)
         if part["recipient"] != owner.fingerprint():
             raise FormatError(f"{where} is sealed to {str(part['recipient'])[:20]!r}, not to the key of {name!r}")
-        if "data" in part and not _b64(part["data"], where):
-            raise FormatError(f"{where}: data is empty")
+        if "data" in part:
+            if not _canonical_b64(part["data"]):
+                _b64(part["data"], where)  # the decoding check, which says what is wrong
+            if not part["data"]:
+                raise FormatError(f"{where}: data is empty")
 
 
 def file_format(doc: GameDoc) -> str:
@@ -914,8 +937,6 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
 
 def encode(doc: GameDoc, moderator: Identity) -> bytes:
     """The signed bytes of ``doc``. Refuses (``NotForYou``) a key other than ``doc.moderator``."""
-    import tomli_w
-
     if moderator.public != doc.moderator:
         raise NotForYou(
             f"key {moderator.name!r} ({moderator.public.fingerprint()}) is not the moderator of game "
@@ -926,13 +947,29 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     _validate(doc)
     verify_log(doc)
     top = _to_toml(doc)
-    # The sealed parts' base64 and the strings of the log and the replay record are written as
-    # TOML literal strings ('...', or '''...''' when they hold line breaks) where they can be:
-    # the same values, but read and written at C speed (tomllib and tomli_w go through a basic
-    # string character by character in Python, and these strings are most of a game file). Each
-    # is swapped for a marker that tomli_w writes, then the marker for the literal string.
-    token = os.urandom(4).hex()
+    text = _toml_text(doc, top)
+    body = text.encode("utf-8")
+    first = top["format"]
+    assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
+    signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
+    return body + f'signature = "{binascii.b2a_base64(signature, newline=False).decode("ascii")}"\n'.encode("ascii")
+
+
+def _toml_text(doc: GameDoc, top: dict[str, Any]) -> str:
+    """The TOML of ``top`` (:func:`_to_toml` of ``doc``, checked): ``tomli_w``'s, but for the
+    sealed parts' base64 and the strings of the log and the replay record, written as TOML literal
+    strings ('...', or '''...''' when they hold line breaks) where they can be: the same values,
+    but read and written at C speed (tomllib and tomli_w go through a basic string character by
+    character in Python, and these strings are most of a game file). Each is swapped for a marker
+    that tomli_w writes, then the marker for the literal string.
+
+    The log's entries, which every later version writes again as they are, are each written
+    once (:func:`_log_entry_text`, kept by their content) and put in their place between the
+    tables before and after them, as tomli_w joins tables: the same text."""
+    import tomli_w
+
     blobs: list[str] = []
+    token = os.urandom(4).hex()
 
     def mark(value: str) -> str:
         blobs.append(value)
@@ -940,7 +977,18 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 
     for part in top["sealed"].values():
         part["data"] = mark(part["data"])
-    top["log"] = _literals(top["log"], mark)
+    log = top["log"]
+    # an array of tables (not an inline array), as tomli_w writes it whenever one of its entries
+    # does not fit on one line, as an entry with an event or an accepted envelope never does
+    texts: list[str] | None = None
+    if log and any(entry["events"] or entry["accepted"] for entry in log):
+        entries = [_log_entry_text(entry) for entry in log]
+        if all(text is not None for text, _ in entries):
+            texts = [text for text, _ in entries if text is not None]
+            # the markers the entries' strings take: those after them are numbered as they were
+            blobs.extend("" for _, marks in entries for _ in range(marks))
+    if texts is None:
+        top["log"] = _literals(log, mark)
     if "replay" in top:
         top["replay"] = _literals(top["replay"], mark)
     record = top["public"].get("blind") if doc.deal == "blind" else None
@@ -952,20 +1000,67 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
             if isinstance(data, str) and _is_b64(data):  # a blind table's deck: 4.7 kB of base64
                 outputs[i] = mark(data)
     try:
-        text = tomli_w.dumps(top)
+        if texts is not None:
+            keys = list(top)
+            at = keys.index("log")
+            text = (tomli_w.dumps({k: top[k] for k in keys[:at]}) + "\n"
+                    + "\n".join(texts) + "\n"
+                    + tomli_w.dumps({k: top[k] for k in keys[at + 1:]}))
+        else:
+            text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
+    return _unmark(text, token, blobs)
 
-    def literal(m: re.Match[str]) -> str:
-        value = blobs[int(m.group(1))]
-        return f"'''{value}'''" if "\n" in value else f"'{value}'"
 
-    text = re.sub(f'"@{token}-([0-9]+)@"', literal, text)
-    body = text.encode("utf-8")
-    first = top["format"]
-    assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
-    signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
-    return body + f'signature = "{binascii.b2a_base64(signature, newline=False).decode("ascii")}"\n'.encode("ascii")
+def _unmark(text: str, token: str, blobs: list[str]) -> str:
+    """``text`` with each marker ``"@TOKEN-N@"`` (a basic string tomli_w wrote) swapped for the
+    literal string of ``blobs[N]``: what ``re.sub(f'"@{token}-([0-9]+)@"', ...)`` does, without
+    compiling a pattern that names a new token for every file."""
+    pieces = text.split(f'"@{token}-')
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        number, at, rest = piece.partition('@"')
+        if at and number.isdigit() and number.isascii():
+            value = blobs[int(number)]
+            out.append(f"'''{value}'''" if "\n" in value else f"'{value}'")
+            out.append(rest)
+        else:  # not a marker (no string can hold one, but say so if one did)
+            out.append(f'"@{token}-')
+            out.append(piece)
+    return "".join(out)
+
+
+_ENTRIES: dict[tuple[Any, ...], tuple[str | None, int]] = {}  # log entries written last, by their content
+_ENTRIES_KEPT = 4096
+
+
+def _log_entry_text(entry: Mapping[str, Any]) -> tuple[str | None, int]:
+    """The TOML ``[[log]]`` table of one checked log entry (:func:`_check_entry_fields`: every
+    field an integer, a text or a list of texts), as :func:`_toml_text` writes it inside a log
+    that is an array of tables, its long strings literal, and how many markers those took
+    (``None`` for the text of an entry that tomli_w alone would write inline: one with no event
+    and nothing accepted). Kept for the last few thousand entries by every value in them: each
+    later version of a game writes the same entries again."""
+    import tomli_w
+
+    key = (entry["seq"], entry["version"], entry["decision"], entry["prev"], entry["hash"],
+           tuple(entry["events"]), tuple(entry["accepted"]))
+    kept = _ENTRIES.get(key)
+    if kept is None:
+        blobs: list[str] = []
+        token = os.urandom(4).hex()
+
+        def mark(value: str) -> str:
+            blobs.append(value)
+            return f"@{token}-{len(blobs) - 1}@"
+
+        text = tomli_w.dumps({"log": [_literals({k: entry[k] for k in LOG_KEYS}, mark)]})
+        kept = (_unmark(text, token, blobs) if text.startswith("[[log]]\n") else None, len(blobs))
+        while len(_ENTRIES) >= _ENTRIES_KEPT:
+            del _ENTRIES[next(iter(_ENTRIES))]
+        _ENTRIES[key] = kept
+    return kept
 
 
 # Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one
