@@ -149,21 +149,48 @@ def to_json(scene: Scene) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, _CLASSES):
-        out: dict[str, Any] = {}
-        defaults = value._defaults
-        for name in value._fields:
-            v = getattr(value, name)
-            if name in defaults and v == defaults[name]:
-                continue
-            out[name] = _plain(v) if isinstance(v, _NESTED) else v
-        return out
-    if isinstance(value, tuple | list):
-        return [_plain(v) if isinstance(v, _NESTED) else v for v in value]
-    return value
+    fields = _FIELDS.get(value.__class__)
+    if fields is None:
+        if isinstance(value, _CLASSES):  # a subclass of one: its own fields and defaults
+            fields = _fields_of(value.__class__)
+        elif isinstance(value, tuple | list):
+            return [_plain(v) if isinstance(v, _NESTED) else v for v in value]
+        else:
+            return value
+    if value.__class__ is Card:  # a picture's tiles: the same few, made once (games keep them)
+        kept = _CARDS.get(id(value))
+        if kept is not None and kept[0] is value:
+            return {**kept[1], "marks": list(kept[1]["marks"])} if "marks" in kept[1] else dict(kept[1])
+    out: dict[str, Any] = {}
+    for name, default in fields:
+        v = getattr(value, name)
+        if default is not _NO_DEFAULT and v == default:
+            continue
+        out[name] = _plain(v) if isinstance(v, _NESTED) else v
+    if value.__class__ is Card:
+        while len(_CARDS) >= _CARDS_KEPT:
+            del _CARDS[next(iter(_CARDS))]
+        _CARDS[id(value)] = (value, out)  # the card is kept with it: its id names no other while kept
+        return {**out, "marks": list(out["marks"])} if "marks" in out else dict(out)
+    return out
 
 
 _NESTED = (*_CLASSES, tuple, list)  # what _plain changes (text, numbers and booleans are as they are)
+_NO_DEFAULT = object()
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, Any], ...]:
+    """``(field, its default or _NO_DEFAULT)`` of a scene class, in order."""
+    defaults = cls._defaults  # type: ignore[attr-defined]
+    return tuple((name, defaults.get(name, _NO_DEFAULT)) for name in cls._fields)  # type: ignore[attr-defined]
+
+
+_FIELDS = {cls: _fields_of(cls) for cls in _CLASSES}
+# The plain form of the cards met last, by their identity: a card is frozen, so its form never
+# changes; a game that makes each tile once (Koryo's picture keeps them) has its cards' forms made
+# once. Each is given out as a copy (its marks too): a caller may change what to_json returns.
+_CARDS: dict[int, tuple[Card, dict[str, Any]]] = {}
+_CARDS_KEPT = 4096
 
 
 def from_json(data: Any) -> Scene:

@@ -451,22 +451,51 @@ def padded_size(data: Mapping[str, Any]) -> int:
     return _room(_plain(data, "part"))
 
 
+_SIZES: dict[str, int] = {}  # the padded sizes of the parts sealed last, by the SHA-256 of their compact JSON
+_SIZES_KEPT = 16384
+
+
+def kept_padded_size(data: Mapping[str, Any], text: str | None = None) -> int:
+    """:func:`padded_size` of ``data``, kept for the last parts sealed by the SHA-256 of their
+    compact JSON ``text`` (:func:`compact_json` of ``data``; made here when not given), which says
+    all the size is a function of: every text, number and key. A version that only holds an
+    order seals the parts of the version before again, most of them unchanged; the JSON is
+    written in C, the size counted in Python over every value."""
+    try:
+        digest = sha256_hex((compact_json(data) if text is None else text).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):  # not JSON: padded_size says why
+        return padded_size(data)
+    return _kept(digest, lambda: padded_size(data))
+
+
+def _kept(digest: str, size_of: Callable[[], int]) -> int:
+    size = _SIZES.pop(digest, None)
+    if size is None:
+        size = size_of()
+        while len(_SIZES) >= _SIZES_KEPT:
+            del _SIZES[next(iter(_SIZES))]
+    _SIZES[digest] = size
+    return size
+
+
 def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any], *,
-              size: int | None = None) -> dict[str, str]:
+              size: int | None = None, text: str | None = None) -> dict[str, str]:
     """Seal ``data`` to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``.
 
     Inside the seal the data is compact JSON (only its recipient ever reads it, and JSON is read
     many times faster than TOML: the moderator's part holds the whole game state), padded with
     spaces to ``size`` bytes (default: :func:`padded_size`): the sealed size says nothing that
-    the shape of ``data`` does not. ``FormatError`` if the JSON is longer than ``size``."""
+    the shape of ``data`` does not. ``FormatError`` if the JSON is longer than ``size``.
+    ``text``: the compact JSON of ``data`` (:func:`compact_json`), when the caller has made it
+    (``data`` is checked all the same)."""
     from koryo_pbm.crypto.seal import seal
 
     plain = _plain(data, f"part {name!r}")
     try:
-        raw = compact_json(plain).encode("utf-8")
+        raw = (compact_json(plain) if text is None else text).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise FormatError(f"part {name!r} cannot be written: {exc}") from None
-    target = _room(plain) if size is None else size
+    target = _kept(sha256_hex(raw), lambda: _room(plain)) if size is None else size
     if len(raw) > target:
         raise FormatError(f"part {name!r} takes {len(raw)} bytes, more than the {target} it is padded to")
     fpr = recipient.fingerprint()
@@ -600,6 +629,8 @@ _B64_VALUE = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl
 
 
 def _b64(value: Any, where: str) -> bytes:
+    if _canonical_b64(value):  # then decoding it is all there is to do (strict or not: the same)
+        return binascii.a2b_base64(value)
     if not isinstance(value, str):
         raise FormatError(f"{where}: data must be base64 text")
     try:

@@ -692,10 +692,17 @@ def test_a_file_is_written_as_the_whole_file_through_tomli_w_would_be_whatever_i
        | st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode()) | st.text(max_size=8))
 def test_the_fast_check_of_base64_agrees_with_decoding_it(text):
     """Issue 19: a sealed part's base64 is checked without decoding it (``_canonical_b64``); it
-    accepts exactly what decoding in strict mode and encoding again gives back unchanged."""
+    accepts exactly what decoding in strict mode and encoding again gives back unchanged, and
+    what it refuses is refused as before, saying why."""
+    import binascii
+
     try:
-        gamefile._b64(text, "x")
-        decodes = True
-    except FormatError:
+        decodes = base64.b64encode(binascii.a2b_base64(text, strict_mode=True)).decode() == text
+    except (binascii.Error, ValueError):
         decodes = False
     assert gamefile._canonical_b64(text) == decodes
+    if decodes:
+        assert gamefile._b64(text, "x") == base64.b64decode(text)
+    else:
+        with pytest.raises(FormatError, match="^x: data is not"):
+            gamefile._b64(text, "x")
