@@ -157,26 +157,36 @@ def _plain(value: Any) -> Any:
             return [_plain(v) if isinstance(v, _NESTED) else v for v in value]
         else:
             return value
-    if value.__class__ is Card:  # a picture's tiles: the same few, made once (games keep them)
-        kept = _CARDS.get(id(value))
-        if kept is not None and kept[0] is value:
-            return {**kept[1], "marks": list(kept[1]["marks"])} if "marks" in kept[1] else dict(kept[1])
+    # a value is frozen, so its plain form never changes: made once, kept on the value itself, and
+    # given out as a copy (a caller may change what to_json returns). Games that keep their
+    # tiles and panels (Koryo's picture) have each one's form made once.
+    own = getattr(value, "__dict__", None)
+    kept = own.get(_KEPT) if own is not None else None
+    if kept is not None:
+        return _copy(kept)
     out: dict[str, Any] = {}
     for name, default in fields:
         v = getattr(value, name)
         if default is not _NO_DEFAULT and v == default:
             continue
         out[name] = _plain(v) if isinstance(v, _NESTED) else v
-    if value.__class__ is Card:
-        while len(_CARDS) >= _CARDS_KEPT:
-            del _CARDS[next(iter(_CARDS))]
-        _CARDS[id(value)] = (value, out)  # the card is kept with it: its id names no other while kept
-        return {**out, "marks": list(out["marks"])} if "marks" in out else dict(out)
+    if own is not None:
+        own[_KEPT] = out
+        return _copy(out)
     return out
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a plain form (tables and lists of texts, numbers and booleans), every level new."""
+    if value.__class__ is dict:
+        return {k: _copy(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
+    return [_copy(v) if v.__class__ in _CONTAINERS else v for v in value]
+
+
 _NESTED = (*_CLASSES, tuple, list)  # what _plain changes (text, numbers and booleans are as they are)
+_CONTAINERS = (dict, list)
 _NO_DEFAULT = object()
+_KEPT = "_plain_form"  # where a value keeps its plain form (not a field: equality and hash ignore it)
 
 
 def _fields_of(cls: type) -> tuple[tuple[str, Any], ...]:
@@ -186,11 +196,6 @@ def _fields_of(cls: type) -> tuple[tuple[str, Any], ...]:
 
 
 _FIELDS = {cls: _fields_of(cls) for cls in _CLASSES}
-# The plain form of the cards met last, by their identity: a card is frozen, so its form never
-# changes; a game that makes each tile once (Koryo's picture keeps them) has its cards' forms made
-# once. Each is given out as a copy (its marks too): a caller may change what to_json returns.
-_CARDS: dict[int, tuple[Card, dict[str, Any]]] = {}
-_CARDS_KEPT = 4096
 
 
 def from_json(data: Any) -> Scene:

@@ -995,8 +995,8 @@ def _toml_text(doc: GameDoc, top: dict[str, Any]) -> str:
     that tomli_w writes, then the marker for the literal string.
 
     The log's entries, which every later version writes again as they are, are each written
-    once (:func:`_log_entry_text`, kept by their content) and put in their place between the
-    tables before and after them, as tomli_w joins tables: the same text."""
+    once (:func:`_log_entry_text`, kept by their content) and the file put together from its
+    pieces as tomli_w joins them (:func:`_pieces_text`): the same text."""
     import tomli_w
 
     blobs: list[str] = []
@@ -1031,17 +1031,56 @@ def _toml_text(doc: GameDoc, top: dict[str, Any]) -> str:
             if isinstance(data, str) and _is_b64(data):  # a blind table's deck: 4.7 kB of base64
                 outputs[i] = mark(data)
     try:
-        if texts is not None:
-            keys = list(top)
-            at = keys.index("log")
-            text = (tomli_w.dumps({k: top[k] for k in keys[:at]}) + "\n"
-                    + "\n".join(texts) + "\n"
-                    + tomli_w.dumps({k: top[k] for k in keys[at + 1:]}))
-        else:
+        text = None if texts is None else _pieces_text(top, texts, marked=record is not None)
+        if text is None:
             text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
     return _unmark(text, token, blobs)
+
+
+_PIECES: dict[tuple[str, Any], str] = {}  # the TOML of lines and tables written last, by what they hold
+_PIECES_KEPT = 4096
+_KEPT_TABLES = ("players", "contributions", "decision", "service", "public")  # no marker in them
+
+
+def _pieces_text(top: Mapping[str, Any], log: list[str], *, marked: bool) -> str | None:
+    """What ``tomli_w.dumps(top)`` writes, put together from its pieces as tomli_w joins them:
+    the top's plain lines, then each table after a blank line, the log's entries as given
+    (``log``: the TOML of each, an array of tables); ``None`` if ``top`` holds anything else (then
+    tomli_w writes it whole). The lines and the tables without markers (the public state unless
+    ``marked``: a blind table's decks are) are kept by what they hold (a table by the SHA-256 of
+    the :func:`repr` of its checked plain values, which tells apart every text, number, truth
+    value and time, and the order of keys): a version that holds an order has the players, the
+    public state and most lines of the version before."""
+    import tomli_w
+
+    lines: list[str] = []
+    tables: list[str] = []
+    for key, value in top.items():
+        if key == "log":
+            tables.append("\n".join(log))
+            continue
+        kind = value.__class__
+        if kind is dict:
+            if key not in _KEPT_TABLES or (marked and key == "public"):
+                tables.append(tomli_w.dumps({key: value}))
+                continue
+            what: tuple[str, Any] = (key, sha256_hex(repr(value).encode("utf-8", "surrogatepass")))
+        elif kind is str or kind is int:
+            what = (key, value)
+        else:
+            return None
+        text = _PIECES.get(what)
+        if text is None:
+            text = tomli_w.dumps({key: value})
+            while len(_PIECES) >= _PIECES_KEPT:
+                del _PIECES[next(iter(_PIECES))]
+            _PIECES[what] = text
+        (tables if kind is dict else lines).append(text)
+    if not lines:
+        return None
+    return "".join(lines) + "".join("\n" + table for table in tables)
 
 
 def _unmark(text: str, token: str, blobs: list[str]) -> str:

@@ -2,7 +2,7 @@
 before (a judge): every part the players and the moderator open is what a resolve in a fresh
 process writes from the same file and envelope. The judge's process keeps what a held order
 leaves unchanged (the menus that fitted whole, the parts' padded sizes, the envelopes it
-opened, the log entries' TOML, the pictures' tiles): nothing it keeps may show in what it
+opened, pieces of the file's TOML, the pictures' tiles): nothing it keeps may show in what it
 writes."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from test_cli_bymail import make_keys, new_game
 from koryo_pbm import choices
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import load_identity
-from koryo_pbm.engine import scene
 from koryo_pbm.match import creation, resolution
 from koryo_pbm.store import gamefile
 
@@ -28,12 +27,12 @@ def _fresh_process():
     """What a fresh process starts with (nothing kept), then what this one kept back again."""
     kept = [(table, dict(table)) for table in (choices._KEPT.builders, choices._WHOLE.menus, creation._SIZES,
                                                resolution._OPENED.opened, gamefile._SIZES, gamefile._ENTRIES,
-                                               scene._CARDS)]
+                                               gamefile._PIECES)]
     sizes = choices._WHOLE.size, resolution._OPENED.size
     for table, _ in kept:
         table.clear()
-    picture.tile.cache_clear()  # (frozen values: nothing to put back)
-    picture.back.cache_clear()
+    for made in (picture.tile, picture.back, picture._player_panel):  # frozen values: nothing to put back
+        made.cache_clear()
     choices._WHOLE.size = resolution._OPENED.size = 0
     yield
     for table, before in kept:

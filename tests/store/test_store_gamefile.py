@@ -706,3 +706,19 @@ def test_the_fast_check_of_base64_agrees_with_decoding_it(text):
     else:
         with pytest.raises(FormatError, match="^x: data is not"):
             gamefile._b64(text, "x")
+
+
+def test_pieces_of_a_file_kept_by_what_they_hold_are_never_those_of_other_values(keys):
+    """Issue 19: the lines and tables of a file (the public state, the players) are kept by what
+    they hold: values that read alike in JSON or as text (a time and its text, 1 and 1.0 and
+    true, a list and a table) are different pieces, each written as tomli_w writes it."""
+    from datetime import UTC, datetime
+
+    when = datetime(2026, 11, 26, 6, 0, tzinfo=UTC)
+    for public in ({"when": when}, {"when": when.isoformat()}, {"when": str(when)}, {"n": 1}, {"n": 1.0},
+                   {"n": True}, {"n": "1"}, {"n": [1]}, {"n": {"1": 1}}, {"n": 1}, {"when": when}):
+        doc = make_doc(keys)
+        doc.public = public
+        data = encode(doc, keys["mod"])
+        assert data.rsplit(b"signature = ", 1)[0].decode() == _reference_text(doc)
+        assert decode(data).public == public
