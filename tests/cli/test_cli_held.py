@@ -2,8 +2,8 @@
 before (a judge): every part the players and the moderator open is what a resolve in a fresh
 process writes from the same file and envelope. The judge's process keeps what a held order
 leaves unchanged (the menus that fitted whole, the parts' padded sizes, the envelopes it
-opened, pieces of the file's TOML, the pictures' tiles): nothing it keeps may show in what it
-writes."""
+opened, the moderator's part it sealed, pieces of the file's TOML, the pictures' tiles):
+nothing it keeps may show in what it writes."""
 
 from __future__ import annotations
 
@@ -34,7 +34,13 @@ def _fresh_process():
     for made in (picture.tile, picture.back, picture._player_panel):  # frozen values: nothing to put back
         made.cache_clear()
     choices._WHOLE.size = resolution._OPENED.size = 0
+    sealed = dict(gamefile._SEALED.parts), gamefile._SEALED.size
+    gamefile._SEALED.parts.clear()
+    gamefile._SEALED.size = 0
     yield
+    gamefile._SEALED.parts.clear()
+    gamefile._SEALED.parts.update(sealed[0])
+    gamefile._SEALED.size = sealed[1]
     for table, before in kept:
         table.clear()
         table.update(before)

@@ -471,6 +471,35 @@ def test_part_cannot_be_moved(keys):
         open_part(doc, "bob", keys["bob"])
 
 
+def test_the_moderators_part_sealed_by_this_process_opens_as_it_opens_anew_and_only_so(keys):
+    """Issue 19: the moderator's part this process sealed is given without opening it again, for
+    that very text, version and key: what it holds is what a fresh process opens; moved to another
+    version or game, damaged, relabelled for another key, it is refused as ever."""
+    doc = make_doc(keys, version=3)
+    assert (doc.sealed["moderator"]["data"], gamefile.part_info(doc.game_id, 3, "moderator",
+            keys["mod"].public.fingerprint()), keys["mod"].public) in gamefile._SEALED.parts
+    kept = open_part(doc, "moderator", keys["mod"])
+    parts, size = dict(gamefile._SEALED.parts), gamefile._SEALED.size
+    gamefile._SEALED.parts.clear()
+    try:
+        assert open_part(doc, "moderator", keys["mod"]) == kept == {"seed": "the seed", "orders": {}}
+    finally:
+        gamefile._SEALED.parts.update(parts)
+        gamefile._SEALED.size = size
+    for change in ({"version": 4}, {"game_id": "koryo-ffffffffff"}):
+        with pytest.raises(TamperedError, match="sealed part 'moderator'"):
+            open_part(doc.replace(**change), "moderator", keys["mod"])
+    data = doc.sealed["moderator"]["data"]
+    damaged = data[:10] + ("A" if data[10] != "A" else "B") + data[11:]
+    with pytest.raises(TamperedError):
+        open_part(doc.replace(sealed={**doc.sealed, "moderator": {**doc.sealed["moderator"], "data": damaged}}),
+                  "moderator", keys["mod"])
+    eve = doc.replace(moderator=keys["eve"].public, sealed={**doc.sealed, "moderator": {
+        "recipient": keys["eve"].public.fingerprint(), "data": data}})
+    with pytest.raises(TamperedError):
+        open_part(eve, "moderator", keys["eve"])
+
+
 @pytest.mark.parametrize("inside,match", [(b"= not json", "valid data"), (b"[1, 2]", "a table"),
                                           (b"\xff\xfe", "valid data")])
 def test_part_with_bad_data_inside(keys, inside, match):
