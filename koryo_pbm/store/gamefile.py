@@ -385,6 +385,25 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
+_HASHES: dict[tuple[Any, ...], str] = {}  # the hashes of the log entries checked last, by their content
+_HASHES_KEPT = 4096
+
+
+def _checked_entry_hash(entry: Mapping[str, Any]) -> str:
+    """:func:`_entry_hash` of a checked entry (:func:`_check_entry_fields`: exactly its fields,
+    each an integer, a text or a list of texts), kept for the last few thousand by every value
+    in them but the hash: each version written or read checks the whole log again."""
+    key = (entry["seq"], entry["version"], entry["decision"], entry["prev"], tuple(entry["events"]),
+           tuple(entry["accepted"]))
+    digest = _HASHES.get(key)
+    if digest is None:
+        digest = _entry_hash(entry)
+        while len(_HASHES) >= _HASHES_KEPT:
+            del _HASHES[next(iter(_HASHES))]
+        _HASHES[key] = digest
+    return digest
+
+
 def verify_log(doc: GameDoc) -> None:
     """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks."""
     prev = ZERO_HASH
@@ -395,7 +414,7 @@ def verify_log(doc: GameDoc) -> None:
             raise TamperedError(f"log entry {i + 1} has sequence number {entry['seq']}: the log was changed")
         if entry["prev"] != prev:
             raise TamperedError(f"log entry {i + 1} does not follow entry {i}: the log chain is broken")
-        if entry["hash"] != _entry_hash(entry):
+        if entry["hash"] != _checked_entry_hash(entry):
             raise TamperedError(f"log entry {i + 1} does not match its hash: the log was changed")
         if entry["version"] < last_version or entry["version"] > doc.version:
             raise TamperedError(f"log entry {i + 1} has an impossible version {entry['version']}")

@@ -27,7 +27,7 @@ def _fresh_process():
     """What a fresh process starts with (nothing kept), then what this one kept back again."""
     kept = [(table, dict(table)) for table in (choices._KEPT.builders, choices._WHOLE.menus, creation._SIZES,
                                                resolution._OPENED.opened, gamefile._SIZES, gamefile._ENTRIES,
-                                               gamefile._PIECES)]
+                                               gamefile._PIECES, gamefile._HASHES)]
     sizes = choices._WHOLE.size, resolution._OPENED.size
     for table, _ in kept:
         table.clear()
