@@ -522,38 +522,45 @@ def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[
     blob = seal(recipient, raw + b" " * (target - len(raw)), info)
     text64 = binascii.b2a_base64(blob, newline=False).decode("ascii")
     if name == MODERATOR_PART:
-        _SEALED.keep(text64, info, recipient, raw)
+        _SEALED.keep(doc.game_id, text64, info, recipient, raw)
     return {"recipient": fpr, "data": text64}
 
 
 class _Sealed:
-    """What this process sealed last as the moderator's part (its JSON, before the padding), by
-    the base64 text of the sealed blob, its HPKE ``info`` and the recipient's key: a judge opens
-    the part it sealed in the version before at every resolve. The same ciphertext with the same
-    ``info`` opens to the same text with that recipient's key, and only with it, so the opener
-    gives it without opening it again; any other text, ``info`` or key is opened as ever. Only
-    the moderator's part (the demo's players open theirs for real), up to 8 MiB."""
+    """The moderator's part this process sealed last for each game (its JSON, before the
+    padding), with the SHA-256 of the sealed blob's base64 text, its HPKE ``info`` and the
+    recipient's key: a judge opens the part it sealed in the version before at every resolve.
+    The same ciphertext with the same ``info`` opens to the same text with that recipient's key,
+    and only with it, so the opener gives it without opening it again; any other text, ``info``
+    or key is opened as ever. Only the moderator's part (the demo's players open theirs for
+    real), one for each game, up to 8 MiB."""
 
     LIMIT = 8 * 1024 * 1024
 
     def __init__(self) -> None:
-        self.parts: dict[tuple[str, bytes, PublicIdentity], bytes] = {}
+        self.parts: dict[str, tuple[str, bytes, PublicIdentity, bytes]] = {}
         self.size = 0
 
-    def keep(self, data: str, info: bytes, recipient: PublicIdentity, raw: bytes) -> None:
-        key = (data, info, recipient)
-        if key in self.parts or len(data) + len(raw) > self.LIMIT:
+    def keep(self, game_id: str, data: str, info: bytes, recipient: PublicIdentity, raw: bytes) -> None:
+        old = self.parts.pop(game_id, None)
+        if old is not None:
+            self.size -= len(old[3])
+        if len(raw) > self.LIMIT:
             return
-        while self.parts and self.size + len(data) + len(raw) > self.LIMIT:
-            old = next(iter(self.parts))
-            self.size -= len(old[0]) + len(self.parts.pop(old))
-        self.parts[key] = raw
-        self.size += len(data) + len(raw)
+        while self.parts and self.size + len(raw) > self.LIMIT:
+            self.size -= len(self.parts.pop(next(iter(self.parts)))[3])
+        self.parts[game_id] = (_text_digest(data), info, recipient, raw)
+        self.size += len(raw)
 
-    def get(self, data: object, info: bytes, identity: Identity) -> bytes | None:
-        if not isinstance(data, str) or not self.parts:
+    def get(self, game_id: str, data: object, info: bytes, identity: Identity) -> bytes | None:
+        kept = self.parts.get(game_id)
+        if kept is None or not isinstance(data, str) or kept[1] != info or kept[2] != identity.public:
             return None
-        return self.parts.get((data, info, identity.public))
+        return kept[3] if _text_digest(data) == kept[0] else None
+
+
+def _text_digest(text: str) -> str:
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
 _SEALED = _Sealed()
@@ -583,7 +590,7 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     part = sealed_part(doc, name, identity)
     info = part_info(doc.game_id, doc.version, name, identity.public.fingerprint())
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
-    kept = _SEALED.get(part.get("data"), info, identity) if name == MODERATOR_PART else None
+    kept = _SEALED.get(doc.game_id, part.get("data"), info, identity) if name == MODERATOR_PART else None
     if kept is not None:  # this process sealed this very text with this info to this key
         return _part_data(kept, what)
     blob = _b64(part.get("data"), f"sealed part {name!r}")
