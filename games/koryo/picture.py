@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
@@ -29,6 +30,9 @@ def _s(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+# Tiles are frozen values of a few arguments: each is made once and kept (a judge draws every
+# waiting player's picture for every version, and the same tiles again and again)
+@lru_cache(maxsize=4096)
 def tile(cid: str, count: int, marks: tuple[str, ...] = ()) -> Card:
     c = INDEX[cid]
     fill, ink = COLOURS[c]
@@ -38,6 +42,7 @@ def tile(cid: str, count: int, marks: tuple[str, ...] = ()) -> Card:
     return Card(id=cid, name=NAMES[c], rank=rank, count=count, fill=fill, ink=ink, marks=marks, note=note)
 
 
+@lru_cache(maxsize=256)
 def back(count: int) -> Card:
     return Card(id="back", name="face down", count=count, back=True, note=f"{_s(count, 'card')} face down")
 
@@ -45,6 +50,30 @@ def back(count: int) -> Card:
 def _grouped(ids: list[str]) -> tuple[Card, ...]:
     counts = Counter(ids)
     return tuple(tile(cid, counts[cid]) for cid in CARD_IDS if counts[cid])
+
+
+# A player's panel is a function of these few values: made once for each (every waiting player's
+# picture shows the same tables, and a version that holds an order changes at most a badge)
+@lru_cache(maxsize=1024)
+def _player_panel(name: str, tables: tuple[tuple[int, ...], ...], i: int, fd: int, facts: tuple[str, ...],
+                  tone: str, badge: str) -> Panel:
+    seats = [list(t) for t in tables]  # (the rules tell seats apart by their lists' identity)
+    cards = []
+    for c in range(NCARDS):
+        k = seats[i][c]
+        if not k:
+            continue
+        marks: list[str] = []
+        if c in CHARS:
+            if rules.has_scoring(seats, i, c):
+                marks.append("majority")
+            if POWERS[c] and rules.has_power(seats, i, c):  # (the Merchant has no power)
+                marks.append("power" if "majority" in marks else "omniscient")
+        cards.append(tile(CARD_IDS[c], k, tuple(marks)))
+    rows = [Row("in front of them", tuple(cards), "table", name, "no cards")]
+    if fd:
+        rows.append(Row("face down", (back(fd),), "facedown-count", name))
+    return Panel(title=name, key=f"player-{name}", facts=facts, rows=tuple(rows), tone=tone, badge=badge)
 
 
 def picture(v: Mapping[str, Any]) -> Scene:
@@ -57,26 +86,12 @@ def picture(v: Mapping[str, Any]) -> Scene:
     over = phase == OVER
 
     panels = []
+    every = tuple(map(tuple, tables))
     for i, name in enumerate(players):
-        cards = []
-        for c in range(NCARDS):
-            k = tables[i][c]
-            if not k:
-                continue
-            marks: list[str] = []
-            if c in CHARS:
-                if rules.has_scoring(tables, i, c):
-                    marks.append("majority")
-                if POWERS[c] and rules.has_power(tables, i, c):  # (the Merchant has no power)
-                    marks.append("power" if "majority" in marks else "omniscient")
-            cards.append(tile(CARD_IDS[c], k, tuple(marks)))
-        rows = [Row("in front of them", tuple(cards), "table", name, "no cards")]
         fd = int(v["facedown_sizes"].get(name, 0))
-        if fd:
-            rows.append(Row("face down", (back(fd),), "facedown-count", name))
-        facts = [_s(int(v["tokens"][name]), "token"),
+        said = (_s(int(v["tokens"][name]), "token"),
                  f"{'score' if over else 'score now'} {v['scores'][name]}",
-                 f"hand {v['hand_sizes'][name]}", f"face down {fd}"]
+                 f"hand {v['hand_sizes'][name]}", f"face down {fd}")
         badges = []
         if name == v.get("first") and not over:
             badges.append("first player")
@@ -85,8 +100,7 @@ def picture(v: Mapping[str, Any]) -> Scene:
             badges.append("to play")
         if over and name in v.get("winners", []):
             badges.append("winner")
-        panels.append(Panel(title=name, key=f"player-{name}", facts=tuple(facts), rows=tuple(rows),
-                            tone="turn" if to_play else "", badge=" · ".join(badges)))
+        panels.append(_player_panel(name, every, i, fd, said, "turn" if to_play else "", " · ".join(badges)))
 
     private = []
     if v.get("player"):

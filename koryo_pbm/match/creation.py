@@ -301,7 +301,7 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     for name, key in doc.players.items():
         if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room
             part = {**privates[name], choices.MENU_KEY: menus[name]}
-            size = gamefile.padded_size(privates[name]) + choices.room(game, decision.kind if decision is not None else "")
+            size = gamefile.kept_padded_size(privates[name]) + choices.room(game, decision.kind if decision is not None else "")
             doc.sealed[name] = gamefile.seal_part(doc, name, key, part, size=size)
         else:
             doc.sealed[name] = gamefile.seal_part(doc, name, key, privates[name])
@@ -313,33 +313,36 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     # room for an order held from each player while a decision is pending; none once it is over
     # (nothing is ever held again, and everything the room hides is published)
     room = HELD_ROOM * len(doc.players) if decision is not None else 0
-    size = _padded_size({**whole, "orders": {}}) + room
-    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size)
+    # the size leaves the orders held out: the part's compact JSON with them and without them,
+    # each value's written once
+    pieces = _json_pieces(whole)
+    if pieces is None:
+        size = gamefile.kept_padded_size({**whole, "orders": {}}) + room
+        text = None
+    else:
+        size = gamefile.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
+        text = _joined(pieces)
+    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
 
 
-_SIZES: dict[str, int] = {}  # the padded sizes of the moderator's last parts, by a digest of their compact JSON
-_SIZES_KEPT = 4096
+_SIZES = gamefile._SIZES  # (the padded sizes kept: see gamefile.kept_padded_size)
 
 
-def _padded_size(data: Mapping[str, Any]) -> int:
-    """``gamefile.padded_size(data)``, kept for the moderator's last few thousand parts by the
-    SHA-256 of their compact JSON (which says all the size is a function of: every text, number
-    and key): a version that only holds an order has the part of the version before but for
-    the orders held, which the size leaves out. The JSON is written in C; the size is counted
-    in Python, value by value, over the whole state."""
-    from koryo_pbm.crypto.keys import sha256_hex
-
+def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:
+    """The compact JSON of each value of ``data`` (its keys texts), or ``None`` if one is not
+    JSON: :func:`_joined` of them is ``gamefile.compact_json(data)``."""
+    if not all(type(k) is str for k in data):
+        return None
     try:
-        digest = sha256_hex(gamefile.compact_json(data).encode("utf-8"))
-    except (TypeError, ValueError, RecursionError):  # not JSON: padded_size says why
-        return gamefile.padded_size(data)
-    size = _SIZES.pop(digest, None)
-    if size is None:
-        size = gamefile.padded_size(data)
-        while len(_SIZES) >= _SIZES_KEPT:
-            del _SIZES[next(iter(_SIZES))]
-    _SIZES[digest] = size
-    return size
+        return {k: gamefile.compact_json(v) for k, v in data.items()}
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _joined(pieces: Mapping[str, str]) -> str:
+    """The compact JSON of a table whose values' compact JSON are ``pieces``: what the JSON
+    encoder writes of the table itself (separators ``,`` and ``:``, keys as it writes texts)."""
+    return "{" + ",".join(f"{gamefile.compact_json(k)}:{v}" for k, v in pieces.items()) + "}"
 
 
 def next_version(doc: GameDoc) -> GameDoc:

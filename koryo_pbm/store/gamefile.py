@@ -385,6 +385,25 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
+_HASHES: dict[tuple[Any, ...], str] = {}  # the hashes of the log entries checked last, by their content
+_HASHES_KEPT = 4096
+
+
+def _checked_entry_hash(entry: Mapping[str, Any]) -> str:
+    """:func:`_entry_hash` of a checked entry (:func:`_check_entry_fields`: exactly its fields,
+    each an integer, a text or a list of texts), kept for the last few thousand by every value
+    in them but the hash: each version written or read checks the whole log again."""
+    key = (entry["seq"], entry["version"], entry["decision"], entry["prev"], tuple(entry["events"]),
+           tuple(entry["accepted"]))
+    digest = _HASHES.get(key)
+    if digest is None:
+        digest = _entry_hash(entry)
+        while len(_HASHES) >= _HASHES_KEPT:
+            del _HASHES[next(iter(_HASHES))]
+        _HASHES[key] = digest
+    return digest
+
+
 def verify_log(doc: GameDoc) -> None:
     """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks."""
     prev = ZERO_HASH
@@ -395,7 +414,7 @@ def verify_log(doc: GameDoc) -> None:
             raise TamperedError(f"log entry {i + 1} has sequence number {entry['seq']}: the log was changed")
         if entry["prev"] != prev:
             raise TamperedError(f"log entry {i + 1} does not follow entry {i}: the log chain is broken")
-        if entry["hash"] != _entry_hash(entry):
+        if entry["hash"] != _checked_entry_hash(entry):
             raise TamperedError(f"log entry {i + 1} does not match its hash: the log was changed")
         if entry["version"] < last_version or entry["version"] > doc.version:
             raise TamperedError(f"log entry {i + 1} has an impossible version {entry['version']}")
@@ -451,27 +470,100 @@ def padded_size(data: Mapping[str, Any]) -> int:
     return _room(_plain(data, "part"))
 
 
+_SIZES: dict[str, int] = {}  # the padded sizes of the parts sealed last, by the SHA-256 of their compact JSON
+_SIZES_KEPT = 16384
+
+
+def kept_padded_size(data: Mapping[str, Any], text: str | None = None) -> int:
+    """:func:`padded_size` of ``data``, kept for the last parts sealed by the SHA-256 of their
+    compact JSON ``text`` (:func:`compact_json` of ``data``; made here when not given), which says
+    all the size is a function of: every text, number and key. A version that only holds an
+    order seals the parts of the version before again, most of them unchanged; the JSON is
+    written in C, the size counted in Python over every value."""
+    try:
+        digest = sha256_hex((compact_json(data) if text is None else text).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):  # not JSON: padded_size says why
+        return padded_size(data)
+    return _kept(digest, lambda: padded_size(data))
+
+
+def _kept(digest: str, size_of: Callable[[], int]) -> int:
+    size = _SIZES.pop(digest, None)
+    if size is None:
+        size = size_of()
+        while len(_SIZES) >= _SIZES_KEPT:
+            del _SIZES[next(iter(_SIZES))]
+    _SIZES[digest] = size
+    return size
+
+
 def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any], *,
-              size: int | None = None) -> dict[str, str]:
+              size: int | None = None, text: str | None = None) -> dict[str, str]:
     """Seal ``data`` to ``recipient`` as part ``name`` of ``doc`` at ``doc.version``.
 
     Inside the seal the data is compact JSON (only its recipient ever reads it, and JSON is read
     many times faster than TOML: the moderator's part holds the whole game state), padded with
     spaces to ``size`` bytes (default: :func:`padded_size`): the sealed size says nothing that
-    the shape of ``data`` does not. ``FormatError`` if the JSON is longer than ``size``."""
+    the shape of ``data`` does not. ``FormatError`` if the JSON is longer than ``size``.
+    ``text``: the compact JSON of ``data`` (:func:`compact_json`), when the caller has made it
+    (``data`` is checked all the same)."""
     from koryo_pbm.crypto.seal import seal
 
     plain = _plain(data, f"part {name!r}")
     try:
-        raw = compact_json(plain).encode("utf-8")
+        raw = (compact_json(plain) if text is None else text).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise FormatError(f"part {name!r} cannot be written: {exc}") from None
-    target = _room(plain) if size is None else size
+    target = _kept(sha256_hex(raw), lambda: _room(plain)) if size is None else size
     if len(raw) > target:
         raise FormatError(f"part {name!r} takes {len(raw)} bytes, more than the {target} it is padded to")
     fpr = recipient.fingerprint()
-    blob = seal(recipient, raw + b" " * (target - len(raw)), part_info(doc.game_id, doc.version, name, fpr))
-    return {"recipient": fpr, "data": binascii.b2a_base64(blob, newline=False).decode("ascii")}
+    info = part_info(doc.game_id, doc.version, name, fpr)
+    blob = seal(recipient, raw + b" " * (target - len(raw)), info)
+    text64 = binascii.b2a_base64(blob, newline=False).decode("ascii")
+    if name == MODERATOR_PART:
+        _SEALED.keep(doc.game_id, text64, info, recipient, raw)
+    return {"recipient": fpr, "data": text64}
+
+
+class _Sealed:
+    """The moderator's part this process sealed last for each game (its JSON, before the
+    padding), with the SHA-256 of the sealed blob's base64 text, its HPKE ``info`` and the
+    recipient's key: a judge opens the part it sealed in the version before at every resolve.
+    The same ciphertext with the same ``info`` opens to the same text with that recipient's key,
+    and only with it, so the opener gives it without opening it again; any other text, ``info``
+    or key is opened as ever. Only the moderator's part (the demo's players open theirs for
+    real), one for each game, up to 8 MiB."""
+
+    LIMIT = 8 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self.parts: dict[str, tuple[str, bytes, PublicIdentity, bytes]] = {}
+        self.size = 0
+
+    def keep(self, game_id: str, data: str, info: bytes, recipient: PublicIdentity, raw: bytes) -> None:
+        old = self.parts.pop(game_id, None)
+        if old is not None:
+            self.size -= len(old[3])
+        if len(raw) > self.LIMIT:
+            return
+        while self.parts and self.size + len(raw) > self.LIMIT:
+            self.size -= len(self.parts.pop(next(iter(self.parts)))[3])
+        self.parts[game_id] = (_text_digest(data), info, recipient, raw)
+        self.size += len(raw)
+
+    def get(self, game_id: str, data: object, info: bytes, identity: Identity) -> bytes | None:
+        kept = self.parts.get(game_id)
+        if kept is None or not isinstance(data, str) or kept[1] != info or kept[2] != identity.public:
+            return None
+        return kept[3] if _text_digest(data) == kept[0] else None
+
+
+def _text_digest(text: str) -> str:
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+_SEALED = _Sealed()
 
 
 def sealed_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
@@ -496,9 +588,13 @@ def open_part(doc: GameDoc, name: str, identity: Identity) -> dict[str, Any]:
     from koryo_pbm.crypto.seal import open_sealed
 
     part = sealed_part(doc, name, identity)
-    blob = _b64(part.get("data"), f"sealed part {name!r}")
+    info = part_info(doc.game_id, doc.version, name, identity.public.fingerprint())
     what = f"the sealed part {name!r} of game {doc.game_id} (version {doc.version})"
-    plain = open_sealed(identity, blob, part_info(doc.game_id, doc.version, name, identity.public.fingerprint()), what=what)
+    kept = _SEALED.get(doc.game_id, part.get("data"), info, identity) if name == MODERATOR_PART else None
+    if kept is not None:  # this process sealed this very text with this info to this key
+        return _part_data(kept, what)
+    blob = _b64(part.get("data"), f"sealed part {name!r}")
+    plain = open_sealed(identity, blob, info, what=what)
     return _part_data(plain, what)
 
 
@@ -579,7 +675,29 @@ def open_every_part(doc: GameDoc, identity: Identity) -> tuple[list[OpenedPart],
     return opened, closed
 
 
+def _canonical_b64(value: Any) -> bool:
+    """True if ``value`` is text that :func:`_b64` accepts (base64 that ``a2b_base64`` reads in
+    strict mode and ``b2a_base64`` writes back the same), told without decoding it: groups of
+    four letters of the alphabet, the last one ``xx==`` or ``xxx=`` with the bits the padding
+    leaves out zero. ``binascii`` decodes a game's moderator part (some 40 kB) in about 0.1 ms;
+    this takes a few microseconds."""
+    if not isinstance(value, str) or len(value) % 4:
+        return False
+    bare = value.rstrip("=")
+    pad = len(value) - len(bare)
+    if pad > 2 or not _BASE64.fits(bare):
+        return False
+    # the last letter before the padding carries 2 bits (``==``) or 4 bits (``=``) of data, the
+    # rest of its 6 zero
+    return not pad or not _B64_VALUE[bare[-1]] & (0b1111 if pad == 2 else 0b11)
+
+
+_B64_VALUE = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+
+
 def _b64(value: Any, where: str) -> bytes:
+    if _canonical_b64(value):  # then decoding it is all there is to do (strict or not: the same)
+        return binascii.a2b_base64(value)
     if not isinstance(value, str):
         raise FormatError(f"{where}: data must be base64 text")
     try:
@@ -720,8 +838,11 @@ def _validate(doc: GameDoc) -> None:
             _exact_keys(part, PART_KEYS, where)
         if part["recipient"] != owner.fingerprint():
             raise FormatError(f"{where} is sealed to {str(part['recipient'])[:20]!r}, not to the key of {name!r}")
-        if "data" in part and not _b64(part["data"], where):
-            raise FormatError(f"{where}: data is empty")
+        if "data" in part:
+            if not _canonical_b64(part["data"]):
+                _b64(part["data"], where)  # the decoding check, which says what is wrong
+            if not part["data"]:
+                raise FormatError(f"{where}: data is empty")
 
 
 def file_format(doc: GameDoc) -> str:
@@ -914,8 +1035,6 @@ def _to_toml(doc: GameDoc) -> dict[str, Any]:
 
 def encode(doc: GameDoc, moderator: Identity) -> bytes:
     """The signed bytes of ``doc``. Refuses (``NotForYou``) a key other than ``doc.moderator``."""
-    import tomli_w
-
     if moderator.public != doc.moderator:
         raise NotForYou(
             f"key {moderator.name!r} ({moderator.public.fingerprint()}) is not the moderator of game "
@@ -926,13 +1045,29 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     _validate(doc)
     verify_log(doc)
     top = _to_toml(doc)
-    # The sealed parts' base64 and the strings of the log and the replay record are written as
-    # TOML literal strings ('...', or '''...''' when they hold line breaks) where they can be:
-    # the same values, but read and written at C speed (tomllib and tomli_w go through a basic
-    # string character by character in Python, and these strings are most of a game file). Each
-    # is swapped for a marker that tomli_w writes, then the marker for the literal string.
-    token = os.urandom(4).hex()
+    text = _toml_text(doc, top)
+    body = text.encode("utf-8")
+    first = top["format"]
+    assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
+    signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
+    return body + f'signature = "{binascii.b2a_base64(signature, newline=False).decode("ascii")}"\n'.encode("ascii")
+
+
+def _toml_text(doc: GameDoc, top: dict[str, Any]) -> str:
+    """The TOML of ``top`` (:func:`_to_toml` of ``doc``, checked): ``tomli_w``'s, but for the
+    sealed parts' base64 and the strings of the log and the replay record, written as TOML literal
+    strings ('...', or '''...''' when they hold line breaks) where they can be: the same values,
+    but read and written at C speed (tomllib and tomli_w go through a basic string character by
+    character in Python, and these strings are most of a game file). Each is swapped for a marker
+    that tomli_w writes, then the marker for the literal string.
+
+    The log's entries, which every later version writes again as they are, are each written
+    once (:func:`_log_entry_text`, kept by their content) and the file put together from its
+    pieces as tomli_w joins them (:func:`_pieces_text`): the same text."""
+    import tomli_w
+
     blobs: list[str] = []
+    token = os.urandom(4).hex()
 
     def mark(value: str) -> str:
         blobs.append(value)
@@ -940,7 +1075,18 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
 
     for part in top["sealed"].values():
         part["data"] = mark(part["data"])
-    top["log"] = _literals(top["log"], mark)
+    log = top["log"]
+    # an array of tables (not an inline array), as tomli_w writes it whenever one of its entries
+    # does not fit on one line, as an entry with an event or an accepted envelope never does
+    texts: list[str] | None = None
+    if log and any(entry["events"] or entry["accepted"] for entry in log):
+        entries = [_log_entry_text(entry) for entry in log]
+        if all(text is not None for text, _ in entries):
+            texts = [text for text, _ in entries if text is not None]
+            # the markers the entries' strings take: those after them are numbered as they were
+            blobs.extend("" for _, marks in entries for _ in range(marks))
+    if texts is None:
+        top["log"] = _literals(log, mark)
     if "replay" in top:
         top["replay"] = _literals(top["replay"], mark)
     record = top["public"].get("blind") if doc.deal == "blind" else None
@@ -952,20 +1098,106 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
             if isinstance(data, str) and _is_b64(data):  # a blind table's deck: 4.7 kB of base64
                 outputs[i] = mark(data)
     try:
-        text = tomli_w.dumps(top)
+        text = None if texts is None else _pieces_text(top, texts, marked=record is not None)
+        if text is None:
+            text = tomli_w.dumps(top)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise FormatError(f"game {doc.game_id} cannot be written as TOML: {exc}") from None
+    return _unmark(text, token, blobs)
 
-    def literal(m: re.Match[str]) -> str:
-        value = blobs[int(m.group(1))]
-        return f"'''{value}'''" if "\n" in value else f"'{value}'"
 
-    text = re.sub(f'"@{token}-([0-9]+)@"', literal, text)
-    body = text.encode("utf-8")
-    first = top["format"]
-    assert body.startswith(f'format = "{first}"\n'.encode()) and body.endswith(b"\n")
-    signature = sign(moderator, SIGN_CONTEXT, signed_message(body))
-    return body + f'signature = "{binascii.b2a_base64(signature, newline=False).decode("ascii")}"\n'.encode("ascii")
+_PIECES: dict[tuple[str, Any], str] = {}  # the TOML of lines and tables written last, by what they hold
+_PIECES_KEPT = 4096
+_KEPT_TABLES = ("players", "contributions", "decision", "service", "public")  # no marker in them
+
+
+def _pieces_text(top: Mapping[str, Any], log: list[str], *, marked: bool) -> str | None:
+    """What ``tomli_w.dumps(top)`` writes, put together from its pieces as tomli_w joins them:
+    the top's plain lines, then each table after a blank line, the log's entries as given
+    (``log``: the TOML of each, an array of tables); ``None`` if ``top`` holds anything else (then
+    tomli_w writes it whole). The lines and the tables without markers (the public state unless
+    ``marked``: a blind table's decks are) are kept by what they hold (a table by the SHA-256 of
+    the :func:`repr` of its checked plain values, which tells apart every text, number, truth
+    value and time, and the order of keys): a version that holds an order has the players, the
+    public state and most lines of the version before."""
+    import tomli_w
+
+    lines: list[str] = []
+    tables: list[str] = []
+    for key, value in top.items():
+        if key == "log":
+            tables.append("\n".join(log))
+            continue
+        kind = value.__class__
+        if kind is dict:
+            if key not in _KEPT_TABLES or (marked and key == "public"):
+                tables.append(tomli_w.dumps({key: value}))
+                continue
+            what: tuple[str, Any] = (key, sha256_hex(repr(value).encode("utf-8", "surrogatepass")))
+        elif kind is str or kind is int:
+            what = (key, value)
+        else:
+            return None
+        text = _PIECES.get(what)
+        if text is None:
+            text = tomli_w.dumps({key: value})
+            while len(_PIECES) >= _PIECES_KEPT:
+                del _PIECES[next(iter(_PIECES))]
+            _PIECES[what] = text
+        (tables if kind is dict else lines).append(text)
+    if not lines:
+        return None
+    return "".join(lines) + "".join("\n" + table for table in tables)
+
+
+def _unmark(text: str, token: str, blobs: list[str]) -> str:
+    """``text`` with each marker ``"@TOKEN-N@"`` (a basic string tomli_w wrote) swapped for the
+    literal string of ``blobs[N]``: what ``re.sub(f'"@{token}-([0-9]+)@"', ...)`` does, without
+    compiling a pattern that names a new token for every file."""
+    pieces = text.split(f'"@{token}-')
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        number, at, rest = piece.partition('@"')
+        if at and number.isdigit() and number.isascii():
+            value = blobs[int(number)]
+            out.append(f"'''{value}'''" if "\n" in value else f"'{value}'")
+            out.append(rest)
+        else:  # not a marker (no string can hold one, but say so if one did)
+            out.append(f'"@{token}-')
+            out.append(piece)
+    return "".join(out)
+
+
+_ENTRIES: dict[tuple[Any, ...], tuple[str | None, int]] = {}  # log entries written last, by their content
+_ENTRIES_KEPT = 4096
+
+
+def _log_entry_text(entry: Mapping[str, Any]) -> tuple[str | None, int]:
+    """The TOML ``[[log]]`` table of one checked log entry (:func:`_check_entry_fields`: every
+    field an integer, a text or a list of texts), as :func:`_toml_text` writes it inside a log
+    that is an array of tables, its long strings literal, and how many markers those took
+    (``None`` for the text of an entry that tomli_w alone would write inline: one with no event
+    and nothing accepted). Kept for the last few thousand entries by every value in them: each
+    later version of a game writes the same entries again."""
+    import tomli_w
+
+    key = (entry["seq"], entry["version"], entry["decision"], entry["prev"], entry["hash"],
+           tuple(entry["events"]), tuple(entry["accepted"]))
+    kept = _ENTRIES.get(key)
+    if kept is None:
+        blobs: list[str] = []
+        token = os.urandom(4).hex()
+
+        def mark(value: str) -> str:
+            blobs.append(value)
+            return f"@{token}-{len(blobs) - 1}@"
+
+        text = tomli_w.dumps({"log": [_literals({k: entry[k] for k in LOG_KEYS}, mark)]})
+        kept = (_unmark(text, token, blobs) if text.startswith("[[log]]\n") else None, len(blobs))
+        while len(_ENTRIES) >= _ENTRIES_KEPT:
+            del _ENTRIES[next(iter(_ENTRIES))]
+        _ENTRIES[key] = kept
+    return kept
 
 
 # Strings TOML can hold as a literal string: no apostrophe, no control character but tab (one

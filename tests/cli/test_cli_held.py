@@ -1,14 +1,16 @@
 """What a resolve that only holds an order writes, when the same process resolved the game
 before (a judge): every part the players and the moderator open is what a resolve in a fresh
 process writes from the same file and envelope. The judge's process keeps what a held order
-leaves unchanged (the menus that fitted whole, the moderator's padded size, the envelopes it
-opened): nothing it keeps may show in what it writes."""
+leaves unchanged (the menus that fitted whole, the parts' padded sizes, the envelopes it
+opened, the moderator's part it sealed, pieces of the file's TOML, the pictures' tiles):
+nothing it keeps may show in what it writes."""
 
 from __future__ import annotations
 
 import contextlib
 import shutil
 
+from koryo_pbm_games.koryo import picture
 from test_cli_bymail import make_keys, new_game
 
 from koryo_pbm import choices
@@ -24,12 +26,21 @@ PLAYERS = ["p1", "p2", "p3"]
 def _fresh_process():
     """What a fresh process starts with (nothing kept), then what this one kept back again."""
     kept = [(table, dict(table)) for table in (choices._KEPT.builders, choices._WHOLE.menus, creation._SIZES,
-                                               resolution._OPENED.opened)]
+                                               resolution._OPENED.opened, gamefile._SIZES, gamefile._ENTRIES,
+                                               gamefile._PIECES, gamefile._HASHES)]
     sizes = choices._WHOLE.size, resolution._OPENED.size
     for table, _ in kept:
         table.clear()
+    for made in (picture.tile, picture.back, picture._player_panel):  # frozen values: nothing to put back
+        made.cache_clear()
     choices._WHOLE.size = resolution._OPENED.size = 0
+    sealed = dict(gamefile._SEALED.parts), gamefile._SEALED.size
+    gamefile._SEALED.parts.clear()
+    gamefile._SEALED.size = 0
     yield
+    gamefile._SEALED.parts.clear()
+    gamefile._SEALED.parts.update(sealed[0])
+    gamefile._SEALED.size = sealed[1]
     for table, before in kept:
         table.clear()
         table.update(before)

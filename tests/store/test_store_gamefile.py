@@ -471,6 +471,35 @@ def test_part_cannot_be_moved(keys):
         open_part(doc, "bob", keys["bob"])
 
 
+def test_the_moderators_part_sealed_by_this_process_opens_as_it_opens_anew_and_only_so(keys):
+    """Issue 19: the moderator's part this process sealed is given without opening it again, for
+    that very text, version and key: what it holds is what a fresh process opens; moved to another
+    version or game, damaged, relabelled for another key, it is refused as ever."""
+    doc = make_doc(keys, version=3)
+    assert gamefile._SEALED.parts[doc.game_id][1:3] == (gamefile.part_info(doc.game_id, 3, "moderator",
+                                                        keys["mod"].public.fingerprint()), keys["mod"].public)
+    kept = open_part(doc, "moderator", keys["mod"])
+    parts, size = dict(gamefile._SEALED.parts), gamefile._SEALED.size
+    gamefile._SEALED.parts.clear()
+    try:
+        assert open_part(doc, "moderator", keys["mod"]) == kept == {"seed": "the seed", "orders": {}}
+    finally:
+        gamefile._SEALED.parts.update(parts)
+        gamefile._SEALED.size = size
+    for change in ({"version": 4}, {"game_id": "koryo-ffffffffff"}):
+        with pytest.raises(TamperedError, match="sealed part 'moderator'"):
+            open_part(doc.replace(**change), "moderator", keys["mod"])
+    data = doc.sealed["moderator"]["data"]
+    damaged = data[:10] + ("A" if data[10] != "A" else "B") + data[11:]
+    with pytest.raises(TamperedError):
+        open_part(doc.replace(sealed={**doc.sealed, "moderator": {**doc.sealed["moderator"], "data": damaged}}),
+                  "moderator", keys["mod"])
+    eve = doc.replace(moderator=keys["eve"].public, sealed={**doc.sealed, "moderator": {
+        "recipient": keys["eve"].public.fingerprint(), "data": data}})
+    with pytest.raises(TamperedError):
+        open_part(eve, "moderator", keys["eve"])
+
+
 @pytest.mark.parametrize("inside,match", [(b"= not json", "valid data"), (b"[1, 2]", "a table"),
                                           (b"\xff\xfe", "valid data")])
 def test_part_with_bad_data_inside(keys, inside, match):
@@ -637,3 +666,88 @@ def test_the_strings_of_the_log_read_back_whatever_form_they_are_written_in(keys
     assert back.log == doc.log
     assert [e["events"] for e in back.log][-1] == texts
     assert decode(encode(back, keys["mod"])) == back
+
+
+def _reference_text(doc: GameDoc) -> str:
+    """The TOML of ``doc`` as every earlier version of ``encode`` wrote it: the whole file through
+    tomli_w with the long strings of the sealed parts, the log and the replay marked, then each
+    marker swapped for its literal string by a pattern."""
+    import re
+
+    top = gamefile._to_toml(doc)
+    blobs: list[str] = []
+
+    def mark(value: str) -> str:
+        blobs.append(value)
+        return f"@feedf00d-{len(blobs) - 1}@"
+
+    for part in top["sealed"].values():
+        part["data"] = mark(part["data"])
+    top["log"] = gamefile._literals(top["log"], mark)
+    if "replay" in top:
+        top["replay"] = gamefile._literals(top["replay"], mark)
+    return re.sub('"@feedf00d-([0-9]+)@"', lambda m: (lambda v: f"'''{v}'''" if "\n" in v else f"'{v}'")(
+        blobs[int(m.group(1))]), tomli_w.dumps(top))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=30) | st.sampled_from(["it's long enough, isn't it", "a\nb" * 8, ""]),
+                         max_size=3), min_size=1, max_size=4),
+       st.lists(st.booleans(), min_size=4, max_size=4),
+       st.none() | st.integers(8, 15).map(lambda n: {"orders": [  # (texts under 16 characters are not marked)
+           {"decision": "r" * n, "player": "bob", "bot": "b" * 15, "orders": "the orders of a bot"}]}))
+def test_a_file_is_written_as_the_whole_file_through_tomli_w_would_be_whatever_its_log_holds(keys, events, digests,
+                                                                                               replay):
+    """Issue 19: ``encode`` writes each log entry once and keeps its text for the versions after
+    (empty ones, ones with no event and nothing accepted, with any text), and checks sealed
+    base64 without decoding it: every file is byte for byte what tomli_w writes of the whole
+    file, the first time and again, and reads back the same. (A replayed order of a bot is
+    written inline when it fits in 100 characters as tomli_w measures it, with its marker: the
+    markers after the log's are numbered as they were.)"""
+    doc = make_doc(keys)
+    for i, texts in enumerate(events):
+        append_log(doc, f"r{i + 3}-orders", texts, ["e" * 64] if digests[i] else [])
+    if replay is not None:
+        doc.decision = None
+        doc.replay = replay
+    for _ in range(2):  # the second time from the entries kept
+        data = encode(doc, keys["mod"])
+        assert data.rsplit(b"signature = ", 1)[0].decode() == _reference_text(doc)
+        assert decode(data).log == doc.log
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", max_size=14)
+       | st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode()) | st.text(max_size=8))
+def test_the_fast_check_of_base64_agrees_with_decoding_it(text):
+    """Issue 19: a sealed part's base64 is checked without decoding it (``_canonical_b64``); it
+    accepts exactly what decoding in strict mode and encoding again gives back unchanged, and
+    what it refuses is refused as before, saying why."""
+    import binascii
+
+    try:
+        decodes = base64.b64encode(binascii.a2b_base64(text, strict_mode=True)).decode() == text
+    except (binascii.Error, ValueError):
+        decodes = False
+    assert gamefile._canonical_b64(text) == decodes
+    if decodes:
+        assert gamefile._b64(text, "x") == base64.b64decode(text)
+    else:
+        with pytest.raises(FormatError, match="^x: data is not"):
+            gamefile._b64(text, "x")
+
+
+def test_pieces_of_a_file_kept_by_what_they_hold_are_never_those_of_other_values(keys):
+    """Issue 19: the lines and tables of a file (the public state, the players) are kept by what
+    they hold: values that read alike in JSON or as text (a time and its text, 1 and 1.0 and
+    true, a list and a table) are different pieces, each written as tomli_w writes it."""
+    from datetime import UTC, datetime
+
+    when = datetime(2026, 11, 26, 6, 0, tzinfo=UTC)
+    for public in ({"when": when}, {"when": when.isoformat()}, {"when": str(when)}, {"n": 1}, {"n": 1.0},
+                   {"n": True}, {"n": "1"}, {"n": [1]}, {"n": {"1": 1}}, {"n": 1}, {"when": when}):
+        doc = make_doc(keys)
+        doc.public = public
+        data = encode(doc, keys["mod"])
+        assert data.rsplit(b"signature = ", 1)[0].decode() == _reference_text(doc)
+        assert decode(data).public == public
