@@ -212,9 +212,26 @@ def queue(game_dir: Path, out: Outgoing, *, from_header: str, game_id: str, tag:
                   mark=mark)
     path = folder / name
     write_atomic(path, data, mode=0o600)
+    _stamp_in_order(path)
     if known is not None:
         known.add(name)
     return path
+
+
+_LAST_QUEUED = [0]  # the modification time (ns) given to the last mail queued by this process
+
+
+def _stamp_in_order(path: Path) -> None:
+    """Give the mail just queued a modification time later than every mail queued before it:
+    :func:`pending` sends them oldest first, and a file system's clock moves in ticks (a few
+    milliseconds), within which a state mail and the reminder queued after it would otherwise
+    tie and go out in the order of their names."""
+    import time
+
+    stamp = max(time.time_ns(), _LAST_QUEUED[0] + 1000)  # (µs apart: file systems keep at least that)
+    _LAST_QUEUED[0] = stamp
+    with contextlib.suppress(OSError):  # the order is a courtesy: a file system refusing it keeps its own
+        os.utime(path, ns=(stamp, stamp))
 
 
 _HEAD_LINE = re.compile(r"[!-9;-~]+:|[ \t]")  # a header field's first line (RFC 5322 name), or a folded one

@@ -130,3 +130,15 @@ def test_a_text_attachment_decodes_to_its_bytes_in_lines_of_at_most_76(data):
     lines = body.split(b"\r\n")
     assert body.isascii() and all(len(line) <= 76 and line != b"." and not line.endswith((b" ", b"\t"))
                                   and b"\r" not in line and b"\n" not in line for line in lines)
+
+
+def test_the_outbox_sends_mails_in_the_order_they_were_queued(tmp_path):
+    # queued within one tick of the file system's clock, as a judge queues a state mail and
+    # then a reminder: their names sort the other way round
+    from koryo_pbm.judge import outbox
+
+    keys = [f"{prefix}-{n}" for n in range(6) for prefix in ("state", "reminder")]
+    for key in keys:
+        outbox.queue(tmp_path, Outgoing(key=key, to="p1@example.org", subject=key, body="b"),
+                     from_header="judge <judge@example.org>", game_id="g", tag="friday", now=0.0)
+    assert [p.name for p in outbox.pending(tmp_path)] == [outbox.safe_key(k) + outbox.SUFFIX for k in keys]
