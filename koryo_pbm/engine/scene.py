@@ -157,40 +157,17 @@ def _plain(value: Any) -> Any:
             return [_plain(v) if isinstance(v, _NESTED) else v for v in value]
         else:
             return value
-    # a value is frozen, so its plain form never changes: made again for a value met a second
-    # time, then kept on the value itself and given out as a copy (a caller may change what
-    # to_json returns; copying is cheaper than making). Games that keep their tiles and panels
-    # (Koryo's picture) have each one's form made twice; a value met once costs nothing more.
-    own = getattr(value, "__dict__", None)
-    kept = own.get(_KEPT) if own is not None else None
-    if kept is not None and kept is not _SEEN:
-        return _copy(kept)
     out: dict[str, Any] = {}
     for name, default in fields:
         v = getattr(value, name)
         if default is not _NO_DEFAULT and v == default:
             continue
         out[name] = _plain(v) if isinstance(v, _NESTED) else v
-    if own is not None:
-        if kept is _SEEN:
-            own[_KEPT] = _copy(out)
-        else:
-            own[_KEPT] = _SEEN
     return out
 
 
-def _copy(value: Any) -> Any:
-    """A copy of a plain form (tables and lists of texts, numbers and booleans), every level new."""
-    if value.__class__ is dict:
-        return {k: _copy(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
-    return [_copy(v) if v.__class__ in _CONTAINERS else v for v in value]
-
-
 _NESTED = (*_CLASSES, tuple, list)  # what _plain changes (text, numbers and booleans are as they are)
-_CONTAINERS = (dict, list)
 _NO_DEFAULT = object()
-_KEPT = "_plain_form"  # where a value keeps its plain form (not a field: equality and hash ignore it)
-_SEEN = object()  # kept there the first time: the form is kept the second
 
 
 def _fields_of(cls: type) -> tuple[tuple[str, Any], ...]:
