@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import NoReturn
@@ -38,6 +39,15 @@ def waits_for(folder: Path, doc, me: str) -> bool:
         not isinstance(item.envelope, Exception) and item.envelope.player == me and item.envelope.decision == d["id"]
         for item in inbox.list_inbox(folder)
     )
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of the game file from the next (it is replaced by a rename)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def _game_over(doc, as_json: bool) -> NoReturn:
@@ -84,6 +94,7 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
     identity = load_identity(as_name, key_file)
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
+        before = _stamp(path)
         try:
             doc = read_game(path)
         except KoryoPbmError:
@@ -94,6 +105,11 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
             if d is None:
                 _game_over(doc, as_json)
             if waits_for(folder, doc, me):
+                if _stamp(path) != before:
+                    # replaced while the inbox was looked at: a resolve writes the next version
+                    # before it archives the envelopes it counted, so yours, gone from the inbox
+                    # meanwhile, is counted in a version this did not read: look again at once
+                    continue
                 if as_json:
                     echo_json({"id": doc.game_id, "player": me, "decision": d["id"], "kind": d["kind"],
                                "version": doc.version})

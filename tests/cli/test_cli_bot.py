@@ -157,6 +157,32 @@ def test_wait_sees_the_bots_envelope_in_the_inbox(cli):
     assert "still not your turn" in r.err
 
 
+def test_wait_does_not_call_an_answered_turn_yours_while_a_resolve_archives_it(cli, monkeypatch):
+    # the race of the players' guide's loop: wait reads the game file, the judge writes the next
+    # version and archives the envelopes it counted (yours among them), then wait looks at the
+    # inbox: yours is gone, but counted in a version wait did not read
+    from koryo_pbm.store import inbox
+
+    lines = make_keys(cli, NAMES)
+    folder = new_game(cli, lines, names=NAMES, seed="wait")
+    for name in NAMES:
+        cli.ok("bot", folder, "--as", name)
+    real = inbox.list_inbox
+    calls = []
+
+    def judge_meanwhile(where):
+        if not calls:
+            r = run_subprocess(["resolve", str(folder), "--as", "mod"], cli.home, cli.cwd)
+            assert r.returncode == 0, r.stderr
+        calls.append(where)
+        return real(where)
+
+    monkeypatch.setattr(inbox, "list_inbox", judge_meanwhile)
+    r = cli.ok("wait", folder, "--as", "bob", "--timeout", "0")
+    assert calls  # the resolve ran between reading the file and looking at the inbox
+    assert r.out.startswith("your turn, bob: decision ") and "r1-orders" not in r.out, r.out
+
+
 def doc_section(page: str, title: str) -> list[str]:
     """The ``sh`` code blocks of the section ``title`` of ``page`` (README.md, docs/players.md, ...),
     as written there."""
