@@ -201,14 +201,18 @@ class Judge:
         A file the judge itself wrote last (same time, size and inode) is not read, parsed
         and verified again: the document it signed is kept in memory for the games written
         last (at most ``WRITTEN_KEPT`` of them, whose files together are at most
-        ``WRITTEN_BYTES``), and only the moderator's part is opened from it.
+        ``WRITTEN_BYTES``), and its moderator's part is not opened either while the state and
+        secrets sealed into it are kept (:func:`match.creation.reopen_moderator`).
         Any other change (a command run by hand, a restored copy) is read from disk."""
         from koryo_pbm import match
+        from koryo_pbm.match.creation import reopen_moderator
 
         kept = self._written.get(ref.folder)
         if kept is not None and kept[0] == stamp:
             doc = kept[1]
-            return match.open_moderator(doc.replace(players=dict(doc.players), log=list(doc.log),
+            # its moderator's part as this process sealed it (the state and secrets it had), not
+            # opened and rebuilt again when it is still the one kept
+            return reopen_moderator(doc.replace(players=dict(doc.players), log=list(doc.log),
                                                 sealed=dict(doc.sealed)), self.identity)
         return match.load_for_resolve(ref.path, self.identity)
 

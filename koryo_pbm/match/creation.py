@@ -5,6 +5,7 @@ the moderator's part padded so its size tells nothing)."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -323,6 +324,66 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
         size = gamefile.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
         text = _joined(pieces)
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
+    if doc.deal != "blind":  # (a blind table's state takes its record from the public part when opened)
+        _FILLED.keep(doc, state, secret)
+
+
+class _Filled:
+    """What :func:`_fill` sealed last into the moderator's part of each game, as it had it: the
+    state and the secrets, with the sealed part's base64 text, the version and the
+    moderator's key. A judge resolves the version it wrote last, and would otherwise open that
+    part again (parse its JSON, rebuild the state). :meth:`take` gives it back, once, for the
+    very part: the same base64 text of the same game, version and recipient (the same
+    ciphertext with the same HPKE ``info`` opens to nothing else). At most ``COUNT`` games."""
+
+    COUNT = 256
+
+    def __init__(self) -> None:
+        self.filled: dict[str, tuple[str, int, PublicIdentity, State, dict[str, Any]]] = {}
+
+    def keep(self, doc: GameDoc, state: State, secret: Mapping[str, Any]) -> None:
+        part = doc.sealed[MODERATOR_PART]
+        self.filled.pop(doc.game_id, None)
+        while len(self.filled) >= self.COUNT:
+            del self.filled[next(iter(self.filled))]
+        self.filled[doc.game_id] = (part["data"], doc.version, doc.moderator, state, dict(secret))
+
+    def take(self, doc: GameDoc, identity: Identity) -> Any:
+        """The moderator's view of ``doc`` (:func:`match.views.open_moderator`'s) from what was
+        kept of its moderator's part, or ``None``. Taken once: the state is not shared with a
+        later resolve of the same version."""
+        kept = self.filled.get(doc.game_id)
+        part = doc.sealed.get(MODERATOR_PART)
+        if (kept is None or not isinstance(part, dict) or part.get("data") != kept[0] or doc.version != kept[1]
+                or identity.public != kept[2] or doc.moderator != kept[2] or doc.deal == "blind"):
+            return None
+        del self.filled[doc.game_id]
+        from koryo_pbm.match.views import ModeratorView, game_of
+
+        _, _, _, state, secret = kept
+        # the small tables as the part's JSON gives them (fresh, and lists where tuples were)
+        small = json.loads(gamefile.compact_json({k: secret.get(k, {}) for k in ("setup", "orders", "former")}))
+        padded = secret.get("emails", {})
+        # as opened: every seat's address padded then stripped, those with none left out
+        emails = {p: a for p in doc.players if (a := padded.get(p, "").ljust(MAX_ADDRESS).rstrip(" "))}
+        former = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in small["former"].items()}
+        secrets = Secrets(secret["seed"], secret["salt"], small["setup"], list(secret["played"]))
+        return ModeratorView(doc, identity, game_of(doc), state, secrets, small["orders"], emails, former)
+
+
+_FILLED = _Filled()
+
+
+def reopen_moderator(doc: GameDoc, identity: Identity) -> Any:
+    """The moderator's view of ``doc`` as :func:`match.views.open_moderator` gives it, without
+    opening the moderator's part when this process sealed that very part (:class:`_Filled`);
+    else opened as ever."""
+    kept = _FILLED.take(doc, identity)
+    if kept is not None:
+        return kept
+    from koryo_pbm.match.views import open_moderator
+
+    return open_moderator(doc, identity)
 
 
 _SIZES = gamefile._SIZES  # (the padded sizes kept: see gamefile.kept_padded_size)
