@@ -529,9 +529,10 @@ class Judge:
             outcomes.append(o)
             self.log(f"{parsed.names()}: {env.player}'s envelope for {env.decision} of {ref.tag}: {status}"
                      + (f" ({c.reason})" if c.reason else ""))
+        info = self._info(ref, doc)
         if data is not None:
-            self._owed(ref, (data, doc))
-        return outcomes, self._info(ref, doc)
+            self._owed(ref, (data, doc), info)
+        return outcomes, info
 
     def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
                 infos: dict[Path, GameInfo], digest: str) -> None:
@@ -621,9 +622,10 @@ class Judge:
                         round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
                         players=list(doc.players), log=list(doc.log), deadline=deadline, co_dealer=co_dealer)
 
-    def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
+    def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None, info: GameInfo | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
-        (``written``: the bytes and document the judge has just written, not read again)."""
+        (``written``: the bytes and document the judge has just written, not read again;
+        ``info``: what :meth:`_info` says of that document, when the caller has it)."""
         from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
@@ -655,7 +657,7 @@ class Judge:
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
         moved = _moved(doc)
-        info = self._info(ref, doc)
+        info = info if info is not None else self._info(ref, doc)
         mailed = self._mailed(ref)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
