@@ -193,7 +193,9 @@ class Judge:
             return
         mv = self._load(ref, stamp)
         ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
-        self._seen(ref, stamp, mv.doc)
+        # kept as the judge keeps what it wrote: read and verified here (its moderator's part
+        # opened, so it is the judge's), not read again for the first mail in this pass
+        self._keep_written(ref, mv.doc, stamp[1])
 
     def _load(self, ref: GameRef, stamp: tuple[int, int, int]) -> Any:
         """The moderator's view of the game file (``stamp``: its current one).
@@ -203,7 +205,8 @@ class Judge:
         last (at most ``WRITTEN_KEPT`` of them, whose files together are at most
         ``WRITTEN_BYTES``), and its moderator's part is not opened either while the state and
         secrets sealed into it are kept (:func:`match.creation.reopen_moderator`).
-        Any other change (a command run by hand, a restored copy) is read from disk."""
+        A file :meth:`_refresh` read and verified is kept the same way. Any other change (a
+        command run by hand, a restored copy) is read from disk."""
         from koryo_pbm import match
         from koryo_pbm.match.creation import reopen_moderator
 
