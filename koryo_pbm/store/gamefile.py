@@ -473,7 +473,16 @@ def compact_json(value: Any) -> str:
 def _room(value: Any) -> int:
     """The bytes ``value`` takes in a padded part: what its compact JSON would take if every text
     were as long as the next multiple of ``TEXT_QUANTUM`` and every number ``NUMBER_ROOM`` long."""
-    if type(value) is str and value.isprintable():
+    kind = type(value)
+    # the plain kinds first, by their exact type (what _plain gives), as the general tests below
+    # count them: a table and a list are most nodes, and the abstract classes are slow to ask
+    if kind is dict:
+        return 2 + max(0, len(value) - 1) + sum(_room(k) + 1 + _room(v) for k, v in value.items())
+    if kind is list:
+        return 2 + max(0, len(value) - 1) + sum(_room(v) for v in value)
+    if kind is int:
+        return max(NUMBER_ROOM, len(repr(value)))  # (the JSON of an int is its repr)
+    if kind is str and value.isprintable():
         # compact JSON (ensure_ascii=False) escapes only '"', '\\' and what is not printable here:
         # its length without encoding it (this runs for every text of every sealed part)
         inner = len(value.encode("utf-8")) + value.count('"') + value.count("\\")
