@@ -327,8 +327,8 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
         size = gamefile.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
         text = _joined(pieces)
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
-    if doc.deal != "blind":  # (a blind table's state takes its record from the public part when opened)
-        _FILLED.keep(doc, state, secret)
+    if doc.deal != "blind" and text is not None:  # (a blind table's state takes its record from the public part)
+        _FILLED.keep(doc, state, secret, len(text))
 
 
 class _Filled:
@@ -337,19 +337,28 @@ class _Filled:
     moderator's key. A judge resolves the version it wrote last, and would otherwise open that
     part again (parse its JSON, rebuild the state). :meth:`take` gives it back, once, for the
     very part: the same base64 text of the same game, version and recipient (the same
-    ciphertext with the same HPKE ``info`` opens to nothing else). At most ``COUNT`` games."""
+    ciphertext with the same HPKE ``info`` opens to nothing else). At most ``COUNT`` games, whose
+    parts' JSON is at most ``BYTES`` (in memory a few times that)."""
 
     COUNT = 256
+    BYTES = 4 * 1024 * 1024
 
     def __init__(self) -> None:
-        self.filled: dict[str, tuple[str, int, PublicIdentity, State, dict[str, Any]]] = {}
+        self.filled: dict[str, tuple[str, int, PublicIdentity, State, dict[str, Any], int]] = {}
+        self.size = 0
 
-    def keep(self, doc: GameDoc, state: State, secret: Mapping[str, Any]) -> None:
+    def keep(self, doc: GameDoc, state: State, secret: Mapping[str, Any], size: int) -> None:
+        """Keep ``state`` and ``secret``, sealed into ``doc``'s moderator's part as ``size`` bytes of JSON."""
+        old = self.filled.pop(doc.game_id, None)
+        if old is not None:
+            self.size -= old[5]
+        if size > self.BYTES:
+            return
+        while self.filled and (len(self.filled) >= self.COUNT or self.size + size > self.BYTES):
+            self.size -= self.filled.pop(next(iter(self.filled)))[5]
         part = doc.sealed[MODERATOR_PART]
-        self.filled.pop(doc.game_id, None)
-        while len(self.filled) >= self.COUNT:
-            del self.filled[next(iter(self.filled))]
-        self.filled[doc.game_id] = (part["data"], doc.version, doc.moderator, state, dict(secret))
+        self.filled[doc.game_id] = (part["data"], doc.version, doc.moderator, state, dict(secret), size)
+        self.size += size
 
     def take(self, doc: GameDoc, identity: Identity) -> Any:
         """The moderator's view of ``doc`` (:func:`match.views.open_moderator`'s) from what was
@@ -361,9 +370,10 @@ class _Filled:
                 or identity.public != kept[2] or doc.moderator != kept[2] or doc.deal == "blind"):
             return None
         del self.filled[doc.game_id]
+        self.size -= kept[5]
         from koryo_pbm.match.views import ModeratorView, game_of
 
-        _, _, _, state, secret = kept
+        _, _, _, state, secret, _ = kept
         # the small tables as the part's JSON gives them (fresh, and lists where tuples were)
         small = json.loads(gamefile.compact_json({k: secret.get(k, {}) for k in ("setup", "orders", "former")}))
         padded = secret.get("emails", {})
