@@ -193,7 +193,9 @@ class Judge:
             return
         mv = self._load(ref, stamp)
         ref.game_id, ref.emails, ref.stamp = mv.doc.game_id, dict(mv.emails), stamp
-        self._seen(ref, stamp, mv.doc)
+        # kept as the judge keeps what it wrote: read and verified here (its moderator's part
+        # opened, so it is the judge's), not read again for the first mail in this pass
+        self._keep_written(ref, mv.doc, stamp[1])
 
     def _load(self, ref: GameRef, stamp: tuple[int, int, int]) -> Any:
         """The moderator's view of the game file (``stamp``: its current one).
@@ -201,14 +203,19 @@ class Judge:
         A file the judge itself wrote last (same time, size and inode) is not read, parsed
         and verified again: the document it signed is kept in memory for the games written
         last (at most ``WRITTEN_KEPT`` of them, whose files together are at most
-        ``WRITTEN_BYTES``), and only the moderator's part is opened from it.
-        Any other change (a command run by hand, a restored copy) is read from disk."""
+        ``WRITTEN_BYTES``), and its moderator's part is not opened either while the state and
+        secrets sealed into it are kept (:func:`match.creation.reopen_moderator`).
+        A file :meth:`_refresh` read and verified is kept the same way. Any other change (a
+        command run by hand, a restored copy) is read from disk."""
         from koryo_pbm import match
+        from koryo_pbm.match.creation import reopen_moderator
 
         kept = self._written.get(ref.folder)
         if kept is not None and kept[0] == stamp:
             doc = kept[1]
-            return match.open_moderator(doc.replace(players=dict(doc.players), log=list(doc.log),
+            # its moderator's part as this process sealed it (the state and secrets it had), not
+            # opened and rebuilt again when it is still the one kept
+            return reopen_moderator(doc.replace(players=dict(doc.players), log=list(doc.log),
                                                 sealed=dict(doc.sealed)), self.identity)
         return match.load_for_resolve(ref.path, self.identity)
 
@@ -525,9 +532,10 @@ class Judge:
             outcomes.append(o)
             self.log(f"{parsed.names()}: {env.player}'s envelope for {env.decision} of {ref.tag}: {status}"
                      + (f" ({c.reason})" if c.reason else ""))
+        info = self._info(ref, doc)
         if data is not None:
-            self._owed(ref, (data, doc))
-        return outcomes, self._info(ref, doc)
+            self._owed(ref, (data, doc), info)
+        return outcomes, info
 
     def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
                 infos: dict[Path, GameInfo], digest: str) -> None:
@@ -617,9 +625,10 @@ class Judge:
                         round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
                         players=list(doc.players), log=list(doc.log), deadline=deadline, co_dealer=co_dealer)
 
-    def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None) -> None:
+    def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None, info: GameInfo | None = None) -> None:
         """Queue the state mails and write the reports this game owes for its current version
-        (``written``: the bytes and document the judge has just written, not read again)."""
+        (``written``: the bytes and document the judge has just written, not read again;
+        ``info``: what :meth:`_info` says of that document, when the caller has it)."""
         from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
@@ -651,7 +660,7 @@ class Judge:
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
         moved = _moved(doc)
-        info = self._info(ref, doc)
+        info = info if info is not None else self._info(ref, doc)
         mailed = self._mailed(ref)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:

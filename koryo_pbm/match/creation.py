@@ -5,6 +5,7 @@ the moderator's part padded so its size tells nothing)."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -282,7 +283,7 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
                 doc.decision["deadline"] = deadlines.stamp(now + duration)
     doc.public = game.public(state)
     privates = {name: game.private(state, name) for name in doc.players}
-    from koryo_pbm.match.views import full_view
+    from koryo_pbm.match.views import engine_view
 
     humans = [name for name in (decision.players if decision is not None else ())
               if doc.players[name] != doc.moderator  # a bot seat (the moderator's key) needs no menu
@@ -291,8 +292,10 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
 
     views: dict[str, str] = {}
     pictures: dict[str, dict[str, Any]] = {}
+    texts = {name: _private_json(privates[name]) for name in humans}
+    public_json = _private_json(doc.public) if humans else None
     for name in humans:  # each waiting player's table as text and as a picture, from one view of it
-        seen = full_view(doc, game, privates[name])
+        seen = {**_game_view(game, doc.public, privates[name], public_json, texts[name]), **engine_view(doc)}
         views[name] = game.render({**seen, "me": name})
         pictures[name] = {"title": game.title, "scene": scene.to_json(game.picture(seen))}
     menus = choices.menus_for(game, state, game_id=doc.game_id, game_public=doc.public, privates=privates,
@@ -301,7 +304,8 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     for name, key in doc.players.items():
         if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room
             part = {**privates[name], choices.MENU_KEY: menus[name]}
-            size = gamefile.kept_padded_size(privates[name]) + choices.room(game, decision.kind if decision is not None else "")
+            size = gamefile.kept_padded_size(privates[name], texts.get(name)) + choices.room(
+                game, decision.kind if decision is not None else "")
             doc.sealed[name] = gamefile.seal_part(doc, name, key, part, size=size)
         else:
             doc.sealed[name] = gamefile.seal_part(doc, name, key, privates[name])
@@ -323,9 +327,111 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
         size = gamefile.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
         text = _joined(pieces)
     doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
+    if doc.deal != "blind" and text is not None:  # (a blind table's state takes its record from the public part)
+        _FILLED.keep(doc, state, secret, len(text))
+
+
+class _Filled:
+    """What :func:`_fill` sealed last into the moderator's part of each game, as it had it: the
+    state and the secrets, with the sealed part's base64 text, the version and the
+    moderator's key. A judge resolves the version it wrote last, and would otherwise open that
+    part again (parse its JSON, rebuild the state). :meth:`take` gives it back, once, for the
+    very part: the same base64 text of the same game, version and recipient (the same
+    ciphertext with the same HPKE ``info`` opens to nothing else). At most ``COUNT`` games, whose
+    parts' JSON is at most ``BYTES`` (in memory a few times that)."""
+
+    COUNT = 256
+    BYTES = 4 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self.filled: dict[str, tuple[str, int, PublicIdentity, State, dict[str, Any], int]] = {}
+        self.size = 0
+
+    def keep(self, doc: GameDoc, state: State, secret: Mapping[str, Any], size: int) -> None:
+        """Keep ``state`` and ``secret``, sealed into ``doc``'s moderator's part as ``size`` bytes of JSON."""
+        old = self.filled.pop(doc.game_id, None)
+        if old is not None:
+            self.size -= old[5]
+        if size > self.BYTES:
+            return
+        while self.filled and (len(self.filled) >= self.COUNT or self.size + size > self.BYTES):
+            self.size -= self.filled.pop(next(iter(self.filled)))[5]
+        part = doc.sealed[MODERATOR_PART]
+        self.filled[doc.game_id] = (part["data"], doc.version, doc.moderator, state, dict(secret), size)
+        self.size += size
+
+    def take(self, doc: GameDoc, identity: Identity) -> Any:
+        """The moderator's view of ``doc`` (:func:`match.views.open_moderator`'s) from what was
+        kept of its moderator's part, or ``None``. Taken once: the state is not shared with a
+        later resolve of the same version."""
+        kept = self.filled.get(doc.game_id)
+        part = doc.sealed.get(MODERATOR_PART)
+        if (kept is None or not isinstance(part, dict) or part.get("data") != kept[0] or doc.version != kept[1]
+                or identity.public != kept[2] or doc.moderator != kept[2] or doc.deal == "blind"):
+            return None
+        del self.filled[doc.game_id]
+        self.size -= kept[5]
+        from koryo_pbm.match.views import ModeratorView, game_of
+
+        _, _, _, state, secret, _ = kept
+        # the small tables as the part's JSON gives them (fresh, and lists where tuples were)
+        small = json.loads(gamefile.compact_json({k: secret.get(k, {}) for k in ("setup", "orders", "former")}))
+        padded = secret.get("emails", {})
+        # as opened: every seat's address padded then stripped, those with none left out
+        emails = {p: a for p in doc.players if (a := padded.get(p, "").ljust(MAX_ADDRESS).rstrip(" "))}
+        former = {name: [PublicIdentity.parse(line) for line in lines] for name, lines in small["former"].items()}
+        secrets = Secrets(secret["seed"], secret["salt"], small["setup"], list(secret["played"]))
+        return ModeratorView(doc, identity, game_of(doc), state, secrets, small["orders"], emails, former)
+
+
+_FILLED = _Filled()
+
+
+def reopen_moderator(doc: GameDoc, identity: Identity) -> Any:
+    """The moderator's view of ``doc`` as :func:`match.views.open_moderator` gives it, without
+    opening the moderator's part when this process sealed that very part (:class:`_Filled`);
+    else opened as ever."""
+    kept = _FILLED.take(doc, identity)
+    if kept is not None:
+        return kept
+    from koryo_pbm.match.views import open_moderator
+
+    return open_moderator(doc, identity)
 
 
 _SIZES = gamefile._SIZES  # (the padded sizes kept: see gamefile.kept_padded_size)
+
+
+def _private_json(value: Mapping[str, Any]) -> str | None:
+    """The compact JSON of a public or private part (``None`` if it is not JSON: then nothing
+    is kept by it)."""
+    try:
+        return gamefile.compact_json(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+_VIEWS: dict[tuple[Any, ...], dict[str, Any]] = {}  # the games' views of the parts filled last, by what they hold
+_VIEWS_KEPT = 1024
+
+
+def _game_view(game: Game, public: Mapping[str, Any], private: Mapping[str, Any], public_json: str | None,
+               private_json: str | None) -> dict[str, Any]:
+    """``game.view(public, private)``, a function of the two parts alone, kept for the last
+    parts filled by the game and the compact JSON of both (``public_json``, ``private_json``):
+    a version that only holds an order has the state of the version before, and each waiting
+    player the same view of it (their picture and text still differ: the view the engine adds,
+    with the version and who has answered, is added anew to a copy of it)."""
+    if public_json is None or private_json is None:
+        return game.view(public, private)
+    key = (type(game).__module__, type(game).__qualname__, game.name, public_json, private_json)
+    view = _VIEWS.pop(key, None)
+    if view is None:
+        view = game.view(public, private)
+        while len(_VIEWS) >= _VIEWS_KEPT:
+            del _VIEWS[next(iter(_VIEWS))]
+    _VIEWS[key] = view
+    return view
 
 
 def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:

@@ -385,6 +385,32 @@ def _check_entry_fields(entry: Any, index: int, *, with_hash: bool = True) -> No
         raise FormatError(f"{where}: 'accepted' must be a list of envelope digests")
 
 
+_CHECKED: dict[tuple[Any, ...], None] = {}  # the log entries whose fields were checked last, by their content
+_CHECKED_KEPT = 4096
+
+
+def _check_entry(entry: Any, index: int) -> None:
+    """:func:`_check_entry_fields` of a whole entry (with its hash), not done again for an entry
+    checked before with the same values of the same types (each version written or read holds
+    the whole log, its entries unchanged); kept for the last few thousand."""
+    try:
+        key: tuple[Any, ...] | None = None
+        if type(entry) is dict and len(entry) == len(LOG_KEYS):
+            seq, version, events, accepted = entry["seq"], entry["version"], entry["events"], entry["accepted"]
+            if type(events) is list and type(accepted) is list:
+                key = (type(seq), seq, type(version), version, entry["decision"], entry["prev"], entry["hash"],
+                       tuple(events), tuple(accepted))
+                if key in _CHECKED:
+                    return
+    except (KeyError, TypeError):  # a missing field or an unhashable value: the check says what is wrong
+        key = None
+    _check_entry_fields(entry, index)
+    if key is not None:
+        while len(_CHECKED) >= _CHECKED_KEPT:
+            del _CHECKED[next(iter(_CHECKED))]
+        _CHECKED[key] = None
+
+
 _HASHES: dict[tuple[Any, ...], str] = {}  # the hashes of the log entries checked last, by their content
 _HASHES_KEPT = 4096
 
@@ -404,12 +430,14 @@ def _checked_entry_hash(entry: Mapping[str, Any]) -> str:
     return digest
 
 
-def verify_log(doc: GameDoc) -> None:
-    """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks."""
+def verify_log(doc: GameDoc, *, checked: bool = False) -> None:
+    """Check the hash chain of ``doc.log``; ``TamperedError`` where it breaks. ``checked``: the
+    entries' fields were checked already (:func:`_validate` just did)."""
     prev = ZERO_HASH
     last_version = 0
     for i, entry in enumerate(doc.log):
-        _check_entry_fields(entry, i)
+        if not checked:
+            _check_entry(entry, i)
         if entry["seq"] != i + 1:
             raise TamperedError(f"log entry {i + 1} has sequence number {entry['seq']}: the log was changed")
         if entry["prev"] != prev:
@@ -445,7 +473,16 @@ def compact_json(value: Any) -> str:
 def _room(value: Any) -> int:
     """The bytes ``value`` takes in a padded part: what its compact JSON would take if every text
     were as long as the next multiple of ``TEXT_QUANTUM`` and every number ``NUMBER_ROOM`` long."""
-    if type(value) is str and value.isprintable():
+    kind = type(value)
+    # the plain kinds first, by their exact type (what _plain gives), as the general tests below
+    # count them: a table and a list are most nodes, and the abstract classes are slow to ask
+    if kind is dict:
+        return 2 + max(0, len(value) - 1) + sum(_room(k) + 1 + _room(v) for k, v in value.items())
+    if kind is list:
+        return 2 + max(0, len(value) - 1) + sum(_room(v) for v in value)
+    if kind is int:
+        return max(NUMBER_ROOM, len(repr(value)))  # (the JSON of an int is its repr)
+    if kind is str and value.isprintable():
         # compact JSON (ensure_ascii=False) escapes only '"', '\\' and what is not printable here:
         # its length without encoding it (this runs for every text of every sealed part)
         inner = len(value.encode("utf-8")) + value.count('"') + value.count("\\")
@@ -817,7 +854,7 @@ def _validate(doc: GameDoc) -> None:
     if not isinstance(doc.log, list):
         raise FormatError("'log' must be a list of tables")
     for i, entry in enumerate(doc.log):
-        _check_entry_fields(entry, i)
+        _check_entry(entry, i)
     if not isinstance(doc.sealed, dict):
         raise FormatError("'sealed' must be a table")
     for name, part in doc.sealed.items():
@@ -1043,7 +1080,7 @@ def encode(doc: GameDoc, moderator: Identity) -> bytes:
     if is_player_copy(doc):
         raise FormatError(player_copy_refusal(doc))
     _validate(doc)
-    verify_log(doc)
+    verify_log(doc, checked=True)
     top = _to_toml(doc)
     text = _toml_text(doc, top)
     body = text.encode("utf-8")
@@ -1347,7 +1384,7 @@ def decode(data: bytes, *, expected_moderator: PublicIdentity | None = None, sou
     try:
         doc = _from_toml(top, moderator)
         _validate(doc)
-        verify_log(doc)
+        verify_log(doc, checked=True)
         _check_moderator_part(top, body)
     except KoryoPbmError as exc:
         raise type(exc)(f"{source}: {exc}") from None

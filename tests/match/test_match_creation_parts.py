@@ -44,3 +44,62 @@ def test_a_kept_padded_size_is_the_padded_size(table):
     fresh = outcome(lambda: gamefile.padded_size(table))
     assert outcome(lambda: gamefile.kept_padded_size(table)) == fresh
     assert outcome(lambda: gamefile.kept_padded_size(table)) == fresh  # kept, or refused again
+
+
+def _facts(mv):
+    """What a resolve reads of a moderator's view: the state (as stored), the secrets, the
+    orders held, the addresses, the former keys, the game's kind."""
+    return (mv.game.dump_state(mv.state), mv.secrets.seed, mv.secrets.salt, mv.secrets.setup, mv.secrets.played,
+            mv.orders, list(mv.emails.items()), {n: [k.line() for k in ks] for n, ks in mv.former.items()},
+            type(mv.game), mv.doc.version)
+
+
+def test_the_judge_resolves_the_version_it_wrote_from_exactly_what_its_file_opens_to():
+    """A judge resolves the version it wrote last from the state and secrets it sealed into it,
+    without opening its moderator's part (``reopen_moderator``): the same as the file opens to,
+    version after version (orders held and decisions completed), taken once, and never for a
+    part this process did not seal last."""
+    import random
+    from datetime import UTC, datetime
+
+    from koryo_pbm import match
+    from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.crypto.keys import Identity
+    from koryo_pbm.engine.registry import find_game
+
+    game = find_game("koryo")
+    ids = {p: Identity.generate(p) for p in ("p1", "p2", "p3")}
+    mod = Identity.generate("mod")
+    doc, _ = match.create(game, mod, {p: i.public for p, i in ids.items()}, seed="kept-1",
+                          emails={"p3": "p3@example.org", "p1": "p1@example.org"})
+    rng = random.Random(7)
+
+    def copy(d):
+        return d.replace(players=dict(d.players), log=list(d.log), sealed=dict(d.sealed))
+
+    held = completed = 0
+    for step in range(14):
+        opened = match.open_moderator(copy(doc), mod)
+        kept = creation.reopen_moderator(copy(doc), mod)
+        assert _facts(kept) == _facts(opened)
+        assert list(kept.emails) == ["p1", "p3"]  # in seat order, as the part opens
+        again = creation.reopen_moderator(copy(doc), mod)  # taken once: opened from the file now
+        assert _facts(again) == _facts(opened) and again.state is not kept.state
+        decision = game.pending(opened.state)
+        player = next(p for p in decision.players if p not in opened.orders)
+        order = game.random_order(opened.state, player, rng)
+        env = make_envelope(ids[player], mod.public, game_id=doc.game_id, decision=decision.id,
+                            answers=gamefile.head(doc), player=player,
+                            orders_text=match.canonical_orders(doc.game_id, decision.id, order),
+                            submitted=f"2026-11-26T06:{step:02d}:00Z")
+        before = doc
+        result = match.resolve(kept, [match.Candidate(source="test", envelope=env)],
+                               now=datetime(2026, 11, 26, 6, 0, tzinfo=UTC))
+        status = result.candidates[0].status
+        assert status in ("held", "accepted") and result.written
+        held += status == "held"
+        completed += status == "accepted"
+        doc = result.doc
+        # the version before is no longer the part sealed last: opened from its file, not taken
+        assert creation._FILLED.take(copy(before), mod) is None
+    assert held and completed
