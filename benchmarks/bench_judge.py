@@ -16,8 +16,11 @@ half second (it must stay flat, not grow with the mail). fsyncs: counted inside 
 (``os.fsync``/``os.fdatasync`` calls), per envelope.
 
 ``--python`` (repeatable) times the judges of other installations in the same run, side by side:
-each installation makes its own set-up (its own game files, in its own file format) with its own
-code, each judge has its own mailbox on the same servers, and the timed ``serve --once`` runs go
+every judge serves a copy of the games and envelopes the first installation's code made (game ids
+are random: two set-ups would be two sets of games, with other deals and other bots' seeds, and
+their judges' CPU would differ by as much as a pass gains), or with ``--own-games`` each
+installation makes its own (for one whose file format the first's code cannot make); each judge
+has its own mailbox on the same servers, and the timed ``serve --once`` runs go
 one after the other, in turn (``--rounds`` times, the order turned each round). E.g. ``--python
 /tmp/before/.venv/bin/python --python .venv/bin/python``; the default is this interpreter. The
 judge's own CPU per envelope is the figure to compare on a shared machine. Profiles of the judge
@@ -285,19 +288,27 @@ def serve_once(work: Path, mail: servers.MailServers, judge: str, fsyncs: Path,
 class Install:
     """One installation's judge: its interpreter, its set-up (made by its own code) and its mailbox."""
 
-    def __init__(self, n: int, python: str, cache: Path, games: int) -> None:
+    def __init__(self, n: int, python: str, cache: Path, games: int, same_as: Install | None = None) -> None:
         self.python = os.path.abspath(python)  # not resolved: a virtualenv's python is a link
         key = hashlib.sha256(self.python.encode()).hexdigest()[:10]
         self.judge = f"judge{n}"
         self.cache = cache / key
         self.cache.mkdir(parents=True, exist_ok=True)
         (self.cache / "python").write_text(self.python + "\n")
-        # this installation's code makes its games: run this file with its interpreter (the
-        # benchmarks folder first on its path, so the installed koryo_pbm is the one imported)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        subprocess.run([self.python, str(Path(__file__).resolve()), "--set-up-only", "--games", str(games),
-                        "--cache", str(self.cache)], check=True, env=env, cwd=self.cache)
-        self.work = self.cache / f"games-{games}"
+        if same_as is not None:
+            # the first installation's games, keys and envelopes: the same deals, the same bots'
+            # seeds (game ids are random, so two set-ups are two sets of games)
+            self.work = self.cache / f"games-{games}-as-{same_as.cache.name}"
+            if not (self.work / "envelopes.json").exists():
+                shutil.rmtree(self.work, ignore_errors=True)
+                shutil.copytree(same_as.work, self.work, ignore=shutil.ignore_patterns("run", "fsyncs*"))
+        else:
+            # this installation's code makes its games: run this file with its interpreter (the
+            # benchmarks folder first on its path, so the installed koryo_pbm is the one imported)
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            subprocess.run([self.python, str(Path(__file__).resolve()), "--set-up-only", "--games", str(games),
+                            "--cache", str(self.cache)], check=True, env=env, cwd=self.cache)
+            self.work = self.cache / f"games-{games}"
         self.envelopes = json.loads((self.work / "envelopes.json").read_text())
         self.total = sum(len(g) for g in self.envelopes)
         self.cpu: list[float] = []
@@ -345,6 +356,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the servers' folder (mail, logs) afterwards")
     parser.add_argument("--python", action="append", help="an installation's interpreter (repeatable)")
     parser.add_argument("--rounds", type=int, default=1, help="timed runs of each judge, in turn")
+    parser.add_argument("--own-games", action="store_true",
+                        help="each installation makes its own games (for file formats the first cannot make)")
     parser.add_argument("--set-up-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.set_up_only:  # run by Install with that installation's interpreter
@@ -353,7 +366,10 @@ def main() -> None:
     reason = servers.missing()
     if reason:
         sys.exit(f"bench_judge: {reason}")
-    installs = [Install(n, py, args.cache, args.games) for n, py in enumerate(args.python or [sys.executable])]
+    installs: list[Install] = []
+    for n, py in enumerate(args.python or [sys.executable]):
+        same_as = installs[0] if installs and not args.own_games else None
+        installs.append(Install(n, py, args.cache, args.games, same_as))
     for rnd in range(args.rounds):
         mail = servers.start_servers(users=[i.judge for i in installs] + list(PLAYERS))
         try:
