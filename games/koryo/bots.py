@@ -86,42 +86,73 @@ def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
     return out
 
 
+#: What :func:`evaluate` reads from one column of the tables (the counts of one card, seat by
+#: seat) for seat ``p``: ``(q, more, tie, depth)``: ``q`` the seat holding strictly the most
+#: (the scoring majority; -1 if none), ``more``: ``p`` holds more than any other seat, ``tie``:
+#: as many as the most another holds (and some), ``depth``: ``min(k - second, 2)`` for ``p``'s
+#: lead over the second (0 without a lead). By ``p``, then by the column.
+_Column = tuple[int, bool, bool, int]
+_COLUMNS: dict[int, dict[tuple[int, ...], _Column]] = {}
+_COLUMNS_MAX = 50_000  # distinct columns kept per seat (a few thousand occur)
+
+
+def _column(col: tuple[int, ...], p: int) -> _Column:
+    best = max(col)
+    top = col.index(best) if best and col.count(best) == 1 else -1
+    k = col[p]
+    second = max(col[:p] + col[p + 1:])
+    return top, k > second, k == second and k > 0, min(k - second, 2) if k > second else 0
+
+
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
     """How good the position is for seat ``p``: score lead over the best opponent, plus what
     ``p``'s powers are still worth (nothing more once the game is over: ``final``)."""
     _WORK.n += 1
-    sc = _scores(tables, tokens)
-    mine = sc[p]
-    other = max(sc[q] for q in range(len(sc)) if q != p)
-    v = float(mine - other)
+    known = _COLUMNS.get(p)
+    if known is None or len(known) > _COLUMNS_MAX:
+        known = _COLUMNS[p] = {}
+    cols = [*zip(*tables, strict=False)]
+    info = [*map(known.get, cols)]
+    sc = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
+    for c in CHARS:  # the scoring majorities (as _scores)
+        col = info[c]
+        if col is None:
+            col = info[c] = known[cols[c]] = _column(cols[c], p)
+        if col[0] >= 0:
+            sc[col[0]] += VALUES[c]
+    mine = sc.pop(p)
+    v = float(mine - max(sc))
     if final:
         return v
     left = ROUNDS - rnd  # rounds still to come after this one
     t = tables[p]
-    has = rules.has_power
-    if t[BANKER] and bank and has(tables, p, BANKER):
+    omniscient = t[OMNISCIENT] > 0
+
+    def has(c: int) -> bool:  # p's power majority of c (rules.has_power: Omniscient wins ties)
+        col = info[c]
+        return col[1] or (col[2] and omniscient)  # type: ignore[index]
+
+    if t[BANKER] and bank and has(BANKER):
         v += 0.8 * min(bank, left + 1)
-    if t[SPY] and has(tables, p, SPY):
+    if t[SPY] and has(SPY):
         v += 0.6 * (left + 1) if any(tokens[q] for q in range(len(tables)) if q != p) else 0.3 * (left + 1)
-    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(tables, p, PRIEST):
+    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(PRIEST):
         v += 0.9 * min(t[BARBARIAN] + t[LOBBYING], left + 1)
-    if t[BROADCASTER] and has(tables, p, BROADCASTER):
+    if t[BROADCASTER] and has(BROADCASTER):
         v += 0.25 * left
-    if t[SHIPOWNER] and has(tables, p, SHIPOWNER):
+    if t[SHIPOWNER] and has(SHIPOWNER):
         v += 0.15 * left
-    if t[SENATOR] and has(tables, p, SENATOR):
+    if t[SENATOR] and has(SENATOR):
         v += 0.3 * (1 + left)
-    if t[GUARDIAN] and has(tables, p, GUARDIAN):
+    if t[GUARDIAN] and has(GUARDIAN):
         v += 0.1 * (1 + left)
-    if t[OMNISCIENT]:
+    if omniscient:
         v += 0.1 * (1 + left)
     # a majority held by one card is fragile (one Barbarian or Lobbying away): a little for depth
     for c in CHARS:
-        k = t[c]
-        if k:
-            second = max(tables[q][c] for q in range(len(tables)) if q != p)
-            if k > second:
-                v += 0.04 * VALUES[c] * min(k - second, 2)
+        depth = info[c][3]  # type: ignore[index]
+        if depth:
+            v += 0.04 * VALUES[c] * depth
     return v
 
 

@@ -149,6 +149,15 @@ def choose_from_view(game: Game, public: Mapping[str, Any], private: Mapping[str
     return _choose(game, game.from_view(public, private, player), player, level, seed, limit, clock)
 
 
+def choose_in_view(game: Game, view: State, player: str, level: str, *, seed: Seed,
+                   limit: float = DEFAULT_LIMIT, clock: Callable[[], float] = time.process_time) -> BotChoice:
+    """:func:`choose_from_view` for a caller that holds the state rebuilt from ``player``'s
+    view already (``game.from_view(public, private, player)``, e.g. to build ``player``'s
+    menu): the same choice, without rebuilding it again. The bot does not change ``view``."""
+    check_level(game, level)
+    return _choose(game, view, player, level, seed, limit, clock)
+
+
 def rederive(game: Game, state: State, player: str, level: str, seed: Seed) -> BotChoice:
     """:func:`choose` again, with no time limit: the order the bot gives on any machine."""
     return choose(game, state, player, level, seed=seed, limit=math.inf)
