@@ -314,10 +314,34 @@ def _powers(w: KoryoState, p: int, steps: list[dict[str, Any]] | None, which: tu
                     steps.append({"do": "spy", "player": w.players[best]})
 
 
+def _scratch(s: KoryoState) -> KoryoState:
+    """A copy of ``s`` to play an action turn on: what the turn changes is copied (the tables,
+    the tokens, the discard pile, the list of face-down piles: a reveal replaces the seat's
+    pile, it never changes one); the hands, the face-down piles and the deck are ``s``'s own."""
+    t = KoryoState.__new__(KoryoState)
+    t.players = s.players
+    t.round = s.round
+    t.phase = s.phase
+    t.first = s.first
+    t.turn = s.turn
+    t.bank = s.bank
+    t.tokens = s.tokens[:]
+    t.tables = [*map(list.copy, s.tables)]
+    t.hands = s.hands
+    t.facedown = s.facedown[:]
+    t.deck = s.deck
+    t.discard = s.discard[:]
+    t.rng = s.rng
+    t.hidden = s.hidden
+    t.decision = None
+    return t
+
+
 def play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None) -> KoryoState:
     """Play ``p``'s action turn on a copy of ``s`` the heuristic's way; return the copy (and
     fill ``steps`` with the order). Two plans are weighed: powers after the reveal and its
-    events, or Banker and Spy before the reveal (a power the events may cost)."""
+    events, or Banker and Spy before the reveal (a power the events may cost). The copy's
+    hands, face-down piles (but ``p``'s, turned up) and deck are ``s``'s own (:func:`_scratch`)."""
     return _play_action(s, p, steps)[0]
 
 
@@ -338,7 +362,7 @@ def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = Non
     # the first plan's, before its powers: the state, the steps, the positions weighed, the value
     revealed: tuple[KoryoState, list[dict[str, Any]], int, float | None] | None = None
     for after, before in plans:
-        w = s.copy()
+        w = _scratch(s)
         st: list[dict[str, Any]] = []
         _powers(w, p, st, before)
         if not st and revealed is not None:  # nothing done before the reveal: as in the first plan
@@ -350,7 +374,7 @@ def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = Non
             weighed = _WORK.n
             known = _events(w, p, nb, nl, st)
             if not before and len(plans) > 1:
-                revealed = (w.copy(), list(st), _WORK.n - weighed, known)
+                revealed = (_scratch(w), list(st), _WORK.n - weighed, known)
         done = len(st)
         _powers(w, p, st, after)
         # no power used after the events: the position the last event's answer weighed
