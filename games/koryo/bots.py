@@ -86,11 +86,12 @@ def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
     return out
 
 
-#: What :func:`evaluate` reads from one column of the tables (the counts of one card, seat by
-#: seat) for seat ``p``: ``(q, more, tie, depth)``: ``q`` the seat holding strictly the most
-#: (the scoring majority; -1 if none), ``more``: ``p`` holds more than any other seat, ``tie``:
-#: as many as the most another holds (and some), ``depth``: ``min(k - second, 2)`` for ``p``'s
-#: lead over the second (0 without a lead). By ``p``, then by the column.
+#: What :func:`evaluate` reads from one column of the tables (the counts of one character,
+#: seat by seat) for seat ``p``: ``(q, power, power_omniscient, depth)``: ``q`` the seat
+#: holding strictly the most (the scoring majority; -1 if none); ``power``: ``p`` has the power
+#: majority (:func:`.rules.has_power`) without an Omniscient on its table, ``power_omniscient``:
+#: with one (which wins ties); ``depth``: ``min(k - second, 2)`` for ``p``'s lead of ``k`` over
+#: the second (0 without a lead). By ``p``, then by the column.
 _Column = tuple[int, bool, bool, int]
 _COLUMNS: dict[int, dict[tuple[int, ...], _Column]] = {}
 _COLUMNS_MAX = 50_000  # distinct columns kept per seat (a few thousand occur)
@@ -101,7 +102,7 @@ def _column(col: tuple[int, ...], p: int) -> _Column:
     top = col.index(best) if best and col.count(best) == 1 else -1
     k = col[p]
     second = max(col[:p] + col[p + 1:])
-    return top, k > second, k == second and k > 0, min(k - second, 2) if k > second else 0
+    return top, k > second, k >= second and k > 0, min(k - second, 2) if k > second else 0
 
 
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
@@ -112,47 +113,45 @@ def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p:
     if known is None or len(known) > _COLUMNS_MAX:
         known = _COLUMNS[p] = {}
     cols = [*zip(*tables, strict=False)]
+    del cols[NCHARS:]  # the characters' columns
     info = [*map(known.get, cols)]
+    if None in info:
+        for c in CHARS:
+            if info[c] is None:
+                info[c] = known[cols[c]] = _column(cols[c], p)
+    columns: list[_Column] = info  # type: ignore[assignment]
     sc = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
-    for c in CHARS:  # the scoring majorities (as _scores)
-        col = info[c]
-        if col is None:
-            col = info[c] = known[cols[c]] = _column(cols[c], p)
+    for col, value in zip(columns, VALUES, strict=False):  # the scoring majorities (as _scores)
         if col[0] >= 0:
-            sc[col[0]] += VALUES[c]
+            sc[col[0]] += value
     mine = sc.pop(p)
     v = float(mine - max(sc))
     if final:
         return v
     left = ROUNDS - rnd  # rounds still to come after this one
     t = tables[p]
-    omniscient = t[OMNISCIENT] > 0
-
-    def has(c: int) -> bool:  # p's power majority of c (rules.has_power: Omniscient wins ties)
-        col = info[c]
-        return col[1] or (col[2] and omniscient)  # type: ignore[index]
-
-    if t[BANKER] and bank and has(BANKER):
+    has = 2 if t[OMNISCIENT] else 1  # p's power majority of a character: columns[c][has]
+    if t[BANKER] and bank and columns[BANKER][has]:
         v += 0.8 * min(bank, left + 1)
-    if t[SPY] and has(SPY):
+    if t[SPY] and columns[SPY][has]:
         v += 0.6 * (left + 1) if any(tokens[q] for q in range(len(tables)) if q != p) else 0.3 * (left + 1)
-    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(PRIEST):
+    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and columns[PRIEST][has]:
         v += 0.9 * min(t[BARBARIAN] + t[LOBBYING], left + 1)
-    if t[BROADCASTER] and has(BROADCASTER):
+    if t[BROADCASTER] and columns[BROADCASTER][has]:
         v += 0.25 * left
-    if t[SHIPOWNER] and has(SHIPOWNER):
+    if t[SHIPOWNER] and columns[SHIPOWNER][has]:
         v += 0.15 * left
-    if t[SENATOR] and has(SENATOR):
+    if t[SENATOR] and columns[SENATOR][has]:
         v += 0.3 * (1 + left)
-    if t[GUARDIAN] and has(GUARDIAN):
+    if t[GUARDIAN] and columns[GUARDIAN][has]:
         v += 0.1 * (1 + left)
-    if omniscient:
+    if has == 2:
         v += 0.1 * (1 + left)
     # a majority held by one card is fragile (one Barbarian or Lobbying away): a little for depth
-    for c in CHARS:
-        depth = info[c][3]  # type: ignore[index]
+    for col, value in zip(columns, VALUES, strict=False):
+        depth = col[3]
         if depth:
-            v += 0.04 * VALUES[c] * depth
+            v += 0.04 * value * depth
     return v
 
 
