@@ -70,39 +70,27 @@ _WORK = _Work()
 # -- evaluation --------------------------------------------------------------------------
 
 
-def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
-    out = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
-    n = len(tables)
-    for c in CHARS:
-        best, who, tie = 0, -1, False
-        for q in range(n):
-            k = tables[q][c]
-            if k > best:
-                best, who, tie = k, q, False
-            elif k == best and k:
-                tie = True
-        if who >= 0 and not tie:
-            out[who] += VALUES[c]
-    return out
-
-
 #: What :func:`evaluate` reads from one column of the tables (the counts of one character,
-#: seat by seat) for seat ``p``: ``(q, power, power_omniscient, depth)``: ``q`` the seat
-#: holding strictly the most (the scoring majority; -1 if none); ``power``: ``p`` has the power
-#: majority (:func:`.rules.has_power`) without an Omniscient on its table, ``power_omniscient``:
-#: with one (which wins ties); ``depth``: ``min(k - second, 2)`` for ``p``'s lead of ``k`` over
-#: the second (0 without a lead). By ``p``, then by the column.
-_Column = tuple[int, bool, bool, int]
+#: seat by seat, and the character last) for seat ``p``: ``(q, value, power, power_omniscient,
+#: depth)``: ``q`` the seat holding strictly the most (the scoring majority, worth ``value``; -1
+#: if none); ``power``: ``p`` has the power majority (:func:`.rules.has_power`) without an
+#: Omniscient on its table, ``power_omniscient``: with one (which wins ties); ``depth``: what
+#: ``p``'s lead of ``k`` over the second adds, ``0.04 * value * min(k - second, 2)`` (0 without a
+#: lead). By ``p``, then by the column.
+_Column = tuple[int, int, bool, bool, float]
 _COLUMNS: dict[int, dict[tuple[int, ...], _Column]] = {}
 _COLUMNS_MAX = 50_000  # distinct columns kept per seat (a few thousand occur)
 
 
 def _column(col: tuple[int, ...], p: int) -> _Column:
+    value = VALUES[col[-1]]
+    col = col[:-1]
     best = max(col)
     top = col.index(best) if best and col.count(best) == 1 else -1
     k = col[p]
     second = max(col[:p] + col[p + 1:])
-    return top, k > second, k >= second and k > 0, min(k - second, 2) if k > second else 0
+    depth = 0.04 * value * min(k - second, 2) if k > second else 0.0
+    return top, value, k > second, k >= second and k > 0, depth
 
 
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
@@ -112,8 +100,7 @@ def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p:
     known = _COLUMNS.get(p)
     if known is None or len(known) > _COLUMNS_MAX:
         known = _COLUMNS[p] = {}
-    cols = [*zip(*tables, strict=False)]
-    del cols[NCHARS:]  # the characters' columns
+    cols = [*zip(*tables, CHARS, strict=False)]  # the characters' columns, each with its character
     info = [*map(known.get, cols)]
     if None in info:
         for c in CHARS:
@@ -121,16 +108,16 @@ def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p:
                 info[c] = known[cols[c]] = _column(cols[c], p)
     columns: list[_Column] = info  # type: ignore[assignment]
     sc = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
-    for col, value in zip(columns, VALUES, strict=False):  # the scoring majorities (as _scores)
+    for col in columns:  # the scoring majorities (rules.has_scoring) score
         if col[0] >= 0:
-            sc[col[0]] += value
+            sc[col[0]] += col[1]
     mine = sc.pop(p)
     v = float(mine - max(sc))
     if final:
         return v
     left = ROUNDS - rnd  # rounds still to come after this one
     t = tables[p]
-    has = 2 if t[OMNISCIENT] else 1  # p's power majority of a character: columns[c][has]
+    has = 3 if t[OMNISCIENT] else 2  # p's power majority of a character: columns[c][has]
     if t[BANKER] and bank and columns[BANKER][has]:
         v += 0.8 * min(bank, left + 1)
     if t[SPY] and columns[SPY][has]:
@@ -145,13 +132,12 @@ def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p:
         v += 0.3 * (1 + left)
     if t[GUARDIAN] and columns[GUARDIAN][has]:
         v += 0.1 * (1 + left)
-    if has == 2:
+    if has == 3:
         v += 0.1 * (1 + left)
     # a majority held by one card is fragile (one Barbarian or Lobbying away): a little for depth
-    for col, value in zip(columns, VALUES, strict=False):
-        depth = col[3]
-        if depth:
-            v += 0.04 * value * depth
+    for col in columns:
+        if col[4]:
+            v += col[4]
     return v
 
 
