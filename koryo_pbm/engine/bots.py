@@ -8,8 +8,9 @@ Korsar: ``heuristic``).
 A bot never sees what its player may not: :func:`choose` reduces whatever state it is given to
 the player's public and private parts and rebuilds a state from them
 (:meth:`~koryo_pbm.engine.contract.Game.from_view`), and :func:`choose_from_view` starts from
-those parts directly (the by-mail layer, which only ever holds them). Either way the same view
-gives the same choice, whatever the others hold.
+those parts directly (the by-mail layer, which only ever holds them), and :func:`choose_in_view`
+from the state a caller rebuilt from them already (a menu, built from that state, suggests the
+heuristic's choice). Either way the same view gives the same choice, whatever the others hold.
 
 A bot is deterministic, so that anyone can choose its order again (``verify`` does, for every
 order the moderator's bots played): its generator is a :class:`~koryo_pbm.engine.rng.Rng`
