@@ -79,7 +79,9 @@ _WORK = _Work()
 #: lead). By ``p``, then by the column.
 _Column = tuple[int, int, bool, bool, float]
 _COLUMNS: dict[int, dict[tuple[int, ...], _Column]] = {}
-_COLUMNS_MAX = 50_000  # distinct columns kept per seat (a few thousand occur)
+#: columns kept per seat, a safety bound only: a character's copies on the tables number at most
+#: its copies in the game, so there are fewer than 3,000 columns of 2, 3 and 4 seats in all
+_COLUMNS_MAX = 10_000
 
 
 def _column(col: tuple[int, ...], p: int) -> _Column:
