@@ -369,8 +369,7 @@ def _start(game: Game, game_public: Mapping[str, Any], private: Mapping[str, Any
     hint = None
     if suggest and kind != JOIN and "heuristic" in bots.levels(game):
         try:
-            hint = bots.choose_from_view(game, game_public, private, name, "heuristic",
-                                         seed=f"{game_id}/{decision_id}/{name}").order
+            hint = bots.choose_in_view(game, view, name, "heuristic", seed=f"{game_id}/{decision_id}/{name}").order
         except Exception:  # a suggestion is a courtesy: a bot's failure leaves none
             hint = None
     return _Builder.start(game, view, name, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)

@@ -164,6 +164,20 @@ def test_choose_from_view_is_choose_on_the_players_parts():
         assert a.order == b.order
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_the_menus_suggestion_from_its_own_state_is_the_same_and_leaves_the_menu_as_it_was(name):
+    # a page's menu asks for its suggestion on the state it builds the menu from
+    game = find_game(name)
+    for state in decision_points(game, 4 if name == "koryo" else 3, f"in-view-{name}", every=4, limit=6):
+        public = game.public(state)
+        for p in game.pending(state).players:
+            private = game.private(state, p)
+            view = game.from_view(public, private, p)
+            hint = bots.choose_in_view(game, view, p, "heuristic", seed="s").order
+            assert hint == bots.choose_from_view(game, public, private, p, "heuristic", seed="s").order
+            assert game.menu(view, p, [], hint) == game.menu(game.from_view(public, private, p), p, [], hint)
+
+
 # -- levels and bad input ----------------------------------------------------------------------
 
 

@@ -134,9 +134,10 @@ class KorsarGame(Game):
         if level not in bots.LEVELS:
             return super().bot_order(state, player, level, rng, limit, clock)
         s = _state(state)
-        if not R.legal_orders(s, player):
+        orders = R.legal_orders(s, player)
+        if not orders:
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
-        return bots.heuristic(s, player)
+        return bots.heuristic(s, player, orders)
 
     def describe_choices(self, state: KorsarState, player: str) -> tuple[dict[str, Any], list[str]]:
         s = _state(state)

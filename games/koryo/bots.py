@@ -70,58 +70,76 @@ _WORK = _Work()
 # -- evaluation --------------------------------------------------------------------------
 
 
-def _scores(tables: list[list[int]], tokens: list[int]) -> list[int]:
-    out = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
-    n = len(tables)
-    for c in CHARS:
-        best, who, tie = 0, -1, False
-        for q in range(n):
-            k = tables[q][c]
-            if k > best:
-                best, who, tie = k, q, False
-            elif k == best and k:
-                tie = True
-        if who >= 0 and not tie:
-            out[who] += VALUES[c]
-    return out
+#: What :func:`evaluate` reads from one column of the tables (the counts of one character,
+#: seat by seat, and the character last) for seat ``p``: ``(q, value, power, power_omniscient,
+#: depth)``: ``q`` the seat holding strictly the most (the scoring majority, worth ``value``; -1
+#: if none); ``power``: ``p`` has the power majority (:func:`.rules.has_power`) without an
+#: Omniscient on its table, ``power_omniscient``: with one (which wins ties); ``depth``: what
+#: ``p``'s lead of ``k`` over the second adds, ``0.04 * value * min(k - second, 2)`` (0 without a
+#: lead). By ``p``, then by the column.
+_Column = tuple[int, int, bool, bool, float]
+_COLUMNS: dict[int, dict[tuple[int, ...], _Column]] = {}
+#: columns kept per seat, a safety bound only: a character's copies on the tables number at most
+#: its copies in the game, so there are fewer than 3,000 columns of 2, 3 and 4 seats in all
+_COLUMNS_MAX = 10_000
+
+
+def _column(col: tuple[int, ...], p: int) -> _Column:
+    value = VALUES[col[-1]]
+    col = col[:-1]
+    best = max(col)
+    top = col.index(best) if best and col.count(best) == 1 else -1
+    k = col[p]
+    second = max(col[:p] + col[p + 1:])
+    depth = 0.04 * value * min(k - second, 2) if k > second else 0.0
+    return top, value, k > second, k >= second and k > 0, depth
 
 
 def evaluate(tables: list[list[int]], tokens: list[int], bank: int, rnd: int, p: int, final: bool = False) -> float:
     """How good the position is for seat ``p``: score lead over the best opponent, plus what
     ``p``'s powers are still worth (nothing more once the game is over: ``final``)."""
     _WORK.n += 1
-    sc = _scores(tables, tokens)
-    mine = sc[p]
-    other = max(sc[q] for q in range(len(sc)) if q != p)
-    v = float(mine - other)
+    known = _COLUMNS.get(p)
+    if known is None or len(known) > _COLUMNS_MAX:
+        known = _COLUMNS[p] = {}
+    cols = [*zip(*tables, CHARS, strict=False)]  # the characters' columns, each with its character
+    info = [*map(known.get, cols)]
+    if None in info:
+        for c in CHARS:
+            if info[c] is None:
+                info[c] = known[cols[c]] = _column(cols[c], p)
+    columns: list[_Column] = info  # type: ignore[assignment]
+    sc = [tokens[q] - t[BARBARIAN] - t[LOBBYING] for q, t in enumerate(tables)]
+    for col in columns:  # the scoring majorities (rules.has_scoring) score
+        if col[0] >= 0:
+            sc[col[0]] += col[1]
+    mine = sc.pop(p)
+    v = float(mine - max(sc))
     if final:
         return v
     left = ROUNDS - rnd  # rounds still to come after this one
     t = tables[p]
-    has = rules.has_power
-    if t[BANKER] and bank and has(tables, p, BANKER):
+    has = 3 if t[OMNISCIENT] else 2  # p's power majority of a character: columns[c][has]
+    if t[BANKER] and bank and columns[BANKER][has]:
         v += 0.8 * min(bank, left + 1)
-    if t[SPY] and has(tables, p, SPY):
+    if t[SPY] and columns[SPY][has]:
         v += 0.6 * (left + 1) if any(tokens[q] for q in range(len(tables)) if q != p) else 0.3 * (left + 1)
-    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and has(tables, p, PRIEST):
+    if t[PRIEST] and (t[BARBARIAN] or t[LOBBYING]) and columns[PRIEST][has]:
         v += 0.9 * min(t[BARBARIAN] + t[LOBBYING], left + 1)
-    if t[BROADCASTER] and has(tables, p, BROADCASTER):
+    if t[BROADCASTER] and columns[BROADCASTER][has]:
         v += 0.25 * left
-    if t[SHIPOWNER] and has(tables, p, SHIPOWNER):
+    if t[SHIPOWNER] and columns[SHIPOWNER][has]:
         v += 0.15 * left
-    if t[SENATOR] and has(tables, p, SENATOR):
+    if t[SENATOR] and columns[SENATOR][has]:
         v += 0.3 * (1 + left)
-    if t[GUARDIAN] and has(tables, p, GUARDIAN):
+    if t[GUARDIAN] and columns[GUARDIAN][has]:
         v += 0.1 * (1 + left)
-    if t[OMNISCIENT]:
+    if has == 3:
         v += 0.1 * (1 + left)
     # a majority held by one card is fragile (one Barbarian or Lobbying away): a little for depth
-    for c in CHARS:
-        k = t[c]
-        if k:
-            second = max(tables[q][c] for q in range(len(tables)) if q != p)
-            if k > second:
-                v += 0.04 * VALUES[c] * min(k - second, 2)
+    for col in columns:
+        if col[4]:
+            v += col[4]
     return v
 
 
@@ -283,10 +301,34 @@ def _powers(w: KoryoState, p: int, steps: list[dict[str, Any]] | None, which: tu
                     steps.append({"do": "spy", "player": w.players[best]})
 
 
+def _scratch(s: KoryoState) -> KoryoState:
+    """A copy of ``s`` to play an action turn on: what the turn changes is copied (the tables,
+    the tokens, the discard pile, the list of face-down piles: a reveal replaces the seat's
+    pile, it never changes one); the hands, the face-down piles and the deck are ``s``'s own."""
+    t = KoryoState.__new__(KoryoState)
+    t.players = s.players
+    t.round = s.round
+    t.phase = s.phase
+    t.first = s.first
+    t.turn = s.turn
+    t.bank = s.bank
+    t.tokens = s.tokens[:]
+    t.tables = [*map(list.copy, s.tables)]
+    t.hands = s.hands
+    t.facedown = s.facedown[:]
+    t.deck = s.deck
+    t.discard = s.discard[:]
+    t.rng = s.rng
+    t.hidden = s.hidden
+    t.decision = None
+    return t
+
+
 def play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = None) -> KoryoState:
     """Play ``p``'s action turn on a copy of ``s`` the heuristic's way; return the copy (and
     fill ``steps`` with the order). Two plans are weighed: powers after the reveal and its
-    events, or Banker and Spy before the reveal (a power the events may cost)."""
+    events, or Banker and Spy before the reveal (a power the events may cost). The copy's
+    hands, face-down piles (but ``p``'s, turned up) and deck are ``s``'s own (:func:`_scratch`)."""
     return _play_action(s, p, steps)[0]
 
 
@@ -307,7 +349,7 @@ def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = Non
     # the first plan's, before its powers: the state, the steps, the positions weighed, the value
     revealed: tuple[KoryoState, list[dict[str, Any]], int, float | None] | None = None
     for after, before in plans:
-        w = s.copy()
+        w = _scratch(s)
         st: list[dict[str, Any]] = []
         _powers(w, p, st, before)
         if not st and revealed is not None:  # nothing done before the reveal: as in the first plan
@@ -319,7 +361,7 @@ def _play_action(s: KoryoState, p: int, steps: list[dict[str, Any]] | None = Non
             weighed = _WORK.n
             known = _events(w, p, nb, nl, st)
             if not before and len(plans) > 1:
-                revealed = (w.copy(), list(st), _WORK.n - weighed, known)
+                revealed = (_scratch(w), list(st), _WORK.n - weighed, known)
         done = len(st)
         _powers(w, p, st, after)
         # no power used after the events: the position the last event's answer weighed

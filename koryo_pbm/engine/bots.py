@@ -8,8 +8,9 @@ Korsar: ``heuristic``).
 A bot never sees what its player may not: :func:`choose` reduces whatever state it is given to
 the player's public and private parts and rebuilds a state from them
 (:meth:`~koryo_pbm.engine.contract.Game.from_view`), and :func:`choose_from_view` starts from
-those parts directly (the by-mail layer, which only ever holds them). Either way the same view
-gives the same choice, whatever the others hold.
+those parts directly (the by-mail layer, which only ever holds them), and :func:`choose_in_view`
+from the state a caller rebuilt from them already (a menu, built from that state, suggests the
+heuristic's choice). Either way the same view gives the same choice, whatever the others hold.
 
 A bot is deterministic, so that anyone can choose its order again (``verify`` does, for every
 order the moderator's bots played): its generator is a :class:`~koryo_pbm.engine.rng.Rng`
@@ -147,6 +148,15 @@ def choose_from_view(game: Game, public: Mapping[str, Any], private: Mapping[str
     """:func:`choose` from a public part and ``player``'s private part (what the player holds)."""
     check_level(game, level)
     return _choose(game, game.from_view(public, private, player), player, level, seed, limit, clock)
+
+
+def choose_in_view(game: Game, view: State, player: str, level: str, *, seed: Seed,
+                   limit: float = DEFAULT_LIMIT, clock: Callable[[], float] = time.process_time) -> BotChoice:
+    """:func:`choose_from_view` for a caller that holds the state rebuilt from ``player``'s
+    view already (``game.from_view(public, private, player)``, e.g. to build ``player``'s
+    menu): the same choice, without rebuilding it again. The bot does not change ``view``."""
+    check_level(game, level)
+    return _choose(game, view, player, level, seed, limit, clock)
 
 
 def rederive(game: Game, state: State, player: str, level: str, seed: Seed) -> BotChoice:

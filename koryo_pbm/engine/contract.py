@@ -279,7 +279,8 @@ class Game(abc.ABC):
         a count (playouts, positions weighed), never by the clock, so the same view gives the
         same order on any machine and ``verify`` chooses it again. ``limit`` seconds by
         ``clock`` is a safety limit only: a bot that thinks for a while reads ``clock``
-        between steps and raises :class:`TimeLimit` once past it."""
+        between steps and raises :class:`TimeLimit` once past it. It leaves ``state`` as it was:
+        a player's menu is built from the state its suggestion was chosen on."""
         raise GameError(f"{self.title} has no bot level {level!r}")
 
     # -- storage and views ---------------------------------------------------------------
