@@ -70,11 +70,17 @@ def _cost(value: Any) -> int:
     """The bytes ``value`` takes as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`),
     and one: a text (the common case, a few thousand times a menu) as that encoder writes one
     (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
+    return len(_json(value).encode("utf-8")) + 1
+
+
+def _json(value: Any) -> str:
+    """``value`` as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`), a text without
+    the encoder's calls (as :func:`_cost`)."""
     if type(value) is str:
-        return len(encode_basestring(value).encode("utf-8")) + 1
+        return encode_basestring(value)
     from koryo_pbm.store.gamefile import compact_json
 
-    return len(compact_json(value).encode("utf-8")) + 1
+    return compact_json(value)
 
 
 def room(game: Game, kind: str) -> int:
@@ -102,12 +108,17 @@ def _completed(menu_json: str, view_text: str, picture: Mapping[str, Any] | None
     table) with the view and the picture put in after its other keys: the text
     ``compact_json({**menu, "view": view_text, "picture": dict(picture)})`` gives, without
     encoding the menu again."""
+    return menu_json[:-1] + _tail(view_text, picture)
+
+
+def _tail(view_text: str, picture: Mapping[str, Any] | None) -> str:
+    """What :func:`_completed` puts in place of a menu's closing brace."""
     from koryo_pbm.store.gamefile import compact_json
 
     tail = ',"view":' + compact_json(view_text)
     if picture is not None:
         tail += ',"picture":' + compact_json(dict(picture))
-    return menu_json[:-1] + tail + "}"
+    return tail + "}"
 
 
 def decode_menu(text: Any) -> dict[str, Any] | None:
@@ -160,11 +171,14 @@ class _Builder:
         from koryo_pbm.match import canonical_orders
 
         self.canonical = canonical_orders  # imported once, not for each order
+        # Game.menu_answers, optional (a game object of another kind may not have it)
+        self.answers = getattr(game, "menu_answers", None) or (lambda *_args: None)
         self.game, self.view, self.player, self.hint = game, view, player, hint
         self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
         self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags
         self.orders: list[str] = []
         self.order_at: dict[str, int] = {}
+        self.order_json: list[str] = []  # each order as compact JSON
         self.nodes: list[dict[str, Any]] = []
         self.picks: list[list[Any]] = []  # the values picked to reach each node
         self.expanded: list[int] = []  # the nodes expanded, in order
@@ -201,13 +215,17 @@ class _Builder:
         if text not in self.order_at:
             self.order_at[text] = len(self.orders)
             self.orders.append(text)
-            self.spent += _cost(text)
+            written = _json(text)
+            self.order_json.append(written)
+            self.spent += len(written.encode("utf-8")) + 1  # _cost(text)
         return self.order_at[text]
 
     def _node(self, menu: Menu, picked: list[Any]) -> int:
-        self.nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu})
+        # "_q": the question as compact JSON, "_l": each option's label likewise (once expanded)
+        question = _json(menu.question)
+        self.nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu, "_q": question, "_l": []})
         self.picks.append(picked)
-        self.spent += _cost(menu.question) + 16
+        self.spent += len(question.encode("utf-8")) + 17  # _cost(menu.question) + 16
         return len(self.nodes) - 1
 
     def expand(self, budget: int) -> None:
@@ -217,9 +235,19 @@ class _Builder:
             at = self.queue.popleft()
             menu: Menu = self.nodes[at]["_menu"]
             options: list[dict[str, Any]] = []
+            labels: list[str] = self.nodes[at]["_l"]
+            answers = None
+            if not (menu.options and isinstance(menu.options[0].value, _Finished)):
+                # what each option leads to, at once if the game says (Game.menu_answers)
+                answers = self.answers(self.view, self.player, self.picks[at], menu, self.hint)
+                if answers is not None and len(answers) != len(menu.options):
+                    raise ValueError(f"{self.game.name}: menu_answers gave {len(answers)} answers "
+                                     f"for {len(menu.options)} options")
             for i, option in enumerate(menu.options):
                 if isinstance(option.value, _Finished):
                     child: Any = option.value.order
+                elif answers is not None:
+                    child = answers[i]
                 else:
                     child = self.game.menu(self.view, self.player, [*self.picks[at], option.value], self.hint)
                 if isinstance(child, Menu):
@@ -232,7 +260,9 @@ class _Builder:
                 else:
                     entry = {"l": option.label, "t": self._leaf(child)}
                 options.append(entry)
-                self.spent += _cost(option.label) + 8
+                label = _json(option.label)
+                labels.append(label)
+                self.spent += len(label.encode("utf-8")) + 9  # _cost(option.label) + 8
             self.nodes[at]["o"] = options
             self.expanded.append(at)
             self.made.append(len(self.nodes))
@@ -248,11 +278,9 @@ class _Builder:
         """Whether the first ``count`` expansions leave no question unexpanded."""
         return count > 0 and self.made[count - 1] == count
 
-    def menu(self, count: int) -> dict[str, Any] | None:
-        """The menu of the first ``count`` expansions: an option leading to a question not
-        expanded is left out, then a question left without options, until every option leads
-        somewhere (``complete`` false if anything was left out); ``None`` if the first question
-        itself is left without options."""
+    def _alive(self, count: int) -> list[int] | None:
+        """The nodes the menu of the first ``count`` expansions keeps, in order (:meth:`menu`);
+        ``None`` if the first question itself is left without options."""
         nodes = self.nodes
         alive = set(self.expanded[:count])
         # a node's options lead to nodes made after it (a larger index): going from the last
@@ -263,8 +291,18 @@ class _Builder:
                 alive.discard(at)
         if 0 not in alive:
             return None
-        complete = len(alive) == len(nodes)
-        order = sorted(alive)
+        return sorted(alive)
+
+    def menu(self, count: int) -> dict[str, Any] | None:
+        """The menu of the first ``count`` expansions: an option leading to a question not
+        expanded is left out, then a question left without options, until every option leads
+        somewhere (``complete`` false if anything was left out); ``None`` if the first question
+        itself is left without options."""
+        nodes = self.nodes
+        order = self._alive(count)
+        if order is None:
+            return None
+        complete = len(order) == len(nodes)
         index = {old: new for new, old in enumerate(order)}
         used_orders: dict[int, int] = {}
         out_orders: list[str] = []
@@ -275,7 +313,7 @@ class _Builder:
             default = None
             for i, o in enumerate(n["o"]):
                 if "n" in o:
-                    if o["n"] not in alive:
+                    if o["n"] not in index:
                         continue
                     entry = {"l": o["l"], "n": index[o["n"]]}
                 else:
@@ -293,6 +331,45 @@ class _Builder:
         if self.fresh:
             menu_out["fresh"] = FRESH_KEY
         return menu_out
+
+    def menu_json(self, count: int) -> str | None:
+        """``compact_json(self.menu(count))``, written from the texts encoded once as the menu was
+        expanded (each question, label and order as compact JSON), without the tables."""
+        nodes = self.nodes
+        order = self._alive(count)
+        if order is None:
+            return None
+        complete = len(order) == len(nodes)
+        index = {old: new for new, old in enumerate(order)}
+        used_orders: dict[int, int] = {}
+        out_orders: list[str] = []
+        out_nodes = []
+        for old in order:
+            n = nodes[old]
+            labels = n["_l"]
+            options: list[str] = []
+            default = None
+            for i, o in enumerate(n["o"]):
+                if "n" in o:
+                    to = index.get(o["n"])
+                    if to is None:
+                        continue
+                    options.append(f'{{"l":{labels[i]},"n":{to}}}')
+                else:
+                    t = used_orders.get(o["t"])
+                    if t is None:
+                        t = used_orders[o["t"]] = len(out_orders)
+                        out_orders.append(self.order_json[o["t"]])
+                    options.append(f'{{"l":{labels[i]},"t":{t}}}')
+                if i == n["d"]:
+                    default = len(options) - 1
+            if default is None:
+                out_nodes.append(f'{{"q":{n["_q"]},"o":[{",".join(options)}]}}')
+            else:
+                out_nodes.append(f'{{"q":{n["_q"]},"d":{default},"o":[{",".join(options)}]}}')
+        fresh = f',"fresh":{_json(FRESH_KEY)}' if self.fresh else ""
+        return (f'{{"decision":{_json(self.decision_id)},"root":{{"n":0}},"nodes":[{",".join(out_nodes)}],'
+                f'"orders":[{",".join(out_orders)}],"complete":{"true" if complete else "false"}{fresh}}}')
 
 
 class _Finished:
@@ -464,17 +541,19 @@ def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
     picture, then without the view too. Second: the compact JSON of the menu without view and
     picture when it was whole and fitted at the first try (what :class:`_Whole` keeps), else
     ``None``."""
-    from koryo_pbm.store.gamefile import compact_json
-
     space = room(game, kind)
+    menu_json = builder.menu_json
+    tails: dict[bool, str] = {}  # the view and the picture as compact JSON, written once (by picture or not)
 
-    def menu_json(count: int) -> str | None:
-        menu = builder.menu(count)
-        return None if menu is None else compact_json(menu)
+    def completed(made: str) -> str:
+        tail = tails.get(picture is not None)
+        if tail is None:
+            tail = tails[picture is not None] = _tail(view_text, picture)
+        return made[:-1] + tail  # _completed(made, view_text, picture)
 
     def encoded(count: int) -> str | None:
         made = menu_json(count)
-        return None if made is None else _squeezed(_completed(made, view_text, picture))
+        return None if made is None else _squeezed(completed(made))
 
     budget = RATIO * space
     for attempt in range(TRIES):
@@ -482,7 +561,7 @@ def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
         made = menu_json(count)
         if made is None:
             return None, None
-        whole = _squeezed(_completed(made, view_text, picture))
+        whole = _squeezed(completed(made))
         cost = sealed_cost(whole)
         if cost > space:
             break
@@ -506,6 +585,7 @@ def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
         fits = text if text is not None and sealed_cost(text) <= space else None
     if fits is None and view_text:
         view_text = ""  # so is the view (``show`` has it)
+        tails.clear()
         text = encoded(1)
         fits = text if text is not None and sealed_cost(text) <= space else None
     return fits, None

@@ -184,6 +184,18 @@ class KorsarGame(Game):
 
     def menu(self, state: KorsarState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
+        orders, keys, label = self._tree(state, player)
+        return tree_menu(orders, picked, keys, label, hint)
+
+    def menu_answers(self, state: KorsarState, player: str, picked: Sequence[Any], menu: Menu,
+                     hint: Mapping[str, Any] | None = None) -> Sequence[Menu | dict[str, Any]] | None:
+        orders, keys, label = self._tree(state, player)  # the legal orders listed once for every option
+        return [tree_menu(orders, [*picked, o.value], keys, label, hint) for o in menu.options]
+
+    def _tree(self, state: KorsarState, player: str) -> tuple[
+            list[dict[str, Any]], tuple[tuple[str, str], ...], Callable[[str, Any], str]]:
+        """What :meth:`menu` asks of :func:`.engine.menus.tree_menu`: the legal orders, the keys
+        and their questions, the labels."""
         s = _state(state)
         orders = R.legal_orders(s, player)
         if not orders:
@@ -199,11 +211,11 @@ class KorsarGame(Game):
                 return R.describe_galleon(s, g) if g is not None else value
             return f"{value} (a galleon: put it to sea in front of you)" if C.is_galleon(value) else value
 
-        return tree_menu(orders, picked, (
+        return orders, (
             ("action", f"Turn {s.turn}: draw, or play a card?"),
             ("card", "Which card?"),
             ("galleon", "Beside which galleon?"),
-        ), label, hint)
+        ), label
 
     def dump_state(self, state: KorsarState) -> dict[str, Any]:
         return storage.dump_state(_state(state))

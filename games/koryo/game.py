@@ -246,6 +246,17 @@ class KoryoGame(Game):
             return menus.action_menu(self, state, player, picked, hint)
         return menus.discard_menu(state, p, picked, hint)
 
+    def menu_answers(self, state: KoryoState, player: str, picked: Sequence[Any], menu: Menu,
+                     hint: Mapping[str, Any] | None = None) -> Sequence[Menu | dict[str, Any]] | None:
+        from . import menus
+
+        p, d = self._who(state, player)
+        if d.kind == "action":
+            return menus.action_answers(self, state, player, picked, menu, hint)
+        if picked:  # a one-question menu has no question after its first
+            return None
+        return menus.single_answers(state, p, "play" if d.kind == "orders" else "discard", menu)
+
     def dump_state(self, state: KoryoState) -> dict[str, Any]:
         if state.hidden is not None or state.rng is None:
             raise FormatError("a state rebuilt from a player's view cannot be stored as a whole state")

@@ -81,6 +81,18 @@ def _answer_values(s: KoryoState, p: int, kind: str) -> list[Any]:
     return memo.values
 
 
+def single_answers(s: KoryoState, p: int, kind: str, menu: Menu) -> list[dict[str, Any]]:
+    """What each option of ``p``'s one-question ``kind`` menu (``play`` or ``discard``: ``menu``,
+    as :func:`play_menu` or :func:`discard_menu` wrote it) leads to, as those answer it: its
+    value (checked against the values once, in order, the options being written in the same
+    order; one by one otherwise)."""
+    values = _answer_values(s, p, kind)
+    options = menu.options
+    if len(options) == len(values) and all(o.value == v for o, v in zip(options, values, strict=True)):
+        return [dict(o.value) for o in options]
+    return [_picked(values, [o.value]) for o in options]
+
+
 def play_menu(s: KoryoState, p: int, picked: Sequence[Any], hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
     if picked:  # an answer: the options' values alone (their labels are for the question)
         return _picked(_answer_values(s, p, "play"), picked)
@@ -322,19 +334,41 @@ def action_menu(game: Any, s: KoryoState, player: str, picked: Sequence[Any],
                 hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
     p = s.players.index(player)
     paths = _memo(game, s, player).paths
-    steps: list[dict[str, Any]] = []
-    half: tuple[str, str] | None = None
-    key = ""  # _key(steps)
     # the path's answers checked one by one; a menu is asked for every option of a menu asked
     # before, so the path but its last answer is usually checked already (and led to a menu)
     path_key = _key(picked[:-1])
     known = paths.get(path_key) if picked else None
     if known is not None:
-        steps, half, key = list(known[0]), known[1], known[2]
-        path_key += f"{picked[-1]!r}\n"
-        picked = picked[-1:]
-    else:
-        path_key = _key(picked)
+        return _follow(game, s, player, p, paths, known, f"{path_key}{picked[-1]!r}\n", picked[-1:], hint)
+    return _follow(game, s, player, p, paths, _START, _key(picked), picked, hint)
+
+
+def action_answers(game: Any, s: KoryoState, player: str, picked: Sequence[Any], menu: Menu,
+                   hint: Mapping[str, Any] | None) -> list[Menu | dict[str, Any]]:
+    """``[action_menu(game, s, player, [*picked, o.value], hint) for o in menu.options]``, the
+    path ``picked`` (which led to ``menu``) followed once for them all."""
+    p = s.players.index(player)
+    paths = _memo(game, s, player).paths
+    path_key = _key(picked)
+    known = paths.get(path_key)
+    if known is None:  # not asked before (while the memo holds s): as action_menu would find it
+        return [action_menu(game, s, player, [*picked, o.value], hint) for o in menu.options]
+    return [_follow(game, s, player, p, paths, known, f"{path_key}{o.value!r}\n", [o.value], hint)
+            for o in menu.options]
+
+
+#: where a path of no answers stands: no steps, no half of a swap picked, the key of no steps
+_START: tuple[list[dict[str, Any]], tuple[str, str] | None, str] = ([], None, "")
+
+
+def _follow(game: Any, s: KoryoState, player: str, p: int,
+            paths: dict[str, tuple[list[dict[str, Any]], tuple[str, str] | None, str]],
+            start: tuple[list[dict[str, Any]], tuple[str, str] | None, str], path_key: str, picked: Sequence[Any],
+            hint: Mapping[str, Any] | None) -> Menu | dict[str, Any]:
+    """:func:`action_menu` of a path: from where its first answers stand (``start``, what ``paths``
+    holds for them), the answers ``picked`` after them checked; ``path_key``: :func:`_key` of the
+    whole path."""
+    steps, half, key = list(start[0]), start[1], start[2]
     for value in picked:
         if half is not None:
             if not isinstance(value, dict) or value.get("swap", [None])[0] != list(half):

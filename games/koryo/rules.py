@@ -550,8 +550,9 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     f"(power majority of guardian)")
             tables[q][c] -= 1
             s.discard[c] += 1
-            _ev(events, "barbarian", f"{name}'s barbarian destroys {players[q]}'s {CARD_IDS[c]}",
-                player=name, victim=players[q], card=CARD_IDS[c])
+            if events is not None:  # the menus check steps without a log: no texts made for it
+                _ev(events, "barbarian", f"{name}'s barbarian destroys {players[q]}'s {CARD_IDS[c]}",
+                    player=name, victim=players[q], card=CARD_IDS[c])
         elif kind == "lobbying":
             if not owe_l:
                 raise IllegalOrder(
@@ -580,9 +581,10 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
             tables[y][cy] -= 1
             tables[x][cy] += 1
             tables[y][cx] += 1
-            _ev(events, "lobbying",
-                f"{name}'s lobbying swaps {players[x]}'s {CARD_IDS[cx]} with {players[y]}'s {CARD_IDS[cy]}",
-                player=name, swap=[[players[x], CARD_IDS[cx]], [players[y], CARD_IDS[cy]]])
+            if events is not None:  # the menus check steps without a log: no texts made for it
+                _ev(events, "lobbying",
+                    f"{name}'s lobbying swaps {players[x]}'s {CARD_IDS[cx]} with {players[y]}'s {CARD_IDS[cy]}",
+                    player=name, swap=[[players[x], CARD_IDS[cx]], [players[y], CARD_IDS[cy]]])
         else:  # a power
             if kind in used:
                 raise IllegalOrder(f"illegal order: each power is used at most once per action turn ({kind} twice)")
@@ -594,7 +596,8 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder("illegal order: Banker power: the bank has no token left")
                 s.bank -= 1
                 s.tokens[p] += 1
-                _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
+                if events is not None:  # the menus check steps without a log: no texts made for it
+                    _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
             elif kind == "priest":
                 c = st[1]
                 if not has_power(tables, p, PRIEST):
@@ -605,8 +608,9 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder(f"illegal order: Priest: you have no {CARD_IDS[c]} in front of you")
                 tables[p][c] -= 1
                 s.discard[c] += 1
-                _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
-                    card=CARD_IDS[c])
+                if events is not None:  # the menus check steps without a log: no texts made for it
+                    _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
+                        card=CARD_IDS[c])
             elif kind == "spy":
                 q = st[1]
                 if not has_power(tables, p, SPY):
@@ -617,8 +621,9 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder(f"illegal order: Spy: {players[q]} has no token to steal")
                 s.tokens[q] -= 1
                 s.tokens[p] += 1
-                _ev(events, "spy", f"{name} steals a token from {players[q]} (spy)", player=name,
-                    victim=players[q])
+                if events is not None:  # the menus check steps without a log: no texts made for it
+                    _ev(events, "spy", f"{name} steals a token from {players[q]} (spy)", player=name,
+                        victim=players[q])
     if not revealed:
         raise IllegalOrder("illegal order: the face-down cards must be revealed during the action turn (one reveal step)")
     # A revealed event left without a step has no effect if it has no legal target once the

@@ -255,6 +255,16 @@ class Game(abc.ABC):
         state. A game without menus leaves its players to orders files."""
         raise GameError(f"{self.title} has no menus: write an orders file (koryo-pbm orders)")
 
+    def menu_answers(self, state: State, player: str, picked: Sequence[Any], menu: Menu,
+                     hint: Mapping[str, Any] | None = None) -> Sequence[Menu | dict[str, Any]] | None:
+        """Optional, for speed: what each option of ``menu`` leads to, in the order of its options,
+        ``menu`` being what :meth:`menu` gave for ``picked``: exactly
+        ``[self.menu(state, player, [*picked, o.value], hint) for o in menu.options]``, found at
+        once (the player page's menus ask every option of every question: a game can go on from
+        where ``picked`` led rather than from the start for each option). ``None`` (this default):
+        the caller asks :meth:`menu` for each option."""
+        return None
+
     def menu_room(self, kind: str) -> int:
         """The bytes the menu of a decision of ``kind`` takes in a waiting player's sealed part
         (the player page's menu, :mod:`koryo_pbm.choices`), whatever it holds: a function of the

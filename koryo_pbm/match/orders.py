@@ -132,13 +132,53 @@ def _key_ok(key: str) -> bool:
         return False
 
 
+def _written(value: Any, depth: int) -> str | None:
+    """:func:`_inline` of ``value`` if it is :func:`_plain` at ``depth``, else ``None``: both in
+    one pass (the menus write a canonical text for each of thousands of orders)."""
+    kind = type(value)
+    if kind is str:
+        return _text(value) if len(value) <= 64 and _text_ok(value) else None
+    if kind is int:
+        return _integer(value) if -(1 << 63) <= value < 1 << 63 else None
+    if kind is bool:
+        return _dump_scalar(value)
+    if depth >= 32:
+        return None
+    parts = []
+    if kind is list:
+        for v in value:
+            written = _written(v, depth + 1)
+            if written is None:
+                return None
+            parts.append(written)
+        return "[" + ", ".join(parts) + "]"
+    if kind is dict:
+        for k, v in value.items():
+            if not (type(k) is str and len(k) <= 64 and _key_ok(k)):
+                return None
+            written = _written(v, depth + 1)
+            if written is None:
+                return None
+            parts.append(f"{_short_key(k)} = {written}")
+        return "{" + ", ".join(parts) + "}"
+    return None
+
+
 def canonical_orders(game_id: str, decision: str, body: Mapping[str, Any]) -> str:
     """The orders as ``submit`` seals them: ``game``, ``decision`` and the order, one line per
     key, lists and tables inline, no comments, no spacing of the player's: every legal order of
     a decision fits in the envelope's first padding block, so all seal to one size."""
+    table = {"game": game_id, "decision": decision, **body}
+    lines = []
+    for k, v in table.items():
+        written = _written(v, 1) if type(k) is str and len(k) <= 64 and _key_ok(k) else None
+        if written is None:
+            break
+        lines.append(f"{_short_key(k)} = {written}\n")
+    else:  # every value plain (the games' orders): written and checked in one pass
+        return "".join(lines)
     import tomli_w
 
-    table = {"game": game_id, "decision": decision, **body}
     try:
         text = "".join(f"{_key(k)} = {_inline(v)}\n" for k, v in table.items())
         # plain values (checked strings and keys, integers, booleans, lists and dicts of them)

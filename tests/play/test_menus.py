@@ -100,3 +100,24 @@ def test_koryo_action_turn_offers_each_step_the_rules_allow():
     order = game.menu(state, "alice", [{"do": "reveal"}, {"do": "banker"}, "end"])
     assert order == {"steps": [{"do": "reveal"}, {"do": "banker"}, {"do": "barbarian"}]}
     game.check(state, "alice", order)
+
+
+@pytest.mark.parametrize("name,players", [("koryo", ["a", "b", "c", "d"]), ("korsar", ["a", "b", "c"])])
+def test_every_answer_at_once_is_the_menu_of_each_option(name, players):
+    """``menu_answers`` (how the player page's menus are built, every option of a question at
+    once) gives what ``play`` meets option by option (``menu``), suggestions included."""
+    rnd = random.Random(5)
+    seen = 0
+    for game, state, decision in _positions(name, players, 2, 4):
+        for player in decision.players:
+            hint = game.random_order(state, player, rnd)
+            picked: list = []
+            menu = game.menu(state, player, picked, hint)
+            while isinstance(menu, Menu):
+                answers = game.menu_answers(state, player, picked, menu, hint)
+                assert answers == [game.menu(state, player, [*picked, o.value], hint) for o in menu.options]
+                seen += len(answers)
+                i = rnd.randrange(len(menu.options))
+                picked.append(menu.options[i].value)
+                menu = answers[i]
+    assert seen > 100
