@@ -104,8 +104,8 @@ def _squeezed(text: str) -> str:
 
 
 def _completed(menu_json: str, view_text: str, picture: Mapping[str, Any] | None) -> str:
-    """The compact JSON of a menu (``menu_json``, the compact JSON of :meth:`_Builder.menu`'s
-    table) with the view and the picture put in after its other keys: the text
+    """The compact JSON of a menu (``menu_json``, what :meth:`_Builder.menu_json` gives) with
+    the view and the picture put in after its other keys: the text
     ``compact_json({**menu, "view": view_text, "picture": dict(picture)})`` gives, without
     encoding the menu again."""
     return menu_json[:-1] + _tail(view_text, picture)
@@ -148,22 +148,9 @@ def sealed_cost(encoded: str) -> int:
     return len(',"menu":""') + len(encoded)
 
 
-def build_menu(game: Game, view: State, player: str, *, game_id: str, decision_id: str, kind: str,
-               hint: Mapping[str, Any] | None, room: int) -> dict[str, Any] | None:
-    """The menu of ``player``'s legal choices (see the module docstring) from ``view``, their
-    own view of the game, or ``None`` when the game has no menus. Questions are expanded until
-    the menu takes about ``room`` bytes as compact JSON (before it is compressed); what is left
-    unexpanded is cut (``complete`` false)."""
-    builder = _Builder.start(game, view, player, game_id=game_id, decision_id=decision_id, kind=kind, hint=hint)
-    if builder is None:
-        return None
-    builder.expand(room)
-    return builder.menu(len(builder.expanded))
-
-
 class _Builder:
     """A menu expanded question by question, breadth-first, the suggested path first; a menu
-    of any prefix of the expansions can be taken (:meth:`menu`), and expanding resumes where
+    of any prefix of the expansions can be taken (:meth:`menu_json`), and expanding resumes where
     it stopped (no question is asked of the game twice)."""
 
     def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
@@ -279,7 +266,7 @@ class _Builder:
         return count > 0 and self.made[count - 1] == count
 
     def _alive(self, count: int) -> list[int] | None:
-        """The nodes the menu of the first ``count`` expansions keeps, in order (:meth:`menu`);
+        """The nodes the menu of the first ``count`` expansions keeps, in order (:meth:`menu_json`);
         ``None`` if the first question itself is left without options."""
         nodes = self.nodes
         alive = set(self.expanded[:count])
@@ -293,48 +280,13 @@ class _Builder:
             return None
         return sorted(alive)
 
-    def menu(self, count: int) -> dict[str, Any] | None:
-        """The menu of the first ``count`` expansions: an option leading to a question not
-        expanded is left out, then a question left without options, until every option leads
-        somewhere (``complete`` false if anything was left out); ``None`` if the first question
-        itself is left without options."""
-        nodes = self.nodes
-        order = self._alive(count)
-        if order is None:
-            return None
-        complete = len(order) == len(nodes)
-        index = {old: new for new, old in enumerate(order)}
-        used_orders: dict[int, int] = {}
-        out_orders: list[str] = []
-        out_nodes = []
-        for old in order:
-            n = nodes[old]
-            options: list[dict[str, Any]] = []
-            default = None
-            for i, o in enumerate(n["o"]):
-                if "n" in o:
-                    if o["n"] not in index:
-                        continue
-                    entry = {"l": o["l"], "n": index[o["n"]]}
-                else:
-                    if o["t"] not in used_orders:
-                        used_orders[o["t"]] = len(out_orders)
-                        out_orders.append(self.orders[o["t"]])
-                    entry = {"l": o["l"], "t": used_orders[o["t"]]}
-                if i == n["d"]:
-                    default = len(options)
-                options.append(entry)
-            out_nodes.append({"q": n["q"], "o": options} if default is None else
-                             {"q": n["q"], "d": default, "o": options})
-        menu_out: dict[str, Any] = {"decision": self.decision_id, "root": {"n": 0}, "nodes": out_nodes,
-                                    "orders": out_orders, "complete": complete}
-        if self.fresh:
-            menu_out["fresh"] = FRESH_KEY
-        return menu_out
-
     def menu_json(self, count: int) -> str | None:
-        """``compact_json(self.menu(count))``, written from the texts encoded once as the menu was
-        expanded (each question, label and order as compact JSON), without the tables."""
+        """The compact JSON of the menu of the first ``count`` expansions (the layout in this
+        module's docstring): an option leading to a question not expanded is left out, then a
+        question left without options, until every option leads somewhere (``complete`` false if
+        anything was left out); ``None`` if the first question itself is left without options.
+        Written from the texts encoded once as the menu was expanded (each question, label and
+        order as compact JSON), without building the tables."""
         nodes = self.nodes
         order = self._alive(count)
         if order is None:
