@@ -39,7 +39,7 @@ from typing import Any
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, TamperedError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import ID, Frozen, Value, is_sha256, shaped
+from koryo_pbm.values import ID, Frozen, Value, is_sha256, keep, shaped
 
 
 def _is_date(value: str) -> bool:
@@ -152,9 +152,7 @@ def _read_pin(path: Path) -> tuple[Pin, str | None, str | None]:
         decision=decision if decision == "" else _text(decision, ID.fits),
         file=_text(table.get("file"), is_sha256),
     )
-    if len(_parsed) >= 8:
-        _parsed.pop(next(iter(_parsed)))
-    _parsed[text] = found
+    keep(_parsed, text, found, 8)
     return found, text, None
 
 

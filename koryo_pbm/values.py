@@ -17,7 +17,7 @@ string methods, and :class:`LazyPattern` compiles any other expression on its fi
 from __future__ import annotations
 
 import re
-from typing import Any, AnyStr, ClassVar, Generic, Self
+from typing import Any, AnyStr, ClassVar, Generic, Self, TypeVar
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"  # [A-Za-z0-9]
 HEX = "0123456789abcdef"  # [0-9a-f]
@@ -151,3 +151,17 @@ def shaped(text: object, shape: str) -> bool:
     the ``fullmatch`` of ``\\d{4}-\\d{2}-\\d{2}``."""
     return (isinstance(text, str) and len(text) == len(shape)
             and all(c.isdecimal() if s == "9" else c == s for c, s in zip(text, shape, strict=True)))
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def keep(memo: dict[_K, _V], key: _K, value: _V, limit: int) -> _V:
+    """``value`` put into ``memo`` under ``key`` and returned: ``memo`` holds what was computed
+    last, at most ``limit`` entries, the one put in longest ago leaving first (a caller that
+    takes an entry out on each use and puts it back keeps the ones used last)."""
+    while len(memo) >= limit:
+        del memo[next(iter(memo))]
+    memo[key] = value
+    return value

@@ -141,3 +141,13 @@ def test_a_part_is_opened_without_its_menu_under_the_menus_own_key() -> None:
     from koryo_pbm.match import views
 
     assert views.MENU_KEY == choices.MENU_KEY
+
+
+def test_keep_holds_at_most_its_limit_and_lets_the_entry_put_in_longest_ago_go_first():
+    memo: dict[str, int] = {}
+    for n, key in enumerate("abcd"):
+        assert values.keep(memo, key, n, 3) == n
+    assert memo == {"b": 1, "c": 2, "d": 3}
+    values.keep(memo, "b", memo.pop("b"), 3)  # taken out on use and put back: kept longest
+    values.keep(memo, "e", 4, 3)
+    assert list(memo) == ["d", "b", "e"]

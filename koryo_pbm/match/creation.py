@@ -18,7 +18,7 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamefile
 from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import Value
+from koryo_pbm.values import Value, keep
 
 MODERATOR_PART = "moderator"
 RESERVED_NAMES = frozenset({MODERATOR_PART})
@@ -426,12 +426,7 @@ def _game_view(game: Game, public: Mapping[str, Any], private: Mapping[str, Any]
         return game.view(public, private)
     key = (type(game).__module__, type(game).__qualname__, game.name, public_json, private_json)
     view = _VIEWS.pop(key, None)
-    if view is None:
-        view = game.view(public, private)
-        while len(_VIEWS) >= _VIEWS_KEPT:
-            del _VIEWS[next(iter(_VIEWS))]
-    _VIEWS[key] = view
-    return view
+    return keep(_VIEWS, key, game.view(public, private) if view is None else view, _VIEWS_KEPT)
 
 
 def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:

@@ -94,7 +94,7 @@ from koryo_pbm.crypto.keys import Identity, PublicIdentity, sha256_hex, validate
 from koryo_pbm.crypto.sign import SIGNATURE_SIZE, sign, verify
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, TamperedError
 from koryo_pbm.printable import printable
-from koryo_pbm.values import BASE64, HEX, HEX64, ID, Frozen, Spelling, Value, is_sha256
+from koryo_pbm.values import BASE64, HEX, HEX64, ID, Frozen, Spelling, Value, is_sha256, keep
 
 FORMAT = "koryo-pbm-game/v4"
 FIRST_LINE = f'format = "{FORMAT}"\n'
@@ -406,9 +406,7 @@ def _check_entry(entry: Any, index: int) -> None:
         key = None
     _check_entry_fields(entry, index)
     if key is not None:
-        while len(_CHECKED) >= _CHECKED_KEPT:
-            del _CHECKED[next(iter(_CHECKED))]
-        _CHECKED[key] = None
+        keep(_CHECKED, key, None, _CHECKED_KEPT)
 
 
 _HASHES: dict[tuple[Any, ...], str] = {}  # the hashes of the log entries checked last, by their content
@@ -423,10 +421,7 @@ def _checked_entry_hash(entry: Mapping[str, Any]) -> str:
            tuple(entry["accepted"]))
     digest = _HASHES.get(key)
     if digest is None:
-        digest = _entry_hash(entry)
-        while len(_HASHES) >= _HASHES_KEPT:
-            del _HASHES[next(iter(_HASHES))]
-        _HASHES[key] = digest
+        digest = keep(_HASHES, key, _entry_hash(entry), _HASHES_KEPT)
     return digest
 
 
@@ -526,12 +521,7 @@ def kept_padded_size(data: Mapping[str, Any], text: str | None = None) -> int:
 
 def _kept(digest: str, size_of: Callable[[], int]) -> int:
     size = _SIZES.pop(digest, None)
-    if size is None:
-        size = size_of()
-        while len(_SIZES) >= _SIZES_KEPT:
-            del _SIZES[next(iter(_SIZES))]
-    _SIZES[digest] = size
-    return size
+    return keep(_SIZES, digest, size_of() if size is None else size, _SIZES_KEPT)
 
 
 def seal_part(doc: GameDoc, name: str, recipient: PublicIdentity, data: Mapping[str, Any], *,
@@ -1177,10 +1167,7 @@ def _pieces_text(top: Mapping[str, Any], log: list[str], *, marked: bool) -> str
             return None
         text = _PIECES.get(what)
         if text is None:
-            text = tomli_w.dumps({key: value})
-            while len(_PIECES) >= _PIECES_KEPT:
-                del _PIECES[next(iter(_PIECES))]
-            _PIECES[what] = text
+            text = keep(_PIECES, what, tomli_w.dumps({key: value}), _PIECES_KEPT)
         (tables if kind is dict else lines).append(text)
     if not lines:
         return None
@@ -1231,9 +1218,7 @@ def _log_entry_text(entry: Mapping[str, Any]) -> tuple[str | None, int]:
 
         text = tomli_w.dumps({"log": [_literals({k: entry[k] for k in LOG_KEYS}, mark)]})
         kept = (_unmark(text, token, blobs) if text.startswith("[[log]]\n") else None, len(blobs))
-        while len(_ENTRIES) >= _ENTRIES_KEPT:
-            del _ENTRIES[next(iter(_ENTRIES))]
-        _ENTRIES[key] = kept
+        keep(_ENTRIES, key, kept, _ENTRIES_KEPT)
     return kept
 
 
@@ -1446,9 +1431,7 @@ _RECENT = 4
 
 
 def _keep(data: bytes, doc: GameDoc, digest: str | None = None) -> None:
-    if len(_recent) >= _RECENT:
-        _recent.pop(next(iter(_recent)))
-    _recent[digest or sha256_hex(data)] = (doc, data)
+    keep(_recent, digest or sha256_hex(data), (doc, data), _RECENT)
 
 
 _written: list[tuple[GameDoc, bytes]] = []  # the last few documents this process signed and wrote
