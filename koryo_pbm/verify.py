@@ -421,7 +421,8 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         for note in notes:
             m = next((m for m in (p.fullmatch(str(note)) for p in match.BOT_NOTES) if m), None)
             if m is None:
-                raise _Fail("replay", f"{where} records {note!r}, which the rules replayed do not give")
+                raise _Fail("replay", f"{where} records {note!r}, which the rules replayed do not give: the log was "
+                                      "rewritten or the deal is not the committed one")
             if "seat" in m.groupdict():
                 noted.add(m["seat"])
         if bots_here - noted:
