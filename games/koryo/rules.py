@@ -512,7 +512,8 @@ def auto_action(s: KoryoState, p: int, events: list[Event] | None) -> bool:
 
 def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | None) -> None:
     """Carry out a parsed action turn of seat ``p`` step by step, refusing (IllegalOrder) the
-    first step the rules forbid. ``steps`` come from :func:`.orders.parse_action`."""
+    first step the rules forbid. ``steps`` come from :func:`.orders.parse_action`. With
+    ``events`` None (the menus checking steps, with no log kept) no event text is made."""
     tables = s.tables
     players = s.players
     name = players[p]
@@ -550,7 +551,7 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     f"(power majority of guardian)")
             tables[q][c] -= 1
             s.discard[c] += 1
-            if events is not None:  # the menus check steps without a log: no texts made for it
+            if events is not None:
                 _ev(events, "barbarian", f"{name}'s barbarian destroys {players[q]}'s {CARD_IDS[c]}",
                     player=name, victim=players[q], card=CARD_IDS[c])
         elif kind == "lobbying":
@@ -581,7 +582,7 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
             tables[y][cy] -= 1
             tables[x][cy] += 1
             tables[y][cx] += 1
-            if events is not None:  # the menus check steps without a log: no texts made for it
+            if events is not None:
                 _ev(events, "lobbying",
                     f"{name}'s lobbying swaps {players[x]}'s {CARD_IDS[cx]} with {players[y]}'s {CARD_IDS[cy]}",
                     player=name, swap=[[players[x], CARD_IDS[cx]], [players[y], CARD_IDS[cy]]])
@@ -596,7 +597,7 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder("illegal order: Banker power: the bank has no token left")
                 s.bank -= 1
                 s.tokens[p] += 1
-                if events is not None:  # the menus check steps without a log: no texts made for it
+                if events is not None:
                     _ev(events, "banker", f"{name} takes a token from the bank (banker)", player=name)
             elif kind == "priest":
                 c = st[1]
@@ -608,7 +609,7 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder(f"illegal order: Priest: you have no {CARD_IDS[c]} in front of you")
                 tables[p][c] -= 1
                 s.discard[c] += 1
-                if events is not None:  # the menus check steps without a log: no texts made for it
+                if events is not None:
                     _ev(events, "priest", f"{name} destroys their own {CARD_IDS[c]} (priest)", player=name,
                         card=CARD_IDS[c])
             elif kind == "spy":
@@ -621,7 +622,7 @@ def run_steps(s: KoryoState, p: int, steps: list[tuple], events: list[Event] | N
                     raise IllegalOrder(f"illegal order: Spy: {players[q]} has no token to steal")
                 s.tokens[q] -= 1
                 s.tokens[p] += 1
-                if events is not None:  # the menus check steps without a log: no texts made for it
+                if events is not None:
                     _ev(events, "spy", f"{name} steals a token from {players[q]} (spy)", player=name,
                         victim=players[q])
     if not revealed:
