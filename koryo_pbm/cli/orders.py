@@ -29,7 +29,7 @@ def orders_text(doc, game, name: str, private, *, submit: str | None = None) -> 
         )
     state = match.player_state(doc, game, name, private)
     example, comments = game.describe_choices(state, name)
-    example, said = suggestion(doc, game, name, private, example, state)
+    example, said = suggestion(doc, game, name, state, example)
     head = [
         f"# koryo-pbm orders for {name}: game {doc.game_id} ({doc.game}), decision {decision['id']}",
         "# Edit the order below, then: " + (submit or f"koryo-pbm submit THIS_FILE --as {name}"),
@@ -43,11 +43,11 @@ def orders_text(doc, game, name: str, private, *, submit: str | None = None) -> 
     return "\n".join(head) + "\n" + body
 
 
-def suggestion(doc, game, name: str, private, example: dict, state=None) -> tuple[dict, str]:
+def suggestion(doc, game, name: str, state, example: dict) -> tuple[dict, str]:
     """The order an orders file proposes, and a line saying what it is: the heuristic bot's
     choice from ``name``'s own view when the game has that bot (seeded by the game, the
     decision and the player, so the same file is written every time), else the game's example.
-    ``state``: the state rebuilt from that view (``match.player_state``), if the caller has it."""
+    ``state``: the state rebuilt from that view (``match.player_state``)."""
     from koryo_pbm.engine import bots
     from koryo_pbm.fair import JOIN
 
@@ -55,11 +55,7 @@ def suggestion(doc, game, name: str, private, example: dict, state=None) -> tupl
         return example, "Keep the contribution as it is: fresh random bytes from your computer, written just now."
     if "heuristic" not in bots.levels(game):
         return example, "The order below is only an example of a legal order."
-    seed = f"{doc.game_id}/{doc.decision['id']}/{name}"
-    if state is not None:
-        choice = bots.choose_in_view(game, state, name, "heuristic", seed=seed)
-    else:
-        choice = bots.choose_from_view(game, doc.public, private, name, "heuristic", seed=seed)
+    choice = bots.choose_in_view(game, state, name, "heuristic", seed=f"{doc.game_id}/{doc.decision['id']}/{name}")
     if choice.fallback:
         return choice.order, "The order below is a random legal order (the heuristic bot could not choose)."
     return choice.order, "Suggested order (the heuristic bot's choice from your view): keep it or change it."

@@ -140,7 +140,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
         say(f"your orders for {decision['id']} are already in ({earlier}): orders you confirm now replace them")
     state = match.player_state(doc, game, name, private)
     example, _comments = game.describe_choices(state, name)
-    hint, _said = suggestion(doc, game, name, private, example, state)
+    hint, _said = suggestion(doc, game, name, state, example)
     while True:
         order, labels = choose(game, state, name, dict(hint), say)
         if decision["kind"] == JOIN:
