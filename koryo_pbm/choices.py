@@ -67,15 +67,19 @@ FRESH_PLACEHOLDER = "0" * 64
 
 
 def _cost(value: Any) -> int:
-    """The bytes ``value`` takes as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`),
-    and one: a text (the common case, a few thousand times a menu) as that encoder writes one
-    (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
-    return len(_json(value).encode("utf-8")) + 1
+    """The bytes ``value`` takes as compact JSON (:func:`_json`), and one (its separator)."""
+    return _written(_json(value))
+
+
+def _written(json_text: str) -> int:
+    """The bytes a value already written as compact JSON takes, and one (as :func:`_cost`)."""
+    return len(json_text.encode("utf-8")) + 1
 
 
 def _json(value: Any) -> str:
-    """``value`` as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`), a text without
-    the encoder's calls (as :func:`_cost`)."""
+    """``value`` as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`): a text (the
+    common case, a few thousand times a menu) as that encoder writes one
+    (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
     if type(value) is str:
         return encode_basestring(value)
     from koryo_pbm.store.gamefile import compact_json
@@ -204,7 +208,7 @@ class _Builder:
             self.orders.append(text)
             written = _json(text)
             self.order_json.append(written)
-            self.spent += len(written.encode("utf-8")) + 1  # _cost(text)
+            self.spent += _written(written)
         return self.order_at[text]
 
     def _node(self, menu: Menu, picked: list[Any]) -> int:
@@ -212,7 +216,7 @@ class _Builder:
         question = _json(menu.question)
         self.nodes.append({"q": menu.question, "d": menu.default, "o": [], "_menu": menu, "_q": question, "_l": []})
         self.picks.append(picked)
-        self.spent += len(question.encode("utf-8")) + 17  # _cost(menu.question) + 16
+        self.spent += _written(question) + 16
         return len(self.nodes) - 1
 
     def expand(self, budget: int) -> None:
@@ -249,7 +253,7 @@ class _Builder:
                 options.append(entry)
                 label = _json(option.label)
                 labels.append(label)
-                self.spent += len(label.encode("utf-8")) + 9  # _cost(option.label) + 8
+                self.spent += _written(label) + 8
             self.nodes[at]["o"] = options
             self.expanded.append(at)
             self.made.append(len(self.nodes))
@@ -495,12 +499,9 @@ def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
     ``None``."""
     space = room(game, kind)
     menu_json = builder.menu_json
-    tails: dict[bool, str] = {}  # the view and the picture as compact JSON, written once (by picture or not)
+    tail = _tail(view_text, picture)  # the view and the picture as compact JSON, written once
 
     def completed(made: str) -> str:
-        tail = tails.get(picture is not None)
-        if tail is None:
-            tail = tails[picture is not None] = _tail(view_text, picture)
         return made[:-1] + tail  # _completed(made, view_text, picture)
 
     def encoded(count: int) -> str | None:
@@ -533,11 +534,12 @@ def _fitted(game: Game, builder: _Builder, *, kind: str, view_text: str,
             high = mid - 1
     if fits is None and picture is not None:
         picture = None  # the picture is a courtesy (``show --html`` has it): the choices come first
+        tail = _tail(view_text, picture)
         text = encoded(1)
         fits = text if text is not None and sealed_cost(text) <= space else None
     if fits is None and view_text:
         view_text = ""  # so is the view (``show`` has it)
-        tails.clear()
+        tail = _tail(view_text, picture)
         text = encoded(1)
         fits = text if text is not None and sealed_cost(text) <= space else None
     return fits, None
