@@ -292,8 +292,8 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
 
     views: dict[str, str] = {}
     pictures: dict[str, dict[str, Any]] = {}
-    texts = {name: _private_json(privates[name]) for name in humans}
-    public_json = _private_json(doc.public) if humans else None
+    texts = {name: _part_json(privates[name]) for name in humans}
+    public_json = _part_json(doc.public) if humans else None
     for name in humans:  # each waiting player's table as text and as a picture, from one view of it
         seen = {**_game_view(game, doc.public, privates[name], public_json, texts[name]), **engine_view(doc)}
         views[name] = game.render({**seen, "me": name})
@@ -399,10 +399,7 @@ def reopen_moderator(doc: GameDoc, identity: Identity) -> Any:
     return open_moderator(doc, identity)
 
 
-_SIZES = gamefile._SIZES  # (the padded sizes kept: see gamefile.kept_padded_size)
-
-
-def _private_json(value: Mapping[str, Any]) -> str | None:
+def _part_json(value: Mapping[str, Any]) -> str | None:
     """The compact JSON of a public or private part (``None`` if it is not JSON: then nothing
     is kept by it)."""
     try:

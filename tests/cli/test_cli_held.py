@@ -7,44 +7,18 @@ nothing it keeps may show in what it writes."""
 
 from __future__ import annotations
 
-import contextlib
+import json
 import shutil
 
-from koryo_pbm_games.koryo import picture
+from conftest import run_subprocess
 from test_cli_bymail import make_keys, new_game
 
 from koryo_pbm import choices
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import load_identity
-from koryo_pbm.match import creation, resolution
 from koryo_pbm.store import gamefile
 
 PLAYERS = ["p1", "p2", "p3"]
-
-
-@contextlib.contextmanager
-def _fresh_process():
-    """What a fresh process starts with (nothing kept), then what this one kept back again."""
-    kept = [(table, dict(table)) for table in (choices._KEPT.builders, choices._WHOLE.menus, creation._SIZES,
-                                               resolution._OPENED.opened, gamefile._SIZES, gamefile._ENTRIES,
-                                               gamefile._PIECES, gamefile._HASHES)]
-    sizes = choices._WHOLE.size, resolution._OPENED.size
-    for table, _ in kept:
-        table.clear()
-    for made in (picture.tile, picture.back, picture._player_panel):  # frozen values: nothing to put back
-        made.cache_clear()
-    choices._WHOLE.size = resolution._OPENED.size = 0
-    sealed = dict(gamefile._SEALED.parts), gamefile._SEALED.size
-    gamefile._SEALED.parts.clear()
-    gamefile._SEALED.size = 0
-    yield
-    gamefile._SEALED.parts.clear()
-    gamefile._SEALED.parts.update(sealed[0])
-    gamefile._SEALED.size = sealed[1]
-    for table, before in kept:
-        table.clear()
-        table.update(before)
-    choices._WHOLE.size, resolution._OPENED.size = sizes
 
 
 def _opened(cli, folder) -> dict:
@@ -84,8 +58,9 @@ def test_a_held_order_writes_what_a_fresh_resolve_writes(cli, monkeypatch):
             assert started == [], started
         assert opened == [player], opened  # the orders held before were opened when they came
         kept = _opened(cli, folder)
-        with _fresh_process():
-            again = cli.ok("resolve", fresh, "--as", "mod", "--json", home=home).json
+        run = run_subprocess(["resolve", str(fresh), "--as", "mod", "--json"], home, cli.cwd)  # a fresh process
+        assert run.returncode == 0, run.stderr
+        again = json.loads(run.stdout)
         assert again["applied"] == done["applied"] and [e["status"] for e in again["envelopes"]] == ["held" if held else "accepted"]
         assert kept == _opened(cli, fresh), f"after {player}'s order for {status['decision']}"
         for p in status["missing"] if held else ():  # the others are still offered their menus
