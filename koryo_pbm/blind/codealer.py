@@ -1,0 +1,296 @@
+"""The co-dealer: its answer to each decision that waits for it (:func:`co_deal`), computed from
+the signed game file and checked against what it can check itself, and its signed envelope
+for a game file (:func:`answer`, what ``co-deal`` and ``serve --as`` the co-dealer send)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from koryo_pbm.crypto import blind as cb
+from koryo_pbm.engine.contract import Game
+from koryo_pbm.errors import FormatError, GameError
+
+from .dealing import Dealing
+from .hands import check_open_claim
+from .record import (
+    _DEALT_CONTEXT,
+    DEAL,
+    END,
+    KEYS,
+    PUBLIC_KEY,
+    DealState,
+    _b64,
+    _card_at,
+    _check_dealt_signature,
+    _dealt_bytes,
+    _dealt_to,
+    _deck,
+    _guarded,
+    _input_deck,
+    _joint,
+    _record,
+    _slot,
+    co_dealer_secret,
+    open_info,
+    shares_info,
+    shuffled_deck,
+)
+
+
+@_guarded
+def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
+            decision_id: str, log: Sequence[Mapping[str, Any]] = (), *, moderator: Any = None,
+            bot_policy: Collection[str] = (), service: Mapping[str, Any] | None = None,
+            now: Any = None) -> dict[str, Any]:
+    """The co-dealer's answer to the pending decision, computed from the public game file and
+    its own signed record in it: the cards it gives shares of are those the public rules deal
+    now (a deck never dealt before, by the record and the ``log``) or reveal now (slots its
+    signed record dealt to the player whose action turn it is, never revealed before); its
+    secrets only once the public rules say the game is over. Which of a player's slots are
+    face down is the moderator's word until ``verify`` (docs/blind-table.md, "Not built yet").
+    ``players``: seat -> public key (the co-dealer seals each player's shares to it).
+    ``moderator``: the moderator's key; a seat holding it is a bot seat, whose shares go to the
+    moderator only if the public record (``bots``) and the public policy (``bot_policy``, the
+    file's ``[service]``) both say the seat is a bot (:func:`check_bot_seats`)."""
+    from koryo_pbm.crypto.seal import seal
+
+    assert isinstance(game, Dealing)
+    st = game.from_view(doc_public, {}, identity.name)
+    carl = st.co_dealer
+    d = game.pending(st)
+    if d is None or d.kind != DEAL or d.players != (carl,):
+        waits = "nobody (the game is over)" if d is None else ", ".join(d.players)
+        raise GameError(f"game {st.game_id} does not wait for the co-dealer {carl} (it waits for {waits})")
+    if d.id != decision_id:
+        raise GameError(f"the game file's decision is {decision_id}, but its public state is at {d.id}")
+    secret = co_dealer_secret(identity)
+    key = cb.derived_key_share(secret, st.game_id, carl)
+    if d.id == KEYS:
+        pub = cb.publish_key(st.game_id, carl, key)
+        return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
+    if _b64(key.public) != st.keys[carl]["point"]:
+        raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+    if st.opening:
+        return _open_answer(game, st, key, players, moderator, service, now, log)
+    if d.id == END:
+        if game.rules.pending(st.rules) is not None:
+            raise GameError("the game is not over: the co-dealer's secrets stay secret")
+        return {"key": _b64(key.secret),
+                "seeds": {r["id"]: _b64(cb.derived_seed(secret, st.game_id, r["id"], carl)) for r in st.decks}}
+    rd = game.rules.pending(st.rules)
+    if rd is not None and rd.kind == "deal":
+        deck_id, feed = game.rules.deck_input(st.rules)
+        rec = _record(st, deck_id)
+        if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
+            raise GameError(f"{cb.deck_name(deck_id)} is not as the rules put it together, shuffled once by {st.dealers[0]}")
+        if deck_id in game.rules.dealt(st.rules) or any(
+                shuffled_deck(str(e)) == deck_id for entry in log for e in entry.get("events", ())):
+            raise GameError(f"{cb.deck_name(deck_id)} was dealt before: no share is given twice")
+        # the moderator's shuffle is redone on the input the co-dealer computes itself
+        mine = _input_deck(st, feed)
+        if len(_deck(rec["outputs"][0])) != len(mine):
+            raise GameError(f"{st.dealers[0]}'s shuffle of {cb.deck_name(deck_id)} has the wrong size")
+        output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
+                            game_id=st.game_id, deck_id=deck_id, dealer=carl)
+        dealt = game._dealt_now(st)
+        check_bot_seats(st, players, {r for r in dealt if r}, moderator, bot_policy)
+        shares: dict[str, dict[str, str]] = {}
+        for pos, recipient in enumerate(dealt):
+            if recipient:
+                share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
+                for viewer in game._viewers(st, recipient):  # a Korsar partner sees the cards too
+                    shares.setdefault(viewer, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
+        sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
+                  for r, v in shares.items()}
+        from koryo_pbm.crypto.sign import sign
+
+        signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
+        return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
+                "shares": sealed, "signature": _b64(signature)}
+    if rd is not None and rd.kind == "give":
+        return _co_give(game, st, players, identity, key, decision_id, moderator, bot_policy)
+    # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
+    # the co-dealer's own signed record (not the moderator's word), never revealed before (a
+    # Korsar game's end: the slots left in hands, each dealt by that record to somebody)
+    player = game._revealer(st)
+    shown = {r["slot"] for r in st.reveals}
+    out = {}
+    for s in game.rules.revealing(st.rules):
+        owner = _dealt_to(st, s, carl)
+        if (player and owner != player) or not owner:
+            raise GameError(f"{s} was not dealt to {player or 'anybody'}: no share of it")
+        if s in shown:
+            raise GameError(f"{s} was revealed before: no share of it is given twice")
+        share = cb.decryption_share(_slot(st, s, owner), _card_at(st, s), carl, key)
+        out[s] = _b64(share.to_bytes())
+    return {"shares": out}
+
+
+def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity: Any, key: cb.KeyShare,
+             decision_id: str, moderator: Any = None, bot_policy: Collection[str] = ()) -> dict[str, Any]:
+    """The co-dealer's answer to a ``give`` (Korsar's draws): its shares of the slots drawn,
+    sealed to the drawer and a partner (a bot seat's to the moderator, when the public record and
+    policy say it is one: :func:`check_bot_seats`). It checks that its own signed record had dealt
+    none of them, and that the rules' record changes by exactly those slots."""
+    from koryo_pbm.crypto.seal import seal
+    from koryo_pbm.crypto.sign import sign
+
+    carl = st.co_dealer
+    slots = game.rules.giving(st.rules)  # type: ignore[attr-defined]
+    deck_id = slots[0].rpartition(":")[0]
+    rec = _record(st, deck_id)
+    if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+        raise GameError(f"{cb.deck_name(deck_id)} was not dealt by {carl}")
+    final = _deck(rec["outputs"][1])
+    _check_dealt_signature(st, deck_id, final, rec["recipients"], base64.b64decode(rec["signature"]))
+    dealt = list(game.rules.dealt(st.rules)[deck_id])
+    check_bot_seats(st, players, {dealt[int(s.rpartition(":")[2])] for s in slots
+                                  if s.rpartition(":")[2].isdigit() and int(s.rpartition(":")[2]) < len(dealt)}
+                    - {""}, moderator, bot_policy)
+    shares: dict[str, dict[str, str]] = {}
+    for s in slots:
+        sd, _, at = s.rpartition(":")
+        if sd != deck_id or rec["recipients"][int(at)] or not dealt[int(at)]:
+            raise GameError(f"{s} was given before, or is not drawn: no share of it is given twice")
+        recipient = dealt[int(at)]
+        share = cb.decryption_share(_slot(st, s, recipient), final[int(at)], carl, key)
+        for viewer in game._viewers(st, recipient):
+            shares.setdefault(viewer, {})[s] = _b64(share.to_bytes())
+    changed = [i for i, (a, b) in enumerate(zip(rec["recipients"], dealt, strict=True)) if a != b]
+    if changed != sorted(int(s.rpartition(":")[2]) for s in slots):
+        raise GameError(f"the rules' list of whom {cb.deck_name(deck_id)} is dealt to changes more than the cards drawn")
+    box = f"{deck_id}@{decision_id}"
+    sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, box, r)))
+              for r, v in shares.items()}
+    signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, final, dealt))
+    return {"deck": deck_id, "shares": sealed, "signature": _b64(signature)}
+
+
+# -- the co-dealer's step on a game file (co-deal, serve --as the co-dealer) -------------------
+
+
+@dataclass
+class CoDealt:
+    """What the co-dealer did with a game file: ``envelope`` is its answer (``None``: nothing to
+    do, and ``why`` says so)."""
+
+    co_dealer: str
+    decision: str | None
+    envelope: Any = None
+    why: str = ""
+
+
+def co_dealer_of(doc: Any) -> str:
+    """The co-dealer's seat of a blind game file (``GameError`` for any other game)."""
+    if doc.deal != "blind":
+        raise GameError(f"game {doc.game_id} is not a blind game: it has no co-dealer")
+    record = doc.public.get(PUBLIC_KEY) if isinstance(doc.public, Mapping) else None
+    dealers = record.get("dealers") if isinstance(record, Mapping) else None
+    if not isinstance(dealers, list) or len(dealers) != 2 or dealers[1] not in doc.players:
+        raise FormatError(f"game {doc.game_id} names no co-dealer seat")
+    return str(dealers[1])
+
+
+@_guarded
+def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
+    """The co-dealer's signed envelope (sealed to the moderator) for the pending decision of the
+    game file ``doc`` whose folder is ``folder``, or why there is nothing to do: the game does
+    not wait for it, or its answer is in the inbox or received already (answering twice would
+    count nothing more). ``NotForYou`` for a key that is not the co-dealer's."""
+    from koryo_pbm.crypto.envelope import make_envelope
+    from koryo_pbm.errors import NotForYou
+    from koryo_pbm.match import canonical_orders, check_own_order, game_of
+    from koryo_pbm.store import inbox
+    from koryo_pbm.store.gamefile import head
+
+    carl = co_dealer_of(doc)
+    if doc.players[carl] != identity.public:
+        raise NotForYou(f"key {identity.name!r} is not the co-dealer of game {doc.game_id} (the co-dealer is {carl})")
+    decision = doc.decision
+    if decision is None or decision.get("waiting_for") != [carl]:
+        waits = "nobody (the game is over)" if decision is None else ", ".join(decision.get("waiting_for", []))
+        return CoDealt(carl, None, why=f"game {doc.game_id} waits for {waits}")
+    if carl in decision.get("received", []):
+        return CoDealt(carl, None, why=f"the moderator has received {carl}'s answer to {decision['id']}")
+    for item in inbox.list_inbox(folder) if inbox.inbox_dir(folder).is_dir() else ():
+        env = item.envelope
+        if not isinstance(env, Exception) and env.player == carl and env.decision == decision["id"] \
+                and env.game_id == doc.game_id:
+            return CoDealt(carl, None, why=f"{carl}'s answer to {decision['id']} is in the inbox already")
+    game = game_of(doc)
+    from datetime import datetime
+
+    now = datetime.fromisoformat(submitted.replace("Z", "+00:00"))  # the co-dealer's clock
+    body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
+                   decision["id"], doc.log, moderator=doc.moderator, bot_policy=bot_policy(doc),
+                   service=doc.service, now=now)
+    text = canonical_orders(doc.game_id, decision["id"], body)
+    check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
+    envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
+                             answers=head(doc), player=carl, orders_text=text, submitted=submitted)
+    return CoDealt(carl, decision["id"], envelope)
+
+
+def bot_policy(doc: Any) -> list[str]:
+    """The bot seats the file's public policy (``[service]``) names."""
+    from koryo_pbm import deadlines
+
+    return list(deadlines.policy_of(doc.service, list(doc.players)).bots)
+
+
+def check_bot_seats(st: DealState, players: Mapping[str, Any], recipients: Collection[str], moderator: Any,
+                    policy_bots: Collection[str]) -> None:
+    """The co-dealer's check before it seals shares: a recipient whose seat holds the
+    moderator's key gets its shares (so the moderator sees those cards) only when the game's
+    public record and its public policy both say the seat is a bot. ``GameError`` otherwise."""
+    for r in sorted(recipients):
+        key = players.get(r)
+        if moderator is not None and key == moderator and not (r in st.bots and r in policy_bots):
+            raise GameError(f"{r}'s seat holds the moderator's key, but the game's public record does not say it "
+                            f"is a bot seat: no share of {r}'s cards is sealed to the moderator")
+
+
+def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mapping[str, Any], moderator: Any,
+                 service: Mapping[str, Any] | None, now: Any, log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The co-dealer's shares of each absent player's hidden cards, sealed to the moderator,
+    after it checked the request against the public policy, its own clock and its own signed
+    record of whom each card was dealt to."""
+    from koryo_pbm import deadlines
+    from koryo_pbm.crypto.seal import seal
+
+    if moderator is None or now is None:
+        raise GameError("opening a hand needs the moderator's key and the co-dealer's clock")
+    policy = deadlines.policy_of(service, [*players, st.co_dealer])
+    op = st.opening
+    deadline = deadlines.parse_stamp(op.get("deadline"), what="the claimed deadline")
+    resolved = deadlines.parse_stamp(op.get("resolved"), what="the claimed time of the resolve")
+    if now < deadline + policy.grace_period():
+        raise GameError(f"the deadline of {op['decision']} and its grace have not passed by the co-dealer's clock "
+                        f"({deadlines.stamp(now)}): no hand is opened")
+    from koryo_pbm.match.notes import MOVED_NOTE
+
+    moved = [m["when"] for entry in log for m in (MOVED_NOTE.fullmatch(str(e)) for e in entry.get("events", ()))
+             if m and m["decision"] == op["decision"]]
+    if moved and moved[-1] != deadlines.human(deadline):
+        raise GameError(f"the claimed deadline of {op['decision']} is not the one the log last set ({moved[-1]}): "
+                        "no hand is opened")
+    if op.get("grace") != (policy.grace or "0m"):
+        raise GameError(f"the claimed grace of {op['decision']} is not the policy's: no hand is opened")
+    carl = st.co_dealer
+    shown = {r["slot"] for r in st.reveals}
+    out = {}
+    for p in op["players"]:
+        check_open_claim(game, st, policy, op["decision"], p, deadline, resolved, moderator, players.get(p))
+        mine = {}
+        for s in game._hidden_slots(st, p):
+            if _dealt_to(st, s, carl) != p or s in shown:
+                raise GameError(f"{s} is not a hidden card {carl} dealt to {p}: no share of it")
+            share = cb.decryption_share(_slot(st, s, p), _card_at(st, s), carl, key)
+            mine[s] = _b64(share.to_bytes())
+        out[p] = _b64(seal(moderator, json.dumps(mine, sort_keys=True).encode(),
+                           open_info(st.game_id, op["decision"], p)))
+    return {"shares": out}
