@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from koryo_pbm import deadlines, fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
-from koryo_pbm.errors import KoryoPbmError
+from koryo_pbm.errors import GameError, KoryoPbmError
 from koryo_pbm.store.gamefile import GameDoc
 from koryo_pbm.values import HEX64, Value
 
@@ -276,12 +276,33 @@ def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> 
     return False
 
 
+def check_end(doc: GameDoc) -> None:
+    """The proof that a blind game is over, which its co-dealer checks before it releases anything
+    that opens a card at the end (its key share and seeds, a last reveal of the hands): the
+    moderator has published its seed, salt and every signed order with the version that asks,
+    and the game replayed from them as :func:`verify` replays it (every order's signature, every
+    log entry, the moderator's every step from its seed) reaches exactly that version's decision
+    and public state. What it leaves to the audit: the cards themselves (the dealers' secrets are
+    not out yet) and the bots' choices, chosen again from those cards. ``GameError`` in one line."""
+    report = Report()
+    try:
+        _verify(doc, report, None, None, (), upto_end=True)
+    except _Fail as fail:
+        raise GameError(f"the end of game {doc.game_id} is not proven ({fail.name}): {fail.detail}") from None
+    except KoryoPbmError as exc:
+        raise GameError(f"the end of game {doc.game_id} is not proven: {exc}") from None
+
+
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
-            receipts: Sequence[Receipt]) -> None:
+            receipts: Sequence[Receipt], upto_end: bool = False) -> None:
     from koryo_pbm import match
 
     add = report.checks.append
-    if doc.decision is not None or doc.seed is None or doc.salt is None or doc.replay is None:
+    if upto_end:
+        if doc.deal != "blind" or doc.decision is None or doc.seed is None or doc.salt is None or doc.replay is None:
+            raise _Fail("over", "the moderator has not published its seed, salt and every signed order with the "
+                                "version that says the game is over")
+    elif doc.decision is not None or doc.seed is None or doc.salt is None or doc.replay is None:
         raise _Fail("over", "the game is not over (or its end publishes no seed and orders): "
                             "verify checks a finished game")
     add(Check("over", True, f"game {doc.game_id} is over; its seed and {len(doc.replay['orders'])} orders are published"))
@@ -364,7 +385,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
 
     bot_replay = BotReplay.of(doc, game)
     audited: list[Any] = []  # a blind game: the audit of its decks, made once (for its bots and its check)
-    if doc.deal == "blind":
+    if doc.deal == "blind" and not upto_end:  # before the audit, the bots' cards are not known
         bot_replay.hands = _blind_hands(doc, game, audited)
     used: set[tuple[str, str]] = set()
     service = _Service.of(doc)
@@ -393,8 +414,9 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         extra = [p for p in published if p not in decision.players]
         if extra:
             raise _Fail("replay", f"an order of {extra[0]} is published for {decision.id}, which did not wait for them")
-        bot_replay.check(game, state, decision.id, entry, {p: published[p][1] for p in decision.players
-                                                           if published[p][0] is None}, where)
+        if not upto_end:
+            bot_replay.check(game, state, decision.id, entry, {p: published[p][1] for p in decision.players
+                                                               if published[p][0] is None}, where)
         signers = [p for p in decision.players if published[p][0] is not None]
         digests = [published[p][0] for p in signers]
         if digests != list(entry["accepted"]):
@@ -444,13 +466,20 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
     allowed = (f"; each of the bot's {len(kinds)} orders was allowed by the game's public policy then ("
                f"{kinds.count('seat')} for bot seats, {kinds.count('abandoned')} for abandoned seats, "
                f"{kinds.count('missed')} after a missed deadline and its grace)") if kinds else ""
-    bots_check = bot_replay.result(report)
+    bots_check = None if upto_end else bot_replay.result(report)
     if bots_check is not None:  # a game without the moderator's bots has nothing to say here
         add(bots_check)
     add(Check("replay", True, f"the rules replay every one of the {len(doc.log)} logged decisions from the published "
                               f"orders, event for event{allowed}"))
 
     still = game.pending(state)
+    if upto_end:
+        if still is None or doc.decision is None or still.id != doc.decision["id"]:
+            raise _Fail("end", f"the replayed game waits for {still.id if still else 'nobody'}, not for "
+                               f"{doc.decision['id'] if doc.decision else 'nobody'}")
+        if _canonical(game.public(state)) != _canonical(doc.public):
+            raise _Fail("end", "the public state in the file is not the replayed game's")
+        return
     if still is not None:
         raise _Fail("end", f"the replayed game is not over: it waits for {still.id}")
     outcome = game.outcome(state)

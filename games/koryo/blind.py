@@ -165,6 +165,17 @@ class BlindKoryo(BlindRules):
             raise GameError("no card is to be revealed now")
         return state.facedown[state.k.players.index(d.players[0])][:]
 
+    def placing(self, state: BlindKoryoState, player: str) -> str:
+        """The decision whose order placed ``player``'s face-down slots (this round's orders): the
+        co-dealer gives its shares of them only with that order, signed by the player."""
+        return f"r{state.k.round}-orders"
+
+    @staticmethod
+    def placed_alone(events: Sequence[str], player: str) -> bool:
+        """Whether the logged ``events`` of the placing decision say the rules placed ``player``'s
+        one card without an order (a hand of one: the only legal move)."""
+        return f"{player} plays 1 card face down{rules.ONLY_MOVE}" in events
+
     def hand(self, state: BlindKoryoState, player: str) -> list[str]:
         return state.hands[state.k.players.index(player)][:]
 

@@ -36,7 +36,7 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
     options = rec.get("options") or None
     return game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
                       str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None,
-                      bots=[str(b) for b in rec.get("bots", ())])
+                      bots=[str(b) for b in rec.get("bots", ())], version=2 if rec.get("version") == 2 else 1)
 
 
 @_guarded

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
 from koryo_pbm.engine.contract import Game
-from koryo_pbm.errors import FormatError, GameError
+from koryo_pbm.errors import FormatError, GameError, KoryoPbmError
 
-from .dealing import Dealing
+from .dealing import Dealing, proves_end
 from .hands import check_open_claim
 from .record import (
     _DEALT_CONTEXT,
@@ -32,9 +32,12 @@ from .record import (
     _guarded,
     _input_deck,
     _joint,
+    _opened_slots,
     _record,
     _slot,
-    co_dealer_secret,
+    carl_seed,
+    co_dealer_key,
+    new_co_dealer_keys,
     open_info,
     shares_info,
     shuffled_deck,
@@ -45,13 +48,14 @@ from .record import (
 def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any], identity: Any,
             decision_id: str, log: Sequence[Mapping[str, Any]] = (), *, moderator: Any = None,
             bot_policy: Collection[str] = (), service: Mapping[str, Any] | None = None,
-            now: Any = None) -> dict[str, Any]:
+            now: Any = None, end_proven: bool = False) -> dict[str, Any]:
     """The co-dealer's answer to the pending decision, computed from the public game file and
     its own signed record in it: the cards it gives shares of are those the public rules deal
     now (a deck never dealt before, by the record and the ``log``) or reveal now (slots its
-    signed record dealt to the player whose action turn it is, never revealed before); its
-    secrets only once the public rules say the game is over. Which of a player's slots are
-    face down is the moderator's word until ``verify`` (docs/blind-table.md, "Not built yet").
+    signed record dealt to the player whose action turn it is, never revealed before, named face
+    down by that player's own signed order, :func:`check_claim`); its secrets and a last reveal
+    of the hands only once the end is proven (``end_proven``: :func:`answer` replayed the game
+    from the moderator's published seed and signed orders first).
     ``players``: seat -> public key (the co-dealer seals each player's shares to it).
     ``moderator``: the moderator's key; a seat holding it is a bot seat, whose shares go to the
     moderator only if the public record (``bots``) and the public policy (``bot_policy``, the
@@ -67,20 +71,20 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         raise GameError(f"game {st.game_id} does not wait for the co-dealer {carl} (it waits for {waits})")
     if d.id != decision_id:
         raise GameError(f"the game file's decision is {decision_id}, but its public state is at {d.id}")
-    secret = co_dealer_secret(identity)
-    key = cb.derived_key_share(secret, st.game_id, carl)
     if d.id == KEYS:
-        pub = cb.publish_key(st.game_id, carl, key)
-        return {"point": _b64(pub.public), "proof": _b64(pub.proof)}
-    if _b64(key.public) != st.keys[carl]["point"]:
-        raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+        if st.version < 2:
+            raise GameError(f"game {st.game_id} was started by an earlier koryo-pbm: this co-dealer does not deal it")
+        return new_co_dealer_keys(st, identity)
+    secret, key = co_dealer_key(st, identity)
     if st.opening:
         return _open_answer(game, st, key, players, moderator, service, now, log)
+    if proves_end(game, st) and not end_proven:
+        raise GameError(f"the end of game {st.game_id} is not proven (the moderator's seed, salt and signed orders "
+                        f"replayed): {carl} opens no card")
     if d.id == END:
         if game.rules.pending(st.rules) is not None:
             raise GameError("the game is not over: the co-dealer's secrets stay secret")
-        return {"key": _b64(key.secret),
-                "seeds": {r["id"]: _b64(cb.derived_seed(secret, st.game_id, r["id"], carl)) for r in st.decks}}
+        return {"key": _b64(key.secret), "seeds": {r["id"]: _b64(_seed_of(st, secret, r)) for r in st.decks}}
     rd = game.rules.pending(st.rules)
     if rd is not None and rd.kind == "deal":
         deck_id, feed = game.rules.deck_input(st.rules)
@@ -94,15 +98,15 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         mine = _input_deck(st, feed)
         if len(_deck(rec["outputs"][0])) != len(mine):
             raise GameError(f"{st.dealers[0]}'s shuffle of {cb.deck_name(deck_id)} has the wrong size")
-        output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), cb.derived_seed(secret, st.game_id, deck_id, carl),
-                            game_id=st.game_id, deck_id=deck_id, dealer=carl)
         dealt = game._dealt_now(st)
+        seed = carl_seed(st, secret, deck_id, mine, _deck(rec["outputs"][0]), dealt)
+        output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), seed, game_id=st.game_id, deck_id=deck_id, dealer=carl)
         check_bot_seats(st, players, {r for r in dealt if r}, moderator, bot_policy)
         shares: dict[str, dict[str, str]] = {}
         for pos, recipient in enumerate(dealt):
             if recipient:
                 share = cb.decryption_share(cb.Slot(st.game_id, deck_id, pos, recipient), output[pos], carl, key)
-                for viewer in game._viewers(st, recipient):  # a Korsar partner sees the cards too
+                for viewer in game._viewers(st, recipient):  # a partner who sees the cards too
                     shares.setdefault(viewer, {})[f"{deck_id}:{pos}"] = _b64(share.to_bytes())
         sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, deck_id, r)))
                   for r, v in shares.items()}
@@ -114,12 +118,16 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
     if rd is not None and rd.kind == "give":
         return _co_give(game, st, players, identity, key, decision_id, moderator, bot_policy)
     # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
-    # the co-dealer's own signed record (not the moderator's word), never revealed before (a
-    # Korsar game's end: the slots left in hands, each dealt by that record to somebody)
+    # the co-dealer's own signed record (not the moderator's word), named by the player's own
+    # signed order, never revealed before (at the end, proven above: the slots left in hands,
+    # each dealt by that record to somebody)
     player = game._revealer(st)
     shown = {r["slot"] for r in st.reveals}
+    slots = game.rules.revealing(st.rules)
+    if player:
+        check_claim(game, st, player, slots, players, moderator, log)
     out = {}
-    for s in game.rules.revealing(st.rules):
+    for s in slots:
         owner = _dealt_to(st, s, carl)
         if (player and owner != player) or not owner:
             raise GameError(f"{s} was not dealt to {player or 'anybody'}: no share of it")
@@ -132,7 +140,7 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
 
 def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity: Any, key: cb.KeyShare,
              decision_id: str, moderator: Any = None, bot_policy: Collection[str] = ()) -> dict[str, Any]:
-    """The co-dealer's answer to a ``give`` (Korsar's draws): its shares of the slots drawn,
+    """The co-dealer's answer to a ``give`` (cards drawn one by one): its shares of the slots drawn,
     sealed to the drawer and a partner (a bot seat's to the moderator, when the public record and
     policy say it is one: :func:`check_bot_seats`). It checks that its own signed record had dealt
     none of them, and that the rules' record changes by exactly those slots."""
@@ -196,11 +204,13 @@ def co_dealer_of(doc: Any) -> str:
 
 
 @_guarded
-def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
+def answer(doc: Any, folder: Any, identity: Any, *, submitted: str, end_check: Callable[[Any], None]) -> CoDealt:
     """The co-dealer's signed envelope (sealed to the moderator) for the pending decision of the
     game file ``doc`` whose folder is ``folder``, or why there is nothing to do: the game does
     not wait for it, or its answer is in the inbox or received already (answering twice would
-    count nothing more). ``NotForYou`` for a key that is not the co-dealer's."""
+    count nothing more). ``NotForYou`` for a key that is not the co-dealer's. ``end_check``:
+    :func:`koryo_pbm.verify.check_end`, run on ``doc`` before the co-dealer opens cards because
+    the game is over (passed in: ``verify`` reads this package, not the other way round)."""
     from koryo_pbm.crypto.envelope import make_envelope
     from koryo_pbm.errors import NotForYou
     from koryo_pbm.match import canonical_orders, check_own_order, game_of
@@ -225,9 +235,12 @@ def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
     from datetime import datetime
 
     now = datetime.fromisoformat(submitted.replace("Z", "+00:00"))  # the co-dealer's clock
+    ending = proves_end(game, game.from_view(doc.public, {}, carl))
+    if ending:
+        end_check(doc)  # GameError: the end is not proven, nothing is released
     body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
                    decision["id"], doc.log, moderator=doc.moderator, bot_policy=bot_policy(doc),
-                   service=doc.service, now=now)
+                   service=doc.service, now=now, end_proven=ending)
     text = canonical_orders(doc.game_id, decision["id"], body)
     check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
     envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
@@ -294,3 +307,60 @@ def _open_answer(game: Dealing, st: DealState, key: cb.KeyShare, players: Mappin
         out[p] = _b64(seal(moderator, json.dumps(mine, sort_keys=True).encode(),
                            open_info(st.game_id, op["decision"], p)))
     return {"shares": out}
+
+
+def _seed_of(st: DealState, secret: bytes, rec: Mapping[str, Any]) -> bytes:
+    """The co-dealer's seed of the deck record ``rec``, derived again as it shuffled it."""
+    before = _deck(rec["outputs"][0])
+    return carl_seed(st, secret, rec["id"], _input_deck(st, rec["input"]), before, rec.get("dealt", rec["recipients"]))
+
+
+def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str], players: Mapping[str, Any],
+                moderator: Any, log: Sequence[Mapping[str, Any]]) -> None:
+    """Before it reveals ``player``'s face-down ``slots``: the order that placed them, signed by
+    the player (published by the moderator in the record, ``claim``), counted by the log for
+    that decision, names exactly these slots. A bot seat's cards (the moderator sees them anyway)
+    or of a hand opened to the moderator for the bot, and a card the rules placed alone (a hand
+    of one: the log says so) need none. ``GameError``
+    in one line naming what does not check; nothing is given."""
+    from koryo_pbm.crypto.envelope import check_inner, signed_header
+    from koryo_pbm.match import parse_orders
+
+    placing = getattr(game.rules, "placing", None)
+    if player in st.bots or placing is None or set(slots) <= set(_opened_slots(st, player)):
+        return  # the moderator sees these cards already (a bot seat's, a hand opened for the bot)
+    decision = placing(st.rules, player)
+    said = f"{player}'s face-down cards ({', '.join(slots)}) are not revealed:"
+    entries = [e for e in log if e.get("decision") == decision and e.get("accepted") is not None]
+    claim = st.claim
+    if moderator is None:
+        raise GameError(f"{said} the co-dealer checks the order shown against the moderator's key, not given")
+    if not claim:
+        alone = getattr(game.rules, "placed_alone", None)
+        if len(slots) == 1 and alone is not None and any(alone([str(x) for x in e.get("events", ())], player)
+                                                         for e in entries):
+            return
+        raise GameError(f"{said} the moderator shows no order of {player}'s that placed them")
+    try:
+        if claim.get("player") != player or claim.get("decision") != decision:
+            raise GameError(f"the order shown is {claim.get('player')}'s for {claim.get('decision')}, not "
+                            f"{player}'s for {decision}")
+        if "key" in claim:
+            raise GameError(f"the order shown is signed by a former key of {player}'s seat")
+        key = players[player]
+        header = signed_header(game_id=st.game_id, decision=decision, answers=str(claim["answers"]), player=player,
+                               submitted=str(claim["submitted"]), nonce=str(claim["nonce"]),
+                               moderator=moderator.fingerprint(), sender=key.fingerprint())
+        check_inner(header, str(claim["orders"]), base64.b64decode(str(claim["inner"]), validate=True), key)
+        game_id, decision_id, body = parse_orders(str(claim["orders"]), source=f"{player}'s order")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise GameError(f"{said} the order shown as {player}'s is malformed ({type(exc).__name__})") from None
+    except KoryoPbmError as exc:
+        raise GameError(f"{said} {exc}") from None
+    if (game_id, decision_id) != (st.game_id, decision):
+        raise GameError(f"{said} the order shown is for {decision_id} of game {game_id}")
+    if not any(claim.get("digest") in e["accepted"] for e in entries):
+        raise GameError(f"{said} the log does not count the order shown as {player}'s for {decision}")
+    named = body.get("facedown") if isinstance(body, Mapping) else None
+    if not isinstance(named, list) or sorted(map(str, named)) != sorted(slots) or len(named) != len(slots):
+        raise GameError(f"{said} {player}'s signed order names other slots face down")

@@ -4,14 +4,13 @@
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
 from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, State
-from koryo_pbm.errors import FormatError, GameError, IllegalOrder, KoryoPbmError, OrderError, PositionError
+from koryo_pbm.errors import FormatError, GameError, IllegalOrder, KoryoPbmError, OrderError, PositionError, TamperedError
 
 from .record import (
     DEAL,
@@ -31,12 +30,14 @@ from .record import (
     _input_deck,
     _joint,
     _mod_key,
+    _mod_seed,
     _opened_slots,
     _record,
     _slot,
     _table_of,
     _unb64,
     bot_seat_text,
+    check_keys_signature,
     opened_text,
     shuffled_text,
 )
@@ -63,13 +64,14 @@ class Dealing(Game):
 
     def start(self, game_id: str, seats: Sequence[str], dealers: tuple[str, str], signer: str, secret: str,
               first: str | None = None, options: Mapping[str, Any] | None = None,
-              bots: Sequence[str] = ()) -> DealState:
+              bots: Sequence[str] = (), version: int = 2) -> DealState:
         """The first state: the moderator's public key share published, the co-dealer's awaited.
-        ``bots``: the bot seats (the moderator runs their bots, and opens their cards)."""
-        # the blind rules check the seats, the first player and the options (Korsar's teams)
+        ``bots``: the bot seats (the moderator runs their bots, and opens their cards).
+        ``version``: 1 only to replay a game dealt before issue 29 (:class:`DealState`)."""
+        # the blind rules check the seats, the first player and the options (teams, ...)
         self.rules.setup(list(seats), first or seats[0], *([dict(options)] if options else []))
         st = DealState(game_id, tuple(seats), dealers, signer, secret, first or "", options=dict(options or {}),
-                       bots=tuple(bots))
+                       bots=tuple(bots), version=version)
         key, nonces = _mod_key(st)
         pub = cb.publish_key(game_id, dealers[0], key, nonce_key=nonces)
         st.keys = {dealers[0]: {"point": _b64(pub.public), "proof": _b64(pub.proof)}}
@@ -119,11 +121,14 @@ class Dealing(Game):
                 raise OrderError(f"the co-dealer's answer to {d.id} holds exactly {', '.join(names)}")
 
         if d.id == KEYS:
-            keys_only("point", "proof")
+            keys_only("point", "proof", *(("sealed", "signature") if st.version >= 2 else ()))
             try:
                 key = cb.DealerKey.from_bytes(carl, _unb64(order["point"], "point"), _unb64(order["proof"], "proof"))
                 cb.joint_key(st.game_id, [*_dealer_keys_partial(st), key])
-            except (FormatError, cb.BlindCheckError) as exc:
+                if st.version >= 2:  # its per-game secret, sealed to itself, under its signature
+                    _unb64(order["sealed"], "sealed")
+                    check_keys_signature(st, order)
+            except (FormatError, cb.BlindCheckError, TamperedError) as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             return {"key": key}
         rd = self.rules.pending(st.rules) if st.rules is not None else None
@@ -290,7 +295,7 @@ class Dealing(Game):
         answer = self._dealer_answer(st, d, order)
         new = dataclasses.replace(st, keys=dict(st.keys), decks=list(st.decks), mod=dict(st.mod),
                                   carl=dict(st.carl), reveals=list(st.reveals), published=dict(st.published),
-                                  opened=list(st.opened), peeks=dict(st.peeks))
+                                  opened=list(st.opened), peeks=dict(st.peeks), claim={})
         mod = st.dealers[0]
         events: list[Event] = []
         if "peeks" in answer:
@@ -304,10 +309,12 @@ class Dealing(Game):
             new.opening = {}
         elif d.id == KEYS:
             key = answer["key"]
-            new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof)}
-            first = st.first or _first_player(st.seats, [base64.b64decode(new.keys[x]["point"]) for x in st.dealers])
+            new.keys[carl] = {"point": _b64(key.public), "proof": _b64(key.proof),
+                              **({k: str(order[k]) for k in ("sealed", "signature")} if st.version >= 2 else {})}
+            first = st.first or _first_player(new)
             new.rules = self.rules.setup(list(st.seats), first, *([dict(st.options)] if st.options else []))
-            how = "as the moderator set it" if st.first else "from both key shares"
+            how = ("as the moderator set it" if st.first else "from the moderator's committed key share"
+                   if st.version >= 2 else "from both key shares")
             events.append(Event("blind", f"the blind table is set: dealers {mod} and {carl} (each published a key "
                                          f"share with its proof); {first} is first player ({how})",
                                 {"dealers": [mod, carl], "first": first}))
@@ -319,7 +326,7 @@ class Dealing(Game):
             if new.secret:
                 key, _ = _mod_key(new)
                 new.published[mod] = {"key": _b64(key.secret), "seeds": {
-                    r["id"]: _b64(cb.derived_seed(new.secret.encode(), new.game_id, r["id"], mod)) for r in new.decks}}
+                    r["id"]: _b64(_mod_seed(new, r["id"], _input_deck(new, r["input"]))) for r in new.decks}}
             events.append(Event("blind", f"{mod} and {carl} published their key shares and shuffle seeds: every "
                                          f"card of the game can be audited (koryo-pbm verify)", {}))
         elif "output" in answer:
@@ -348,7 +355,9 @@ class Dealing(Game):
             deck_id = slots[0].rpartition(":")[0]
             old = _record(new, deck_id)
             assert old is not None
-            new.decks[new.decks.index(old)] = {**old, "recipients": list(self.rules.dealt(st.rules)[deck_id]),
+            # version 2 keeps whom the deck was dealt to at first, which the co-dealer's seed is bound to
+            kept = {"dealt": old["recipients"]} if st.version >= 2 and "dealt" not in old else {}
+            new.decks[new.decks.index(old)] = {**old, **kept, "recipients": list(self.rules.dealt(st.rules)[deck_id]),
                                                "signature": order["signature"]}
             new.carl[f"{deck_id}@{d.id}"] = {**order["shares"], "": " ".join(slots)}  # "": the slots, to prune
             new.rules, events = self.rules.apply(st.rules, {})
@@ -393,8 +402,8 @@ class Dealing(Game):
             deck_id, feed = self.rules.deck_input(st.rules)
             if _record(st, deck_id) is None and st.secret:
                 mod = st.dealers[0]
-                seed = cb.derived_seed(st.secret.encode(), st.game_id, deck_id, mod)
-                out = cb.shuffle(_input_deck(st, feed), _joint(st), seed, game_id=st.game_id, deck_id=deck_id,
+                deck = _input_deck(st, feed)
+                out = cb.shuffle(deck, _joint(st), _mod_seed(st, deck_id, deck), game_id=st.game_id, deck_id=deck_id,
                                  dealer=mod)
                 st.decks = [*st.decks, {"id": deck_id, "input": list(feed), "outputs": [_b64(cb.deck_to_bytes(out))]}]
         hidden = set(self._hidden_slots(st))
@@ -467,13 +476,14 @@ class Dealing(Game):
                 "carl": {k: dict(v) for k, v in st.carl.items()}, **({"peeks": dict(st.peeks)} if st.peeks else {})}
 
     def _record_public(self, st: DealState) -> dict[str, Any]:
-        return {"game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
+        return {**({"version": st.version} if st.version >= 2 else {}), "game_id": st.game_id, "seats": list(st.seats), "dealers": list(st.dealers), "signer": st.signer,
                 "keys": {k: dict(v) for k, v in st.keys.items()}, "decks": [dict(d) for d in st.decks],
                 "reveals": [dict(r) for r in st.reveals], "published": {k: dict(v) for k, v in st.published.items()},
                 **({"options": dict(st.options)} if st.options else {}),
                 **({"bots": list(st.bots)} if st.bots else {}),
                 **({"opening": dict(st.opening)} if st.opening else {}),
-                **({"opened": [dict(o) for o in st.opened]} if st.opened else {})}
+                **({"opened": [dict(o) for o in st.opened]} if st.opened else {}),
+                **({"claim": dict(st.claim)} if st.claim else {})}
 
     def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
         try:
@@ -486,7 +496,10 @@ class Dealing(Game):
                            published={str(k): dict(v) for k, v in rec["published"].items()},
                            options=dict(rec.get("options", {})),
                            bots=tuple(str(x) for x in rec.get("bots", ())),
-                           opening=dict(rec.get("opening", {})), opened=[dict(o) for o in rec.get("opened", [])])
+                           opening=dict(rec.get("opening", {})), opened=[dict(o) for o in rec.get("opened", [])],
+                           version=rec.get("version", 1), claim=dict(rec.get("claim", {})))
+            if st.version not in (1, 2) or isinstance(st.version, bool):
+                raise TypeError
             if not isinstance(rec.get("bots", []), list) or not set(st.bots) <= set(st.seats):
                 raise TypeError
             op = st.opening
@@ -601,3 +614,36 @@ class Dealing(Game):
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
         return self._with_share(state, order)  # a Korsar play: the co-dealer's share opened for the seat
+
+
+def proves_end(game: Game, state: Any) -> bool:
+    """Whether the pending decision asks the co-dealer to open cards because the game is over (its
+    key share and seeds; a last reveal that names no player, of the cards left in hands): the
+    moderator publishes its seed, salt and every signed order with that version first."""
+    if not isinstance(game, Dealing) or not isinstance(state, DealState) or state.opening:
+        return False
+    d = game.pending(state)
+    if d is None or d.kind != DEAL or d.id == KEYS:
+        return False
+    rd = game.rules.pending(state.rules) if state.rules is not None else None
+    return d.id == END or (rd is not None and rd.kind == "reveal" and not rd.players)
+
+
+def claim_wanted(game: Game, state: Any) -> tuple[str, str] | None:
+    """For a pending reveal of a player's face-down cards: (the decision whose order placed them,
+    the player), whose signed order the moderator publishes with the version that asks the
+    co-dealer; ``None`` when no order is wanted (no such reveal, or the rules placed the cards
+    without one, or the seat is a bot seat whose cards the moderator sees anyway)."""
+    if not isinstance(game, Dealing) or not isinstance(state, DealState) or state.rules is None or state.opening:
+        return None
+    rd = game.rules.pending(state.rules)
+    placing = getattr(game.rules, "placing", None)
+    if rd is None or rd.kind != "reveal" or not rd.players or placing is None or rd.players[0] in state.bots:
+        return None
+    decision = placing(state.rules, rd.players[0])
+    return (decision, rd.players[0]) if decision else None
+
+
+def with_claim(game: Game, state: Any, published: Mapping[str, Any]) -> Any:
+    """``state`` with the player's signed order (as published at the end, :func:`claim_wanted`)."""
+    return dataclasses.replace(state, claim=dict(published))

@@ -70,8 +70,11 @@ def shares_info(game_id: str, deck_id: str, recipient: str) -> bytes:
 class DealState:
     """A blind game: the blind rules' state and the blind table's record.
 
+    ``version``: 2 for a game dealt since issue 29 (secrets bound to their inputs, the co-dealer's
+    own per-game secret sealed to itself), 1 for the games dealt before (audited as they were).
     ``secret``: the moderator's deal seed (``""`` in a state built from a view). ``keys``:
-    dealer -> {point, proof}. ``decks``: {id, input (slots and card ids), outputs (one deck per
+    dealer -> {point, proof} (the co-dealer's also {sealed, signature}: its per-game secret
+    sealed to itself, and its signature over the four). ``decks``: {id, input (slots and card ids), outputs (one deck per
     dealer that has shuffled, base64)}. ``mod``: the moderator's shares of the hidden cards in
     hands (slot -> base64); ``carl``: deck -> recipient -> the co-dealer's shares sealed to them.
     ``reveals``: {slot, player, card, shares {dealer: base64}}. ``published``: the dealers'
@@ -91,7 +94,7 @@ class DealState:
     reveals: list[dict[str, Any]] = field(default_factory=list)
     published: dict[str, dict[str, Any]] = field(default_factory=dict)
     cards: dict[str, str] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)  # the game's options (Korsar's teams)
+    options: dict[str, Any] = field(default_factory=dict)  # the game's options (teams, ...)
     shares: dict[str, str] = field(default_factory=dict)  # a player's co-dealer shares, opened (views only)
     bots: tuple[str, ...] = ()  # bot seats: the co-dealer seals their shares to the moderator
     # --missed bot: the pending request to open absent players' hands to the moderator (public:
@@ -100,6 +103,10 @@ class DealState:
     opening: dict[str, Any] = field(default_factory=dict)
     opened: list[dict[str, Any]] = field(default_factory=list)
     peeks: dict[str, str] = field(default_factory=dict)
+    version: int = 1
+    # a pending reveal of a player's face-down cards: the player's own signed order that placed
+    # them, published by the moderator (what the co-dealer checks before it gives a share)
+    claim: dict[str, Any] = field(default_factory=dict)
 
     @property
     def co_dealer(self) -> str:
@@ -117,9 +124,99 @@ def _mod_key(st: DealState) -> tuple[cb.KeyShare, bytes]:
             cb.derive_secret(raw, "proof nonces", st.game_id, st.dealers[0])[:32])
 
 
+def _mod_seed(st: DealState, deck_id: str, input_deck: cb.Deck) -> bytes:
+    """The moderator's shuffle seed of ``deck_id``, from its committed seed and (version 2) the
+    digest of the deck it shuffles."""
+    bound = (cb.deck_digest(input_deck),) if st.version >= 2 else ()
+    return cb.derived_seed(st.secret.encode(), st.game_id, deck_id, st.dealers[0], *bound)
+
+
 def co_dealer_secret(identity: Any) -> bytes:
-    """The co-dealer's long-term secret its key share and seeds derive from: its signing key."""
+    """The secret a version-1 co-dealer derived its key share and seeds from: its signing key.
+    Only to audit those games; a version-2 co-dealer draws a per-game secret (:func:`co_dealer_key`)."""
     return bytes(identity.sign_key.private_bytes_raw())
+
+
+_OWN_INFO = b"koryo-pbm blind own secret v1\x00"
+_KEYS_CONTEXT = "koryo-pbm blind keys v1"
+
+
+def own_info(game_id: str, carl: str) -> bytes:
+    """HPKE info of the co-dealer's per-game secret, sealed to itself in its ``keys`` answer."""
+    return _OWN_INFO + b"\x00".join(x.encode() for x in (game_id, carl))
+
+
+def keys_bytes(game_id: str, carl: str, point: str, proof: str, sealed: str) -> bytes:
+    """What the co-dealer signs in its ``keys`` answer: its public key share, its proof and its
+    sealed secret, for this game: nobody else can put a secret of their choosing in its place."""
+    return json.dumps([game_id, carl, point, proof, sealed], separators=(",", ":")).encode()
+
+
+def check_keys_signature(st: DealState, rec: Mapping[str, Any]) -> None:
+    """The co-dealer's signature over its ``keys`` record (version 2): ``TamperedError`` naming it."""
+    from koryo_pbm.crypto.keys import PublicIdentity
+    from koryo_pbm.crypto.sign import verify
+
+    carl = st.co_dealer
+    fields = [rec.get(k) for k in ("point", "proof", "sealed", "signature")]
+    if not all(isinstance(f, str) for f in fields):
+        raise FormatError(f"{carl}'s key record lacks its sealed secret or its signature")
+    verify(PublicIdentity.parse(st.signer), _KEYS_CONTEXT, keys_bytes(st.game_id, carl, *fields[:3]),
+           base64.b64decode(fields[3]), what=f"{carl}'s signature of its key share in game {st.game_id}")
+
+
+def new_co_dealer_keys(st: DealState, identity: Any) -> dict[str, str]:
+    """The co-dealer's ``keys`` answer: a fresh per-game secret from the OS (not derived from its
+    signing key: a game id used twice gives two unrelated key shares), its key share derived from
+    it, the proof, the secret sealed to the co-dealer's own key and the co-dealer's signature."""
+    import os
+
+    from koryo_pbm.crypto.seal import seal
+    from koryo_pbm.crypto.sign import sign
+
+    carl = st.co_dealer
+    secret = os.urandom(32)
+    pub = cb.publish_key(st.game_id, carl, cb.derived_key_share(secret, st.game_id, carl))
+    point, proof = _b64(pub.public), _b64(pub.proof)
+    sealed = _b64(seal(identity.public, secret, own_info(st.game_id, carl)))
+    signature = _b64(sign(identity, _KEYS_CONTEXT, keys_bytes(st.game_id, carl, point, proof, sealed)))
+    return {"point": point, "proof": proof, "sealed": sealed, "signature": signature}
+
+
+def co_dealer_key(st: DealState, identity: Any) -> tuple[bytes, cb.KeyShare]:
+    """The co-dealer's per-game secret and key share, from its own signed record in the game
+    (any machine holding its key recovers them; nothing kept elsewhere): its signature checked,
+    the secret opened with its key, the key share it gives checked against the public one."""
+    from koryo_pbm.crypto.seal import open_sealed
+
+    carl = st.co_dealer
+    if st.version < 2:
+        raise GameError(f"game {st.game_id} was dealt by an earlier koryo-pbm (its co-dealer's secrets derive from "
+                        "its signing key): this co-dealer does not answer it; finish it with that version")
+    rec = st.keys.get(carl, {})
+    check_keys_signature(st, rec)
+    secret = open_sealed(identity, base64.b64decode(rec["sealed"]), own_info(st.game_id, carl),
+                         f"{carl}'s secret of game {st.game_id}")
+    key = cb.derived_key_share(secret, st.game_id, carl)
+    if _b64(key.public) != rec["point"]:
+        raise GameError(f"this key is not the one {carl} dealt game {st.game_id} with")
+    return secret, key
+
+
+def dealt_digest(recipients: Sequence[str]) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(list(recipients), separators=(",", ":")).encode()).digest()
+
+
+def carl_seed(st: DealState, secret: bytes, deck_id: str, input_deck: cb.Deck, before: cb.Deck,
+              recipients: Sequence[str]) -> bytes:
+    """The co-dealer's shuffle seed of ``deck_id``: from its per-game secret, the digests of the
+    deck the rules put together, of the moderator's shuffle of it and of whom the rules deal it
+    to. Asked again under the same deck id with anything else (a second history of the game, by
+    a moderator that forks its file), it shuffles with an unrelated permutation."""
+    return cb.derived_seed(secret, st.game_id, deck_id, st.co_dealer, cb.deck_digest(input_deck),
+                           cb.deck_digest(before), dealt_digest(recipients))
 
 
 def _dealer_keys(st: DealState) -> list[cb.DealerKey]:
@@ -216,12 +313,21 @@ def _check_dealt_signature(st: DealState, deck_id: str, output: cb.Deck, recipie
            signature, what=f"{st.co_dealer}'s signature of whom {cb.deck_name(deck_id)} is dealt to")
 
 
-def _first_player(seats: Sequence[str], points: Sequence[bytes]) -> str:
-    """The first player, from both dealers' public key shares: the co-dealer's comes after the
-    moderator's (derived from its committed seed), so neither chooses it alone."""
+def _first_player(st: DealState) -> str:
+    """The first player. Version 2: from the moderator's public key share alone (a function of
+    the seed it committed to in the first file, before the co-dealer's share exists), so the
+    co-dealer cannot choose it; the moderator could, as it can name one at ``new``. Version 1:
+    from both dealers' public key shares (the co-dealer's, drawn after it saw the moderator's,
+    could choose it: issue 29)."""
     import hashlib
 
-    digest = hashlib.sha256(b"koryo-pbm blind first player\x00" + b"".join(points)).digest()
+    seats = st.seats
+    if st.version >= 2:
+        digest = hashlib.sha256(b"koryo-pbm blind first player v2\x00" + st.game_id.encode() + b"\x00"
+                                + base64.b64decode(st.keys[st.dealers[0]]["point"])).digest()
+    else:
+        points = [base64.b64decode(st.keys[x]["point"]) for x in st.dealers]
+        digest = hashlib.sha256(b"koryo-pbm blind first player\x00" + b"".join(points)).digest()
     return seats[int.from_bytes(digest, "big") % len(seats)]
 
 
@@ -294,13 +400,13 @@ def opened_text(player: str, cards: int, mod: str, carl: str) -> str:
             f"{cards} hidden card{'s' if cards != 1 else ''} to {mod}")
 
 
-ONE_DECK = cb.ONE_DECK  # the id of a game's one deck (Korsar's): its log line says "the deck"
+ONE_DECK = cb.ONE_DECK  # the id of the deck of a game that shuffles once: its log line says "the deck"
 
 
 def shuffled_text(mod: str, carl: str, deck_id: str, cards: int) -> str:
     """The public log line of a deck both dealers shuffled: "mod and carl shuffled deck round-2
-    in turn (55 cards)" for a deck of Koryo's (one a round), "mod and carl shuffled the deck in
-    turn (78 cards)" for a game's one deck (Korsar's, named ``deck``)."""
+    in turn (55 cards)" for one of several decks of a game, "mod and carl shuffled the deck in
+    turn (78 cards)" for the one deck (named ``deck``) of a game that shuffles once."""
     return f"{mod} and {carl} shuffled {cb.deck_name(deck_id)} in turn ({cards} cards)"
 
 

@@ -76,9 +76,13 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
                 continue
             if co_dealer is not None and name == co_dealer.name:  # what `koryo-pbm co-deal` does
                 from koryo_pbm import blind as blind_table
+                from koryo_pbm.verify import check_end
 
+                ending = blind_table.proves_end(game, game.from_view(doc.public, {}, co_dealer.name))
+                if ending:
+                    check_end(doc)
                 body = blind_table.co_deal(game, doc.public, {n: i.public for n, i in players.items()}, co_dealer,
-                                           doc.decision["id"], doc.log)
+                                           doc.decision["id"], doc.log, moderator=doc.moderator, end_proven=ending)
                 text = match.canonical_orders(doc.game_id, doc.decision["id"], body)
                 inbox.drop(folder, seal_orders(doc, game, co_dealer, text))
                 envelopes += 1

@@ -246,8 +246,20 @@ def derived_key_share(secret: bytes, game_id: str, dealer: str) -> KeyShare:
     return KeyShare(_na.crypto_core_ed25519_scalar_reduce(derive_secret(secret, "key share", game_id, dealer)))
 
 
-def derived_seed(secret: bytes, game_id: str, deck_id: str, dealer: str) -> bytes:
-    return derive_secret(secret, "shuffle seed", game_id, deck_id, dealer)[:SEED_SIZE]
+def derived_seed(secret: bytes, game_id: str, deck_id: str, dealer: str, *bound: bytes) -> bytes:
+    """A dealer's shuffle seed of ``deck_id``. ``bound``: digests of what the shuffle is made on
+    (its input deck, and whatever else fixes it), so that the same secret and deck id on another
+    input give an unrelated permutation: a dealer asked twice under one deck id (a second history
+    of the game) gives nothing away. Without ``bound``: the first version's derivation, kept to
+    audit the games it dealt."""
+    if not bound:
+        return derive_secret(secret, "shuffle seed", game_id, deck_id, dealer)[:SEED_SIZE]
+    return derive_secret(secret, "bound shuffle seed", game_id, deck_id, dealer, *(b.hex() for b in bound))[:SEED_SIZE]
+
+
+def deck_digest(deck: Deck) -> bytes:
+    """SHA-256 of a deck's bytes: what a bound shuffle seed (:func:`derived_seed`) is derived from."""
+    return hashlib.sha256(deck_to_bytes(deck)).digest()
 
 
 def publish_key(game_id: str, dealer: str, share: KeyShare, *, nonce_key: bytes | None = None) -> DealerKey:
@@ -363,13 +375,13 @@ class _Stream:
         return out
 
 
-#: the id of a game's one deck (Korsar's): messages and the log call it "the deck"
+#: the id of a game's deck when the game shuffles only once: messages and the log call it "the deck"
 ONE_DECK = "deck"
 
 
 def deck_name(deck_id: str) -> str:
-    """A deck as a message names it: "deck round-3", and "the deck" for a game's one deck,
-    whose id is the word itself (never "deck deck")."""
+    """A deck as a message names it: "deck round-3", and "the deck" for the one deck of a game
+    that shuffles once, whose id is the word itself (never "deck deck")."""
     return "the deck" if deck_id == ONE_DECK else f"deck {deck_id}"
 
 

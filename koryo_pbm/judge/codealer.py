@@ -51,7 +51,7 @@ def co_dealt_games(root: Path, identity: Any) -> list[Path]:
 def serve_once(root: Path, identity: Any, log: Callable[[str], None],
                clock: Callable[[], float] | None = None) -> int:
     """One pass over ``root``: every game waiting for this co-dealer answered. Returns how many."""
-    from koryo_pbm import blind
+    from koryo_pbm import blind, verify
     from koryo_pbm.store import gamefile, inbox
 
     answered = 0
@@ -59,7 +59,8 @@ def serve_once(root: Path, identity: Any, log: Callable[[str], None],
         try:
             doc = gamefile.read_game(folder / GAME_FILE)
             now = datetime.fromtimestamp(clock(), UTC) if clock else datetime.now(UTC)
-            done = blind.answer(doc, folder, identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            done = blind.answer(doc, folder, identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                                end_check=verify.check_end)
             if done.envelope is None:
                 continue
             inbox.drop(folder, done.envelope)
@@ -184,7 +185,7 @@ class MailCoDealer:
         return True
 
     def _answer_file(self, data: bytes, parsed: Any, said: str) -> None:
-        from koryo_pbm import blind, pinning
+        from koryo_pbm import blind, pinning, verify
         from koryo_pbm.errors import TamperedError
         from koryo_pbm.judge.messages import Outgoing
         from koryo_pbm.judge.outbox import is_queued, queue
@@ -231,7 +232,8 @@ class MailCoDealer:
             again = " again (the same envelope)"
         else:
             now = datetime.fromtimestamp(self.clock(), UTC)
-            done = blind.answer(doc, folder, self.identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            done = blind.answer(doc, folder, self.identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                                end_check=verify.check_end)
             if done.envelope is None:
                 self.log(f"{said}: {done.why}; nothing to answer")
                 return

@@ -449,11 +449,23 @@ def _finish(run: _Run, pending: Decision | None) -> Resolution:
     secrets = mv.secrets.replace(played=run.record)
     if run.contributions is not None:
         new.contributions = run.contributions
-    if pending is None and len(new.log) > len(mv.doc.log):
-        # published with the end: anyone can check the commitment and replay the game
+    blind_table = mv.doc.deal == "blind"
+    if blind_table:
+        from koryo_pbm import blind
+
+    if (pending is None or (blind_table and blind.proves_end(mv.game, run.state))) and len(new.log) > len(mv.doc.log):
+        # published with the end (a blind table: first, with the version that asks its co-dealer to
+        # open the cards, as the proof that the game is over): anyone can check the commitment and
+        # replay the game
         new.seed, new.salt = secrets.seed, secrets.salt
-        new.replay = {**secrets.setup, "orders": publish_orders(mv, run.record)}
+        before = list(mv.doc.replay["orders"]) if mv.doc.replay else []
+        new.replay = {**secrets.setup, "orders": before + publish_orders(mv, run.record)}
         secrets = secrets.replace(played=[])  # published: no second, sealed copy
+    if blind_table and pending is not None:  # a reveal shows the player's own signed order naming the slots
+        wanted = blind.claim_wanted(mv.game, run.state)
+        item = next((i for i in run.record if wanted and (i.get("decision"), i.get("player")) == wanted), None)
+        if item is not None and "bot" not in item:
+            run.state = blind.with_claim(mv.game, run.state, _published(mv, item))
     _fill(new, mv.game, run.state, _secret(secrets, run.held, mv.emails, mv.former), now=run.now)
     result.doc, result.written = new, True
     return result

@@ -824,7 +824,7 @@ def _validate(doc: GameDoc) -> None:
             raise FormatError("'seed' must be text")
         if not isinstance(doc.salt, str) or not HEX64.fits(doc.salt):
             raise FormatError("'salt' must be 64 hex digits")
-        if d is not None:
+        if d is not None and not _end_proof(doc, d):
             raise FormatError("'seed' is published only once the game is over (no 'decision')")
         if not check_seed(doc.seed_commitment, doc.seed, doc.salt):
             raise TamperedError("the published seed does not match the seed commitment made at the start")
@@ -836,7 +836,7 @@ def _validate(doc: GameDoc) -> None:
         if not all(HEX64.fits(v) for v in doc.contributions.values()):
             raise FormatError("'contributions' must each be 64 hex digits")
     if doc.replay is not None:
-        if d is not None:
+        if d is not None and not _end_proof(doc, d):
             raise FormatError("'replay' is published only once the game is over (no 'decision')")
         _check_replay(doc.replay, doc.players, file_format(doc))
     if not isinstance(doc.public, dict):
@@ -870,6 +870,12 @@ def _validate(doc: GameDoc) -> None:
                 _b64(part["data"], where)  # the decoding check, which says what is wrong
             if not part["data"]:
                 raise FormatError(f"{where}: data is empty")
+
+
+def _end_proof(doc: GameDoc, decision: Mapping[str, Any]) -> bool:
+    """A blind game's seed and orders may be published while it waits for its co-dealer alone (the
+    last seat): the proof of its end, which the co-dealer checks before it opens any card."""
+    return doc.deal == "blind" and decision.get("waiting_for") == list(doc.players)[-1:]
 
 
 def file_format(doc: GameDoc) -> str:

@@ -286,7 +286,7 @@ def _carl_sends(cli, folder, body_of):
     doc = gamefile.read_game(path)
     game = match.game_of(doc)
     honest = blind.co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != "carl"}, carl,
-                           doc.decision["id"], doc.log)
+                           doc.decision["id"], doc.log, moderator=doc.moderator, end_proven=True)
     body = body_of(honest, doc, carl)
     text = match.canonical_orders(doc.game_id, doc.decision["id"], body)
     # modified software: signed and sealed without the check co-deal makes first

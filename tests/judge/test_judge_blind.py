@@ -131,7 +131,7 @@ def _forged(cli, carl_home, body_of, *, signer_home=None, signer="carl", game="g
         os.environ["KORYO_PBM_HOME"] = old or ""
     doc = gamefile.read_game(cli.cwd / game / "game.toml")
     honest = blind.co_deal(match.game_of(doc), doc.public, {n: k for n, k in doc.players.items() if n != "carl"},
-                           carl, doc.decision["id"], doc.log)
+                           carl, doc.decision["id"], doc.log, moderator=doc.moderator, end_proven=True)
     text = match.canonical_orders(doc.game_id, doc.decision["id"], body_of(honest))
     return make_envelope(key, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
                          answers=gamefile.head(doc), player="carl", orders_text=text,
