@@ -25,7 +25,10 @@ the paper (multiplicative, Z_p^*)                   here (additive, Ed25519's pr
 =================================================  ==================================================
 
 (The paper counts from 1, Python from 0: ``h_i`` is ``gens[i]`` with ``gens[0] = h``, and the
-``i``-th entry of the other vectors is at index ``i − 1``.)
+``i``-th entry of the other vectors is at index ``i − 1``.) The algorithms reach the group and
+the hashes through one object (:class:`_Ops`), so that the tests run them unchanged over the
+small group of the CHVote proof of concept's hand-worked example and get every value of its proof
+and of its check.
 
 What it proves: that the prover knows a permutation ``ψ`` and scalars ``r̃`` with ``after[i] =
 before[ψ(i)] + (r̃_i·B, r̃_i·H)`` for every ``i``; the output holds the same cards as the input,
@@ -159,31 +162,74 @@ def _challenge(statement: bytes, commitment: Sequence[bytes], chain: Sequence[by
     return _hash_to_scalar(_TAG_CHALLENGE, statement, b"".join(commitment), b"".join(chain), b"".join(t))
 
 
-# ---------------------------------------------------------------- scalars mod ℓ
+# ---------------------------------------------------------------- the group and the hashes
 
 
-def _sadd(x: bytes, y: bytes) -> bytes:
-    return _na.crypto_core_ed25519_scalar_add(x, y)
+class _Ops:
+    """What the algorithms below do with group elements, scalars and hashes: here Ed25519 through
+    libsodium, every call one libsodium function. (The tests run the same algorithms over the
+    small multiplicative group of a published worked example, through a subclass, to compare
+    them with it value by value.)"""
+
+    one = (1).to_bytes(SCALAR_SIZE, "little")
+
+    def add(self, p: bytes, q: bytes) -> bytes:  # x·y
+        return _add(p, q)
+
+    def sub(self, p: bytes, q: bytes) -> bytes:  # x/y
+        return _sub(p, q)
+
+    def mul(self, k: bytes, p: bytes) -> bytes:  # x^k
+        return _mul(k, p)
+
+    def base(self, k: bytes) -> bytes:  # g^k
+        return _base(k)
+
+    def sadd(self, x: bytes, y: bytes) -> bytes:  # x + y mod q
+        return _na.crypto_core_ed25519_scalar_add(x, y)
+
+    def smul(self, x: bytes, y: bytes) -> bytes:  # x·y mod q
+        return _na.crypto_core_ed25519_scalar_mul(x, y)
+
+    def random_scalar(self) -> bytes:  # ∈_R Z_q
+        return _random_scalar()
+
+    def generators(self, n: int) -> tuple[bytes, ...]:  # (h, h_1..h_N)
+        return _generators(n)
+
+    def statement(self, context: bytes, pk: bytes, e: Deck, e_tilde: Deck) -> bytes:
+        return _statement(context, pk, e, e_tilde)
+
+    def challenges(self, statement: bytes, c: Sequence[bytes]) -> list[bytes]:
+        return _challenges(statement, c)
+
+    def challenge(self, statement: bytes, c: Sequence[bytes], c_hat: Sequence[bytes], t: Sequence[bytes]) -> bytes:
+        return _challenge(statement, c, c_hat, t)
+
+    def total(self, points: Sequence[bytes]) -> bytes:
+        """``Π x_i``: the sum of ``points`` (at least one)."""
+        result = points[0]
+        for point in points[1:]:
+            result = self.add(result, point)
+        return result
+
+    def weighted(self, scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
+        """``Π x_i^{k_i}``: ``Σ k_i·X_i``."""
+        return self.total([self.mul(k, p) for k, p in zip(scalars, points, strict=True)])
+
+    def scalar_sum(self, scalars: Sequence[bytes]) -> bytes:
+        """``Σ x_i mod q``."""
+        result = scalars[0]
+        for x in scalars[1:]:
+            result = self.sadd(result, x)
+        return result
+
+    def scalar_dot(self, xs: Sequence[bytes], ys: Sequence[bytes]) -> bytes:
+        """``Σ x_i·y_i mod q``."""
+        return self.scalar_sum([self.smul(x, y) for x, y in zip(xs, ys, strict=True)])
 
 
-def _smul(x: bytes, y: bytes) -> bytes:
-    return _na.crypto_core_ed25519_scalar_mul(x, y)
-
-
-_ONE = (1).to_bytes(SCALAR_SIZE, "little")
-
-
-def _sum(points: Sequence[bytes]) -> bytes:
-    """``Π x_i`` of the paper: the sum of ``points`` (at least one)."""
-    total = points[0]
-    for point in points[1:]:
-        total = _add(total, point)
-    return total
-
-
-def _weighted(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
-    """``Π x_i^{k_i}`` of the paper: ``Σ k_i·X_i``."""
-    return _sum([_mul(k, p) for k, p in zip(scalars, points, strict=True)])
+_ED25519 = _Ops()
 
 
 # ---------------------------------------------------------------- the proof as bytes
@@ -295,58 +341,56 @@ def prove_shuffle(before: Deck, after: Deck, joint: bytes, order: Sequence[int],
 
 
 def _gen_proof(e: Deck, e_tilde: Deck, pk: bytes, psi: Sequence[int], r_tilde: Sequence[bytes],
-               context: bytes) -> _Proof:
-    """[HLKD17, Alg. 4.3] GenProof(e, ẽ, r̃, ψ, pk), line by line."""
+               context: bytes, g: _Ops = _ED25519) -> _Proof:
+    """[HLKD17, Alg. 4.3] GenProof(e, ẽ, r̃, ψ, pk), line by line. The paper indexes the
+    re-encryption's randomness by input (``r̃_{j_i}`` re-encrypts ``e_{j_i}`` into ``ẽ_i``); here
+    ``r_tilde[i]`` is that of output ``i`` (``blind.shuffle_plan``'s order), ``r̃_{j_i}``."""
     n = len(e)
-    gens = _generators(n)  # h ← GetGenerators(N)
+    gens = g.generators(n)  # h ← GetGenerators(N)
     h, hs = gens[0], gens[1:]
-    c, r = _gen_permutation_commitment(psi, hs)  # (c, r) ← GenPermutationCommitment(ψ, h)
-    statement = _statement(context, pk, e, e_tilde)
-    u = _challenges(statement, c)  # for i = 1..N: u_i ← Hash((e, ẽ, c), i)
+    c, r = _gen_permutation_commitment(psi, hs, g)  # (c, r) ← GenPermutationCommitment(ψ, h)
+    statement = g.statement(context, pk, e, e_tilde)
+    u = g.challenges(statement, c)  # for i = 1..N: u_i ← Hash((e, ẽ, c), i)
     u_tilde = [u[psi[i]] for i in range(n)]  # ũ ← (u_{j_1}, ..., u_{j_N})
-    c_hat, r_hat = _gen_commitment_chain(h, u_tilde)  # (ĉ, r̂) ← GenCommitmentChain(h, ũ)
+    c_hat, r_hat = _gen_commitment_chain(h, u_tilde, g)  # (ĉ, r̂) ← GenCommitmentChain(h, ũ)
 
-    r_bar = r[0]  # r̄ ← Σ r_i
-    for ri in r[1:]:
-        r_bar = _sadd(r_bar, ri)
-    v = [_ONE] * n  # v_N ← 1; for i = N−1..1: v_i ← ũ_{i+1} v_{i+1}
+    r_bar = g.scalar_sum(r)  # r̄ ← Σ r_i
+    v = [g.one] * n  # v_N ← 1; for i = N−1..1: v_i ← ũ_{i+1} v_{i+1}
     for i in range(n - 2, -1, -1):
-        v[i] = _smul(u_tilde[i + 1], v[i + 1])
-    r_hat_sum = _smul(r_hat[0], v[0])  # r̂ ← Σ r̂_i v_i
-    for i in range(1, n):
-        r_hat_sum = _sadd(r_hat_sum, _smul(r_hat[i], v[i]))
-    r_til = _smul(r[0], u[0])  # r̃ ← Σ r_i u_i (of the permutation commitment)
-    for i in range(1, n):
-        r_til = _sadd(r_til, _smul(r[i], u[i]))
-    r_prime = _smul(r_tilde[0], u_tilde[0])  # r' ← Σ r̃_i ũ_i (of the re-encryption)
-    for i in range(1, n):
-        r_prime = _sadd(r_prime, _smul(r_tilde[i], u_tilde[i]))
+        v[i] = g.smul(u_tilde[i + 1], v[i + 1])
+    r_hat_sum = g.scalar_dot(r_hat, v)  # r̂ ← Σ r̂_i v_i
+    r_til = g.scalar_dot(r, u)  # r̃ ← Σ r_i u_i (the permutation commitment's randomness)
+    r_prime = g.scalar_dot(r_tilde, u_tilde)  # r' ← Σ_j r̃_j u_j, by output: Σ_i r̃_{j_i} u_{j_i}
 
-    w1, w2, w3, w4 = (_random_scalar() for _ in range(4))  # ω_1..ω_4 ∈_R Z_q
-    w_hat = [_random_scalar() for _ in range(n)]  # ω̂_i ∈_R Z_q
-    w_prime = [_random_scalar() for _ in range(n)]  # ω'_i ∈_R Z_q
-    t1 = _base(w1)  # t_1 ← g^{ω_1}
-    t2 = _base(w2)  # t_2 ← g^{ω_2}
-    t3 = _add(_base(w3), _weighted(w_prime, hs))  # t_3 ← g^{ω_3} Π h_i^{ω'_i}
+    w1, w2, w3, w4 = (g.random_scalar() for _ in range(4))  # ω_1, ω_2, ω_3, ω_4 ∈_R Z_q
+    w_hat: list[bytes] = []
+    w_prime: list[bytes] = []
+    for _ in range(n):  # for i = 1..N: ω̂_i ∈_R Z_q, ω'_i ∈_R Z_q
+        w_hat.append(g.random_scalar())
+        w_prime.append(g.random_scalar())
+    t1 = g.base(w1)  # t_1 ← g^{ω_1}
+    t2 = g.base(w2)  # t_2 ← g^{ω_2}
+    t3 = g.add(g.base(w3), g.weighted(w_prime, hs))  # t_3 ← g^{ω_3} Π h_i^{ω'_i}
     # t_4,1 ← pk^{−ω_4} Π ã_i^{ω'_i};  t_4,2 ← g^{−ω_4} Π b̃_i^{ω'_i}   (a ↔ c2, b ↔ c1)
-    t41 = _sub(_weighted(w_prime, [x.c2 for x in e_tilde]), _mul(w4, pk))
-    t42 = _sub(_weighted(w_prime, [x.c1 for x in e_tilde]), _base(w4))
+    t41 = g.sub(g.weighted(w_prime, [x.c2 for x in e_tilde]), g.mul(w4, pk))
+    t42 = g.sub(g.weighted(w_prime, [x.c1 for x in e_tilde]), g.base(w4))
     chain = [h, *c_hat]  # ĉ_0 ← h
-    t_hat = [_add(_base(w_hat[i]), _mul(w_prime[i], chain[i])) for i in range(n)]  # t̂_i ← g^{ω̂_i} ĉ_{i−1}^{ω'_i}
+    # for i = 1..N: t̂_i ← g^{ω̂_i} ĉ_{i−1}^{ω'_i}
+    t_hat = [g.add(g.base(w_hat[i]), g.mul(w_prime[i], chain[i])) for i in range(n)]
 
     t = [t1, t2, t3, t41, t42, *t_hat]
-    ch = _challenge(statement, c, c_hat, t)  # y ← (e, ẽ, c, ĉ, pk); c ← Hash(y, t)
-    s1 = _sadd(w1, _smul(ch, r_bar))  # s_1 ← ω_1 + c·r̄
-    s2 = _sadd(w2, _smul(ch, r_hat_sum))  # s_2 ← ω_2 + c·r̂
-    s3 = _sadd(w3, _smul(ch, r_til))  # s_3 ← ω_3 + c·r̃
-    s4 = _sadd(w4, _smul(ch, r_prime))  # s_4 ← ω_4 + c·r'
-    s_hat = tuple(_sadd(w_hat[i], _smul(ch, r_hat[i])) for i in range(n))  # ŝ_i ← ω̂_i + c·r̂_i
-    s_prime = tuple(_sadd(w_prime[i], _smul(ch, u_tilde[i])) for i in range(n))  # s'_i ← ω'_i + c·ũ_i
+    ch = g.challenge(statement, c, c_hat, t)  # y ← (e, ẽ, c, ĉ, pk); c ← Hash(y, t)
+    s1 = g.sadd(w1, g.smul(ch, r_bar))  # s_1 ← ω_1 + c·r̄
+    s2 = g.sadd(w2, g.smul(ch, r_hat_sum))  # s_2 ← ω_2 + c·r̂
+    s3 = g.sadd(w3, g.smul(ch, r_til))  # s_3 ← ω_3 + c·r̃
+    s4 = g.sadd(w4, g.smul(ch, r_prime))  # s_4 ← ω_4 + c·r'
+    s_hat = tuple(g.sadd(w_hat[i], g.smul(ch, r_hat[i])) for i in range(n))  # ŝ_i ← ω̂_i + c·r̂_i
+    s_prime = tuple(g.sadd(w_prime[i], g.smul(ch, u_tilde[i])) for i in range(n))  # s'_i ← ω'_i + c·ũ_i
     # π ← (t, s, c, ĉ)
     return _Proof(t1, t2, t3, t41, t42, tuple(t_hat), s1, s2, s3, s4, s_hat, s_prime, tuple(c), tuple(c_hat))
 
 
-def _gen_permutation_commitment(psi: Sequence[int], hs: Sequence[bytes]) -> tuple[list[bytes], list[bytes]]:
+def _gen_permutation_commitment(psi: Sequence[int], hs: Sequence[bytes], g: _Ops) -> tuple[list[bytes], list[bytes]]:
     """[HLKD17, Alg. 4.4] GenPermutationCommitment(ψ, h): for i = 1..N, r_{j_i} ∈_R Z_q and
     c_{j_i} ← g^{r_{j_i}} h_i (a Pedersen commitment to each column of ψ's matrix)."""
     n = len(psi)
@@ -354,20 +398,20 @@ def _gen_permutation_commitment(psi: Sequence[int], hs: Sequence[bytes]) -> tupl
     c = [b""] * n
     for i in range(n):
         j = psi[i]
-        r[j] = _random_scalar()
-        c[j] = _add(_base(r[j]), hs[i])
+        r[j] = g.random_scalar()
+        c[j] = g.add(g.base(r[j]), hs[i])
     return c, r
 
 
-def _gen_commitment_chain(c0: bytes, u_tilde: Sequence[bytes]) -> tuple[list[bytes], list[bytes]]:
+def _gen_commitment_chain(c0: bytes, u_tilde: Sequence[bytes], g: _Ops) -> tuple[list[bytes], list[bytes]]:
     """[HLKD17, Alg. 4.5] GenCommitmentChain(ĉ_0, ũ): for i = 1..N, r̂_i ∈_R Z_q and
     ĉ_i ← g^{r̂_i} ĉ_{i−1}^{ũ_i}."""
     c_hat: list[bytes] = []
     r_hat: list[bytes] = []
     previous = c0
     for u in u_tilde:
-        r_hat.append(_random_scalar())
-        previous = _add(_base(r_hat[-1]), _mul(u, previous))
+        r_hat.append(g.random_scalar())
+        previous = g.add(g.base(r_hat[-1]), g.mul(u, previous))
         c_hat.append(previous)
     return c_hat, r_hat
 
@@ -393,43 +437,47 @@ def check_shuffle(before: Deck, after: Deck, joint: bytes, proof: bytes, *, cont
                               "a permutation and re-encryption of its input")
 
 
-def _check_proof(pi: _Proof, e: Deck, e_tilde: Deck, pk: bytes, context: bytes) -> str | None:
-    """[HLKD17, Alg. 4.6] CheckProof(π, e, ẽ, pk), line by line: None when every equation
-    holds, else the name of the first that does not."""
+_T_NAMES = ("t1", "t2", "t3", "t4,1", "t4,2")
+
+
+def _check_proof(pi: _Proof, e: Deck, e_tilde: Deck, pk: bytes, context: bytes, g: _Ops = _ED25519) -> str | None:
+    """[HLKD17, Alg. 4.6] CheckProof(π, e, ẽ, pk): None when every ``t_i = t'_i``, else the
+    name of the first that differs."""
+    for i, (t, t_prime) in enumerate(zip(pi.t(), _t_prime(pi, e, e_tilde, pk, context, g), strict=True)):
+        if t != t_prime:
+            return _T_NAMES[i] if i < 5 else f"t̂_{i - 4}"
+    return None
+
+
+def _t_prime(pi: _Proof, e: Deck, e_tilde: Deck, pk: bytes, context: bytes, g: _Ops) -> list[bytes]:
+    """[HLKD17, Alg. 4.6] CheckProof, line by line up to its last: the verifier's
+    ``t' = (t'_1, t'_2, t'_3, t'_4,1, t'_4,2, t̂'_1..t̂'_N)``."""
     n = len(e)
-    gens = _generators(n)  # h ← GetGenerators(N)
+    gens = g.generators(n)  # h ← GetGenerators(N)
     h, hs = gens[0], gens[1:]
     c, c_hat = pi.c, pi.c_hat
-    statement = _statement(context, pk, e, e_tilde)
-    u = _challenges(statement, c)  # for i = 1..N: u_i ← Hash((e, ẽ, c), i)
-    ch = _challenge(statement, c, c_hat, pi.t())  # y ← (e, ẽ, c, ĉ, pk); c ← Hash(y, t)
+    statement = g.statement(context, pk, e, e_tilde)
+    u = g.challenges(statement, c)  # for i = 1..N: u_i ← Hash((e, ẽ, c), i)
+    ch = g.challenge(statement, c, c_hat, pi.t())  # y ← (e, ẽ, c, ĉ, pk); c ← Hash(y, t)
 
-    c_bar = _sub(_sum(c), _sum(hs))  # c̄ ← Π c_i / Π h_i
+    c_bar = g.sub(g.total(c), g.total(hs))  # c̄ ← Π c_i / Π h_i
     u_prod = u[0]  # u ← Π u_i
     for ui in u[1:]:
-        u_prod = _smul(u_prod, ui)
-    c_hat_bar = _sub(c_hat[-1], _mul(u_prod, h))  # ĉ ← ĉ_N / h^u
-    c_til = _weighted(u, c)  # c̃ ← Π c_i^{u_i}
-    a_prime = _weighted(u, [x.c2 for x in e])  # a' ← Π a_i^{u_i}
-    b_prime = _weighted(u, [x.c1 for x in e])  # b' ← Π b_i^{u_i}
+        u_prod = g.smul(u_prod, ui)
+    c_hat_bar = g.sub(c_hat[-1], g.mul(u_prod, h))  # ĉ ← ĉ_N / h^u
+    c_til = g.weighted(u, c)  # c̃ ← Π c_i^{u_i}
+    a_prime = g.weighted(u, [x.c2 for x in e])  # a' ← Π a_i^{u_i}
+    b_prime = g.weighted(u, [x.c1 for x in e])  # b' ← Π b_i^{u_i}
 
-    # t'_1 ← c̄^{−c} g^{s_1}
-    if _sub(_base(pi.s1), _mul(ch, c_bar)) != pi.t1:
-        return "t1"
-    # t'_2 ← ĉ^{−c} g^{s_2}
-    if _sub(_base(pi.s2), _mul(ch, c_hat_bar)) != pi.t2:
-        return "t2"
-    # t'_3 ← c̃^{−c} g^{s_3} Π h_i^{s'_i}
-    if _sub(_add(_base(pi.s3), _weighted(pi.s_prime, hs)), _mul(ch, c_til)) != pi.t3:
-        return "t3"
+    t1 = g.sub(g.base(pi.s1), g.mul(ch, c_bar))  # t'_1 ← c̄^{−c} g^{s_1}
+    t2 = g.sub(g.base(pi.s2), g.mul(ch, c_hat_bar))  # t'_2 ← ĉ^{−c} g^{s_2}
+    t3 = g.sub(g.add(g.base(pi.s3), g.weighted(pi.s_prime, hs)), g.mul(ch, c_til))  # t'_3 ← c̃^{−c} g^{s_3} Π h_i^{s'_i}
     # t'_4,1 ← a'^{−c} pk^{−s_4} Π ã_i^{s'_i}
-    if _sub(_sub(_weighted(pi.s_prime, [x.c2 for x in e_tilde]), _mul(pi.s4, pk)), _mul(ch, a_prime)) != pi.t41:
-        return "t4,1"
+    t41 = g.sub(g.sub(g.weighted(pi.s_prime, [x.c2 for x in e_tilde]), g.mul(pi.s4, pk)), g.mul(ch, a_prime))
     # t'_4,2 ← b'^{−c} g^{−s_4} Π b̃_i^{s'_i}
-    if _sub(_sub(_weighted(pi.s_prime, [x.c1 for x in e_tilde]), _base(pi.s4)), _mul(ch, b_prime)) != pi.t42:
-        return "t4,2"
+    t42 = g.sub(g.sub(g.weighted(pi.s_prime, [x.c1 for x in e_tilde]), g.base(pi.s4)), g.mul(ch, b_prime))
     chain = [h, *c_hat]  # ĉ_0 ← h
-    for i in range(n):  # t̂'_i ← ĉ_i^{−c} g^{ŝ_i} ĉ_{i−1}^{s'_i}
-        if _sub(_add(_base(pi.s_hat[i]), _mul(pi.s_prime[i], chain[i])), _mul(ch, chain[i + 1])) != pi.t_hat[i]:
-            return f"t̂_{i + 1}"
-    return None
+    # for i = 1..N: t̂'_i ← ĉ_i^{−c} g^{ŝ_i} ĉ_{i−1}^{s'_i}
+    t_hat = [g.sub(g.add(g.base(pi.s_hat[i]), g.mul(pi.s_prime[i], chain[i])), g.mul(ch, chain[i + 1]))
+             for i in range(n)]
+    return [t1, t2, t3, t41, t42, *t_hat]

@@ -194,7 +194,7 @@ def test_a_duplicated_card_proven_with_a_committed_non_permutation_fails_at_the_
     after = list(s.after)
     after[4] = reencrypt(s.before[psi[4]], scalars[4])
 
-    def commit_to_matrix(psi, hs):
+    def commit_to_matrix(psi, hs, g):
         r = [fresh() for _ in psi]
         columns: dict[int, list[bytes]] = {j: [] for j in range(len(psi))}
         for i, j in enumerate(psi):
@@ -366,3 +366,88 @@ def test_the_generators_are_fixed_distinct_points_of_the_group_with_no_known_rel
     assert all(na.crypto_core_ed25519_is_valid_point(g) for g in gens)
     assert bl._BASE not in gens and JOINT not in gens
     assert not set(gens) & {bl.card_point(c) for c in CARDS}
+
+
+# ---------------------------------------------------------------- a published worked example
+
+
+class _WorkedExampleGroup(sp._Ops):
+    """The group of the CHVote proof of concept's hand-worked shuffle proof (the subgroup of order
+    q = 5 of Z_11^*, g = 3, h = 4; republique-et-canton-de-geneve/chvote-protocol-poc,
+    src/test/groovy/ch/ge/ve/protopoc/service/algorithm/MixingAuthorityAlgorithmsTest.groovy and
+    MixingAuthorityTests.md), its generators, challenges and random draws fixed as there. Every
+    value is an int; the algorithms of the module run on it unchanged."""
+
+    one = 1
+
+    def __init__(self, draws):
+        self.draws = list(draws)
+
+    def add(self, x, y):
+        return x * y % 11
+
+    def sub(self, x, y):
+        return x * pow(y, -1, 11) % 11
+
+    def mul(self, k, x):
+        return pow(x, k, 11)
+
+    def base(self, k):
+        return pow(3, k, 11)
+
+    def sadd(self, x, y):
+        return (x + y) % 5
+
+    def smul(self, x, y):
+        return x * y % 5
+
+    def random_scalar(self):
+        return self.draws.pop(0)
+
+    def generators(self, n):
+        assert n == 3
+        return (4, 4, 3, 5)  # h, then bold_h = (4, 3, 5)
+
+    def statement(self, context, pk, e, e_tilde):
+        return b""
+
+    def challenges(self, statement, c):
+        assert list(c) == [9, 3, 3]
+        return [2, 4, 3]
+
+    def challenge(self, statement, c, c_hat, t):
+        return 4
+
+
+# Their encryptions are (a, b) = (m·pk^r, g^r): ours (c1, c2) = (b, a).
+_EXAMPLE_E = tuple(bl.Ciphertext(b, a) for a, b in [(5, 1), (3, 4), (5, 9)])
+_EXAMPLE_E_TILDE = tuple(bl.Ciphertext(b, a) for a, b in [(1, 5), (4, 3), (1, 4)])
+_EXAMPLE_PSI = [1, 0, 2]
+_EXAMPLE_PK = 3
+# Their bold_r' = (1, 4, 2) is indexed by input (r'_j re-encrypts e_j); ours by output: r'_{ψ(i)}.
+_EXAMPLE_R_TILDE = [4, 1, 2]
+# Their draws, in the order of the paper's loops (the proof of concept draws the commitment's r_j
+# in the order of j, "for performance reasons": r_1 = 2 comes first here, as i = 1 commits to j = 1).
+_EXAMPLE_DRAWS = [2, 1, 3,  # r_{j_i} of GenPermutationCommitment, i = 1..3: r_1, r_0, r_2
+                  4, 0, 1,  # r̂_i of GenCommitmentChain
+                  1, 2, 3, 4,  # ω_1..ω_4
+                  2, 3, 4, 0, 1, 1]  # (ω̂_i, ω'_i), i = 1..3
+_EXAMPLE_PROOF = sp._Proof(t1=3, t2=9, t3=5, t41=3, t42=4, t_hat=(4, 4, 3), s1=0, s2=2, s3=4, s4=0,
+                           s_hat=(3, 4, 0), s_prime=(4, 3, 3), c=(9, 3, 3), c_hat=(1, 1, 3))
+
+
+def test_gen_proof_gives_the_published_worked_example_value_by_value():
+    """GenProof and its two sub-algorithms, run on the worked example's group, inputs, challenges
+    and draws, give every value of its proof as computed by hand there."""
+    group = _WorkedExampleGroup(_EXAMPLE_DRAWS)
+    proof = sp._gen_proof(_EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, _EXAMPLE_PSI, _EXAMPLE_R_TILDE, b"", group)
+    assert proof == _EXAMPLE_PROOF
+    assert group.draws == []
+
+
+def test_check_proof_accepts_the_published_worked_example_and_recomputes_its_t_values():
+    group = _WorkedExampleGroup([])
+    assert sp._t_prime(_EXAMPLE_PROOF, _EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, b"", group) == [3, 9, 5, 3, 4, 4, 4, 3]
+    assert sp._check_proof(_EXAMPLE_PROOF, _EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, b"", group) is None
+    changed = dataclasses.replace(_EXAMPLE_PROOF, s4=1)
+    assert sp._check_proof(changed, _EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, b"", group) == "t4,1"
