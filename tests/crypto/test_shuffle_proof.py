@@ -451,3 +451,61 @@ def test_check_proof_accepts_the_published_worked_example_and_recomputes_its_t_v
     assert sp._check_proof(_EXAMPLE_PROOF, _EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, b"", group) is None
     changed = dataclasses.replace(_EXAMPLE_PROOF, s4=1)
     assert sp._check_proof(changed, _EXAMPLE_E, _EXAMPLE_E_TILDE, _EXAMPLE_PK, b"", group) == "t4,1"
+
+
+# ---------------------------------------------------------------- the test vector (tests/vectors/shuffle-proof-v1.toml)
+
+
+def _vector() -> dict:
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "vectors" / "shuffle-proof-v1.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def test_the_vector_checks_and_every_value_in_it_is_todays():
+    v = _vector()
+    assert v["format"] == "koryo-pbm shuffle proof v1"
+    context = sp.shuffle_context(v["game_id"], v["deck_id"], v["dealer"])
+    assert context.hex() == v["context"]
+    joint = bytes.fromhex(v["joint"])
+    assert na.crypto_core_ed25519_add(bl.KeyShare(bytes.fromhex(v["mod_key_share"])).public,
+                                      bl.KeyShare(bytes.fromhex(v["carl_key_share"])).public) == joint
+    before = bl.deck_from_bytes(bytes.fromhex(v["before"]))
+    assert before == bl.encrypt_deck(v["cards"], joint)
+    after = bl.deck_from_bytes(bytes.fromhex(v["after"]))
+    seed = bytes.fromhex(v["shuffle_seed"])
+    assert after == bl.shuffle(before, joint, seed, game_id=v["game_id"], deck_id=v["deck_id"], dealer=v["dealer"])
+    order, scalars = bl.shuffle_plan(seed, v["game_id"], v["deck_id"], v["dealer"], len(before))
+    assert list(order) == v["order"] and [s.hex() for s in scalars] == v["scalars"]
+    proof = bytes.fromhex(v["proof"])
+    assert len(proof) == v["proof_size"] == sp.proof_size(len(before))
+    sp.check_shuffle(before, after, joint, proof, context=context)
+
+    assert [g.hex() for g in sp._generators(len(before))] == v["generators"]
+    statement = sp._statement(context, joint, before, after)
+    assert statement.hex() == v["statement"]
+    pi = sp._parse(proof, len(before))
+    assert [u.hex() for u in sp._challenges(statement, pi.c)] == v["u"]
+    assert sp._challenge(statement, pi.c, pi.c_hat, pi.t()).hex() == v["challenge"]
+
+
+def test_the_vector_s_proof_is_remade_byte_for_byte_from_its_draws():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "vectors" / "make_shuffle_vector.py"
+    spec = importlib.util.spec_from_file_location("make_shuffle_vector", path)
+    assert spec and spec.loader
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    v = _vector()
+    joint = bytes.fromhex(v["joint"])
+    before = bl.deck_from_bytes(bytes.fromhex(v["before"]))
+    after = bl.deck_from_bytes(bytes.fromhex(v["after"]))
+    ops = maker.fixed_ops(bytes.fromhex(v["draw_seed"]))
+    proof = sp._gen_proof(before, after, joint, v["order"], [bytes.fromhex(s) for s in v["scalars"]],
+                          bytes.fromhex(v["context"]), ops)
+    assert proof.to_bytes().hex() == v["proof"]
+    assert ops.draw.count == v["draws"] == 4 + 4 * len(before)  # r, r̂, ω_1..ω_4, ω̂, ω'
