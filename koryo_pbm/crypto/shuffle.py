@@ -95,7 +95,8 @@ _TAG_GENERATOR = _VERSION + b"generator\x00"
 _TAG_CONTEXT = _VERSION + b"context\x00"
 #: the statement: context, B, the joint key, the deck before and the deck after
 _TAG_STATEMENT = _VERSION + b"statement\x00"
-#: u_i = Hash((e, ẽ, c), i) [HLKD17, Alg. 4.3 and 4.6]
+#: u_i = Hash((e, ẽ, c), i) [HLKD17, Alg. 4.3 and 4.6]: the digest of (e, ẽ, c), then each u_i
+_TAG_U_TRANSCRIPT = _VERSION + b"challenges u transcript\x00"
 _TAG_U = _VERSION + b"challenge u_i\x00"
 #: c = Hash(y, t) [HLKD17, Alg. 4.3 and 4.6]
 _TAG_CHALLENGE = _VERSION + b"challenge c\x00"
@@ -152,7 +153,7 @@ def _statement(context: bytes, joint: bytes, before: Deck, after: Deck) -> bytes
 def _challenges(statement: bytes, commitment: Sequence[bytes]) -> list[bytes]:
     """``u_i ← Hash((e, ẽ, c), i)`` for ``i = 1..N`` [HLKD17, Alg. 4.3 and 4.6], the statement
     also binding ``pk`` and the context."""
-    prefix = hashlib.sha512(_TAG_U + _framed(statement) + _framed(b"".join(commitment))).digest()
+    prefix = hashlib.sha512(_TAG_U_TRANSCRIPT + _framed(statement) + _framed(b"".join(commitment))).digest()
     return [_hash_to_scalar(_TAG_U, prefix, i.to_bytes(4, "big")) for i in range(1, len(commitment) + 1)]
 
 
