@@ -2,7 +2,7 @@
 
 The Terelius–Wikström proof of a shuffle, non-interactive by Fiat–Shamir, exactly as Haenni,
 Locher, Koenig and Dubuis write it in "Pseudo-Code Algorithms for Verifiable Re-Encryption
-Mix-Nets" (Financial Cryptography 2017 workshops, LNCS 10323, pp. 370–384): Algorithm 4.3
+Mix-Nets" (Financial Cryptography 2017 workshops, Voting, LNCS 10323): Algorithm 4.3
 (GenProof), 4.4 (GenPermutationCommitment), 4.5 (GenCommitmentChain) and 4.6 (CheckProof). The
 comments below follow those algorithms line by line and name them [HLKD17, Alg. 4.x].
 
@@ -18,8 +18,8 @@ the paper (multiplicative, Z_p^*)                   here (additive, Ed25519's pr
 ``x·y``, ``x/y``, ``x^k``, ``Π x_i``                ``X + Y``, ``X − Y``, ``k·X``, ``Σ X_i``
 ``e_i = (a_i, b_i) = (m·pk^r, g^r)``                ``Ciphertext(c1, c2) = (r·B, M + r·H)``:
                                                     ``a ↔ c2``, ``b ↔ c1``
-``ẽ_i = ReEnc(e_{j_i}, r̃_i)``, ``ψ = (j_1..j_N)``  ``after[i] = before[order[i]] + (s_i·B, s_i·H)``:
-                                                    ``ψ = order``, ``r̃ = scalars``
+``ẽ_i = ReEnc(e_{j_i}, r̃_{j_i})``, ``ψ = (j_1..j_N)``  ``after[i] = before[order[i]] + (s_i·B, s_i·H)``:
+                                                    ``ψ = order``, ``r̃_{j_i} = s_i = scalars[i]``
 ``h``, ``h_1..h_N`` (independent generators)         :func:`_generators`: ``from_uniform`` of hashes
 ``Hash((e, ẽ, c), i)``, ``Hash(y, t)``               :func:`_challenges`, :func:`_challenge`
 =================================================  ==================================================
@@ -30,8 +30,8 @@ the hashes through one object (:class:`_Ops`), so that the tests run them unchan
 small group of the CHVote proof of concept's hand-worked example and get every value of its proof
 and of its check.
 
-What it proves: that the prover knows a permutation ``ψ`` and scalars ``r̃`` with ``after[i] =
-before[ψ(i)] + (r̃_i·B, r̃_i·H)`` for every ``i``; the output holds the same cards as the input,
+What it proves: that the prover knows a permutation ``ψ`` and scalars ``s_i`` with ``after[i] =
+before[ψ(i)] + (s_i·B, s_i·H)`` for every ``i``; the output holds the same cards as the input,
 none dropped, added or copied, and the proof tells nothing about ``ψ`` (zero-knowledge). It is
 sound under the discrete logarithm assumption in the group, as long as nobody knows a relation
 between ``B``, ``h`` and ``h_1..h_N``: they are points of ``from_uniform`` over domain-separated
@@ -86,7 +86,7 @@ from koryo_pbm.crypto.blind import (
 )
 from koryo_pbm.errors import FormatError
 
-__all__ = ["check_shuffle", "proof_size", "prove_shuffle", "shuffle_context"]
+__all__ = ["MAX_CARDS", "check_shuffle", "proof_size", "prove_shuffle", "shuffle_context"]
 
 _VERSION = b"koryo-pbm shuffle proof v1\x00"
 #: the independent generators h (index 0) and h_1..h_N (index i)
