@@ -20,6 +20,7 @@ from .record import (
     _guarded,
     _input_deck,
     _slot,
+    check_proofs,
 )
 
 # -- the audit at the end (verify) -------------------------------------------------------------
@@ -34,9 +35,13 @@ def start_replay(game: Game, public: Mapping[str, Any], seats: Sequence[str], de
     if not isinstance(rec, Mapping) or not isinstance(rec.get("dealers"), list) or len(rec["dealers"]) != 2:
         raise FormatError("the public part of this blind game has no blind table")
     options = rec.get("options") or None
-    return game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
-                      str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None,
-                      bots=[str(b) for b in rec.get("bots", ())], version=2 if rec.get("version") == 2 else 1)
+    st = game.start(str(rec["game_id"]), list(seats), (str(rec["dealers"][0]), str(rec["dealers"][1])),
+                    str(rec.get("signer", "")), deal_seed, first, options if isinstance(options, Mapping) else None,
+                    bots=[str(b) for b in rec.get("bots", ())], version=2 if rec.get("version") == 2 else 1)
+    # the moderator's published proofs: the replay checks them instead of making new ones
+    st.known = {str(d["id"]): str(d["proofs"][0]) for d in rec.get("decks", ())
+                if isinstance(d, Mapping) and isinstance(d.get("proofs"), list) and d["proofs"]}
+    return st
 
 
 @_guarded
@@ -63,6 +68,7 @@ def audit_decks(game: Game, public: Mapping[str, Any]) -> tuple[Any, ...]:
         for rec in st.decks:
             if len(rec["outputs"]) != len(st.dealers):
                 raise cb.BlindCheckError(f"{cb.deck_name(rec['id'])} has {len(rec['outputs'])} shuffles, not one per dealer")
+            check_proofs(st, rec)  # version 2: each dealer's proof of its shuffle
             records.append(cb.DeckRecord(rec["id"], _input_deck(st, rec["input"]),
                                          tuple(_deck(o) for o in rec["outputs"])))
         deals = [cb.Deal(cb.Slot(gid, rec["id"], pos, r), ()) for rec in st.decks
@@ -99,7 +105,8 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
     first = next((e.data.get("first") for e in events if e.kind == "blind" and "first" in e.data), None)
     played = [e for e in events if e.kind != "blind"]
     what = (f"{len(records)} deck{'s' if len(records) != 1 else ''} shuffled by {' and '.join(st.dealers)}, {len(deals)} cards dealt and "
-            f"{len(reveals)} revealed: every one recomputed from the dealers' published key shares and seeds")
+            f"{len(reveals)} revealed: every one recomputed from the dealers' published key shares and seeds"
+            + ("; every shuffle's proof checked" if st.version >= 2 else ""))
     if any(e.kind == "void" for e in played):
         return what + "; a face-down play broke the orders rule (discarded, see the rules' Blind table)"
     try:

@@ -36,10 +36,12 @@ from .record import (
     _record,
     _slot,
     carl_seed,
+    check_proof,
     co_dealer_key,
     new_co_dealer_keys,
     open_info,
     shares_info,
+    shuffle_proof,
     shuffled_deck,
 )
 
@@ -94,10 +96,11 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         if deck_id in game.rules.dealt(st.rules) or any(
                 shuffled_deck(str(e)) == deck_id for entry in log for e in entry.get("events", ())):
             raise GameError(f"{cb.deck_name(deck_id)} was dealt before: no share is given twice")
-        # the moderator's shuffle is redone on the input the co-dealer computes itself
+        # the moderator's shuffle, checked on the input the co-dealer computes itself
         mine = _input_deck(st, feed)
         if len(_deck(rec["outputs"][0])) != len(mine):
             raise GameError(f"{st.dealers[0]}'s shuffle of {cb.deck_name(deck_id)} has the wrong size")
+        check_proof(st, deck_id, st.dealers[0], mine, _deck(rec["outputs"][0]), (rec.get("proofs") or [None])[0])
         dealt = game._dealt_now(st)
         seed = carl_seed(st, secret, deck_id, mine, _deck(rec["outputs"][0]), dealt)
         output = cb.shuffle(_deck(rec["outputs"][0]), _joint(st), seed, game_id=st.game_id, deck_id=deck_id, dealer=carl)
@@ -113,7 +116,8 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         from koryo_pbm.crypto.sign import sign
 
         signature = sign(identity, _DEALT_CONTEXT, _dealt_bytes(st.game_id, deck_id, output, dealt))
-        return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)), "recipients": dealt,
+        return {"deck": deck_id, "output": _b64(cb.deck_to_bytes(output)),
+                "proof": shuffle_proof(st, deck_id, carl, _deck(rec["outputs"][0]), output, seed), "recipients": dealt,
                 "shares": sealed, "signature": _b64(signature)}
     if rd is not None and rd.kind == "give":
         return _co_give(game, st, players, identity, key, decision_id, moderator, bot_policy)

@@ -24,6 +24,7 @@ from .record import (
     _check_sealed_to,
     _dealer_keys,
     _dealer_keys_partial,
+    _deck,
     _final,
     _first_player,
     _guarded,
@@ -38,7 +39,9 @@ from .record import (
     _unb64,
     bot_seat_text,
     check_keys_signature,
+    check_proof,
     opened_text,
+    shuffle_proof,
     shuffled_text,
 )
 
@@ -155,7 +158,7 @@ class Dealing(Game):
             return {"key": raw, "seeds": {k: _unb64(v, f"seed of {k}") for k, v in order["seeds"].items()}}
         assert rd is not None
         if rd.kind == "deal":
-            keys_only("deck", "output", "recipients", "shares", "signature")
+            keys_only("deck", "output", *(("proof",) if st.version >= 2 else ()), "recipients", "shares", "signature")
             deck_id, feed = self.rules.deck_input(st.rules)
             if order["deck"] != deck_id:
                 raise IllegalOrder(f"illegal order: the dealers shuffle {cb.deck_name(deck_id)} now, not {str(order['deck'])[:40]!r}")
@@ -166,6 +169,12 @@ class Dealing(Game):
             if len(output) != len(feed):
                 raise IllegalOrder(f"illegal order: {carl}'s shuffle of {cb.deck_name(deck_id)} has {len(output)} cards, "
                                    f"not {len(feed)}")
+            if st.version >= 2:  # its proof, checked before the deck is used
+                old = _record(st, deck_id)
+                try:
+                    check_proof(st, deck_id, carl, _deck(old["outputs"][0]) if old else (), output, order["proof"])
+                except cb.BlindCheckError as exc:
+                    raise IllegalOrder(f"illegal order: {exc}") from None
             dealt = self._dealt_now(st)
             if order["recipients"] != dealt:
                 raise IllegalOrder(f"illegal order: {carl}'s list of whom {cb.deck_name(deck_id)} is dealt to is not the rules'")
@@ -334,7 +343,8 @@ class Dealing(Game):
             old = _record(new, deck_id)
             assert old is not None  # checked by _dealer_answer
             new.decks[new.decks.index(old)] = {**old, "outputs": [*old["outputs"], _b64(cb.deck_to_bytes(
-                answer["output"]))], "recipients": list(order["recipients"]), "signature": order["signature"]}
+                answer["output"]))], **({"proofs": [*old["proofs"], order["proof"]]} if st.version >= 2 else {}),
+                "recipients": list(order["recipients"]), "signature": order["signature"]}
             new.carl[deck_id] = dict(order["shares"])
             dealt = self._dealt_now(st)
             new.rules, ev = self.rules.apply(st.rules, {})
@@ -403,9 +413,17 @@ class Dealing(Game):
             if _record(st, deck_id) is None and st.secret:
                 mod = st.dealers[0]
                 deck = _input_deck(st, feed)
-                out = cb.shuffle(deck, _joint(st), _mod_seed(st, deck_id, deck), game_id=st.game_id, deck_id=deck_id,
-                                 dealer=mod)
-                st.decks = [*st.decks, {"id": deck_id, "input": list(feed), "outputs": [_b64(cb.deck_to_bytes(out))]}]
+                seed = _mod_seed(st, deck_id, deck)
+                out = cb.shuffle(deck, _joint(st), seed, game_id=st.game_id, deck_id=deck_id, dealer=mod)
+                made: dict[str, Any] = {"id": deck_id, "input": list(feed), "outputs": [_b64(cb.deck_to_bytes(out))]}
+                if st.version >= 2:  # its proof, published with its output (the replay checks the one published)
+                    proof = st.known.get(deck_id)
+                    if proof is None:
+                        proof = shuffle_proof(st, deck_id, mod, deck, out, seed)
+                    else:
+                        check_proof(st, deck_id, mod, deck, out, proof)
+                    made["proofs"] = [proof]
+                st.decks = [*st.decks, made]
         hidden = set(self._hidden_slots(st))
         st.mod = {s: v for s, v in st.mod.items() if s in hidden}
         decks = {s.rpartition(":")[0] for s in hidden}

@@ -26,6 +26,7 @@ from .record import (
     _record,
     _slot,
     _table_of,
+    check_proofs,
     open_info,
     open_note,
     shares_info,
@@ -43,8 +44,9 @@ def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: st
 @_guarded
 def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
                      identity: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """:func:`open_hand`, and the co-dealer's share of each card (what a Korsar play shows).
-    A Korsar partner's cards are opened too: each share is bound to the slot's recipient."""
+    """:func:`open_hand`, and the co-dealer's share of each card (what a play that shows its card
+    gives). A partner's cards are opened too: each share is bound to the slot's recipient. Every
+    shuffle of the decks up to the last one opened is proven first (:func:`check_proofs`)."""
     from koryo_pbm.crypto.seal import open_sealed
 
     part = private.get(PUBLIC_KEY)
@@ -52,8 +54,13 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
     if not isinstance(part, Mapping) or not isinstance(rec, Mapping) or not part.get("mod"):
         return {}, {}
     st = DealState(game_id, tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]), keys=dict(rec["keys"]),
-                   decks=list(rec["decks"]))
+                   decks=list(rec["decks"]), version=2 if rec.get("version") == 2 else 1)
     keys = _dealer_keys(st)
+    # every shuffle proven before a card of it is used (each deck's input holds the earlier decks')
+    upto = max((i for i, d in enumerate(st.decks) for s in part.get("mod", {}) if s.rpartition(":")[0] == d["id"]),
+               default=-1)
+    for d in st.decks[:upto + 1]:
+        check_proofs(st, d)
     mod, carl = st.dealers
     theirs: dict[str, str] = {}
     for deck_id, blob in part.get("carl", {}).items():

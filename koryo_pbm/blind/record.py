@@ -107,6 +107,9 @@ class DealState:
     # a pending reveal of a player's face-down cards: the player's own signed order that placed
     # them, published by the moderator (what the co-dealer checks before it gives a share)
     claim: dict[str, Any] = field(default_factory=dict)
+    # verify's replay only: the moderator's published proof of each of its shuffles, checked and
+    # kept instead of a new one (a proof draws fresh randomness: the replay must give the file)
+    known: dict[str, str] = field(default_factory=dict)
 
     @property
     def co_dealer(self) -> str:
@@ -233,6 +236,56 @@ def _joint(st: DealState) -> bytes:
     return _joint_cached(st.game_id, tuple(_dealer_keys(st)))
 
 
+def shuffle_proof(st: DealState, deck_id: str, dealer: str, before: cb.Deck, after: cb.Deck, seed: bytes) -> str:
+    """The proof (Terelius-Wikström, :mod:`koryo_pbm.crypto.shuffle`) that ``after`` is ``dealer``'s
+    shuffle of ``before`` by ``seed``, bound to the game, the deck and the dealer; base64."""
+    from koryo_pbm.crypto import shuffle as sp
+
+    order, scalars = cb.shuffle_plan(seed, st.game_id, deck_id, dealer, len(before))
+    return _b64(sp.prove_shuffle(before, after, _joint(st), order, scalars,
+                                 context=sp.shuffle_context(st.game_id, deck_id, dealer)))
+
+
+@lru_cache(maxsize=64)
+def _proof_checked(joint: bytes, game_id: str, deck_id: str, dealer: str, before: cb.Deck, after: cb.Deck,
+                   proof: str) -> None:
+    from koryo_pbm.crypto import shuffle as sp
+
+    sp.check_shuffle(before, after, joint, base64.b64decode(proof, validate=True),
+                     context=sp.shuffle_context(game_id, deck_id, dealer))
+
+
+def check_proof(st: DealState, deck_id: str, dealer: str, before: cb.Deck, after: cb.Deck, proof: Any) -> None:
+    """``BlindCheckError`` naming the dealer and the deck unless ``proof`` (base64) shows that
+    ``after`` is a permutation and re-encryption of ``before``: what the next dealer, each player's
+    tools and ``verify`` check before they use a deck (each proof once per process)."""
+    what = f"{dealer}'s shuffle of {cb.deck_name(deck_id)}"
+    if not isinstance(proof, str):
+        raise cb.BlindCheckError(f"{what} has no proof")
+    try:
+        _proof_checked(_joint(st), st.game_id, deck_id, dealer, before, after, proof)
+    except (FormatError, ValueError) as exc:
+        raise cb.BlindCheckError(f"{what}: its proof is malformed ({str(exc)[:80]})") from None
+    except cb.BlindCheckError as exc:
+        raise cb.BlindCheckError(f"{what}: {exc}") from None
+
+
+def check_proofs(st: DealState, rec: Mapping[str, Any]) -> None:
+    """Every dealer's proof of the deck record ``rec`` (version 2), from the input anyone
+    recomputes (the first deck: the public catalogue under the joint key, ``encrypt_deck``)."""
+    if st.version < 2:
+        return
+    proofs = rec.get("proofs")
+    if not isinstance(proofs, list) or len(proofs) != len(rec["outputs"]):
+        raise cb.BlindCheckError(f"{cb.deck_name(rec['id'])} has {len(rec['outputs'])} shuffles but "
+                                 f"{len(proofs) if isinstance(proofs, list) else 'no'} proofs")
+    before = _input_deck(st, rec["input"])
+    for dealer, out, proof in zip(st.dealers, rec["outputs"], proofs, strict=False):
+        after = _deck(out)
+        check_proof(st, rec["id"], dealer, before, after, proof)
+        before = after
+
+
 def _record(st: DealState, deck_id: str) -> dict[str, Any] | None:
     return next((d for d in st.decks if d["id"] == deck_id), None)
 
@@ -339,8 +392,10 @@ def bot_seat_text(seat: str, mod: str, carl: str) -> str:
 
 # -- each deck kept once: the co-dealer's kept answers refer to it by digest --------------------
 
-_OUTPUT_LINE = re.compile(r'^output = "([A-Za-z0-9+/=]{64,})"$', re.MULTILINE)
-_OUTPUT_REF = re.compile(r'^output = "sha256:([0-9a-f]{64})"$', re.MULTILINE)
+# a deck (64 bytes a card), or a shuffle's proof (at least 448 bytes: not a key's 64-byte proof)
+_OUTPUT_LINE = re.compile(r'^(output(?= = "[A-Za-z0-9+/=]{64,}"$)|proof(?= = "[A-Za-z0-9+/=]{400,}"$)) = "([A-Za-z0-9+/=]+)"$',
+                          re.MULTILINE)
+_OUTPUT_REF = re.compile(r'^(output|proof) = "sha256:([0-9a-f]{64})"$', re.MULTILINE)
 
 
 def _digest_of(text: str) -> str:
@@ -350,9 +405,10 @@ def _digest_of(text: str) -> str:
 
 
 def refer_decks(orders_text: str) -> str:
-    """The co-dealer's signed answer as the record keeps it: the deck it shuffled (``output``,
-    kept once, in the public record) replaced by the SHA-256 of its base64 text."""
-    return _OUTPUT_LINE.sub(lambda m: f'output = "sha256:{_digest_of(m[1])}"', orders_text)
+    """The co-dealer's signed answer as the record keeps it: the deck it shuffled (``output``) and
+    the proof of its shuffle (``proof``), kept once, in the public record, replaced by the SHA-256
+    of their base64 text."""
+    return _OUTPUT_LINE.sub(lambda m: f'{m[1]} = "sha256:{_digest_of(m[2])}"', orders_text)
 
 
 def expand_decks(orders_text: str, public: Mapping[str, Any]) -> str:
@@ -363,13 +419,13 @@ def expand_decks(orders_text: str, public: Mapping[str, Any]) -> str:
     rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
     decks = rec.get("decks", []) if isinstance(rec, Mapping) else []
     known = {_digest_of(o): o for d in decks if isinstance(d, Mapping)
-             for o in d.get("outputs", []) if isinstance(o, str) and o.isascii()}
+             for o in [*d.get("outputs", []), *d.get("proofs", [])] if isinstance(o, str) and o.isascii()}
 
     def back(m: re.Match[str]) -> str:
-        if m[1] not in known:
-            raise FormatError(f"the co-dealer's answer refers to a deck (sha256 {m[1][:16]}...) the public record "
-                              "does not hold")
-        return f'output = "{known[m[1]]}"'
+        if m[2] not in known:
+            raise FormatError(f"the co-dealer's answer refers to a deck or proof (sha256 {m[2][:16]}...) the public "
+                              "record does not hold")
+        return f'{m[1]} = "{known[m[2]]}"'
 
     return _OUTPUT_REF.sub(back, orders_text)
 
