@@ -7,27 +7,38 @@ the judge treat the co-dealer like an awaited player (it holds a seat of the gam
 the players', with no cards). The co-dealer's answers are envelopes like any player's.
 
 * The moderator's secrets (its ElGamal key share, the seed of each of its shuffles, the nonces
-  of its proofs) are derived from the game's committed deal seed, so its steps are computed in
-  :meth:`Dealing.apply` itself and ``verify`` replays them exactly once the seed is published.
-* The co-dealer's secrets are derived from its own private key and the game id
-  (:func:`co_dealer_secret`): it keeps no state, and ``co-deal`` works on any machine holding
-  its key. It publishes them when the game is over (the decision ``end``).
+  of its proofs) are derived from the game's committed deal seed (each shuffle seed also from
+  the digest of the deck it shuffles), so its steps are computed in :meth:`Dealing.apply`
+  itself and ``verify`` replays them exactly once the seed is published.
+* The co-dealer draws a per-game secret from the OS, sealed to itself and signed in its ``keys``
+  answer (:func:`record.co_dealer_key` recovers it from the game file on any machine holding its
+  key); its key share derives from it, each shuffle seed from it and the digests of what it
+  shuffles. It publishes its key share and seeds when the end is proven (the decision ``end``).
+* Every shuffle is proven when it is made (Terelius-Wikström, :mod:`koryo_pbm.crypto.shuffle`):
+  the next dealer, each player's tools and ``verify`` check the proofs before using a deck.
 * Decisions: ``keys`` (the co-dealer's public key share and proof); ``rN-deal`` (the moderator
   has shuffled the deck the rules put together; the co-dealer shuffles it again, and seals its
   decryption shares of the positions dealt to each player to that player); ``rN-reveal-P``
   (the co-dealer's shares of P's face-down cards at P's action turn, public: everyone opens
-  them with the moderator's); ``end`` (the co-dealer's key share and seeds).
+  them with the moderator's; given only with P's own signed order naming the slots);
+  ``end`` (the co-dealer's key share and seeds, given only once the end is proven: the
+  moderator publishes its seed, salt and every signed order first and the co-dealer replays).
 
 What each party holds: a player's sealed part has the moderator's shares of the player's own
 hidden cards and the co-dealer's, sealed by the co-dealer to the player (the moderator cannot
 open them); :func:`open_hand` checks every share and opens the cards. The moderator's part
 holds the blind rules' state (slots, never a hidden card id) and its derived secrets.
+
+The modules: :mod:`.record` (the state, keys, secrets, decks, proofs, the co-dealer's signed
+record, the public log lines), :mod:`.dealing` (:class:`Dealing`: the dealers' steps as
+decisions), :mod:`.codealer` (the co-dealer's answers and what it checks first), :mod:`.hands`
+(the cards a key opens; ``--missed bot``), :mod:`.audit` (``verify``'s audit).
 """
 
 from koryo_pbm.errors import KoryoPbmError
 
 from .audit import audit_decks, audit_game, audited_cards, start_replay
-from .codealer import CoDealt, answer, bot_policy, check_bot_seats, co_deal, co_dealer_of
+from .codealer import CoDealt, answer, bot_policy, check_bot_seats, check_claim, co_deal, co_dealer_of
 from .dealing import Dealing, claim_wanted, proves_end, with_claim
 from .hands import (
                     bot_cards,
@@ -57,9 +68,13 @@ from .record import (
                     _dealer_keys,
                     _dealt_bytes,
                     _final,
+                    _input_deck,
+                    _joint,
                     _slot,
                     _table_of,
                     bot_seat_text,
+                    check_proof,
+                    check_proofs,
                     co_dealer_secret,
                     expand_decks,
                     in_todays_words,
@@ -68,6 +83,7 @@ from .record import (
                     opened_text,
                     refer_decks,
                     shares_info,
+                    shuffle_proof,
                     shuffled_deck,
                     shuffled_text,
 )
@@ -89,6 +105,8 @@ __all__ = [
                     "_dealer_keys",
                     "_dealt_bytes",
                     "_final",
+                    "_input_deck",
+                    "_joint",
                     "_slot",
                     "_table_of",
                     "answer",
@@ -99,7 +117,10 @@ __all__ = [
                     "bot_policy",
                     "bot_seat_text",
                     "check_bot_seats",
+                    "check_claim",
                     "check_open_claim",
+                    "check_proof",
+                    "check_proofs",
                     "choose_bot",
                     "claim_wanted",
                     "co_deal",
@@ -121,6 +142,7 @@ __all__ = [
                     "request_open",
                     "revealed_shares",
                     "shares_info",
+                    "shuffle_proof",
                     "shuffled_deck",
                     "shuffled_text",
                     "start_replay",

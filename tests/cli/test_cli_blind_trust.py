@@ -1,0 +1,172 @@
+"""Trust, round four (issue 29): nobody cheats a blind table during the game. Each attack of the
+issue, tried as the attacker would (a moderator with its key and the code, a co-dealer running
+modified software), is refused when it is made: the fake end, the copied ciphertexts, the
+stacked hand, two inputs under one deck id, the first-player grind."""
+
+from __future__ import annotations
+
+import base64
+import os
+
+import pytest
+from test_cli_blind import _blind2, _carl_sends
+from test_cli_bymail import make_keys
+
+from koryo_pbm import blind, match
+from koryo_pbm.crypto import blind as cb
+from koryo_pbm.store import gamefile, inbox
+from koryo_pbm.store.keyring import find_identity
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _identity(cli, name):
+    os.environ["KORYO_PBM_HOME"] = str(cli.home)
+    return find_identity(name)
+
+
+@pytest.mark.parametrize("published", [False, True], ids=["nothing-published", "real-seed-and-orders"])
+def test_a_fake_end_signed_by_the_moderator_releases_nothing(cli, published):
+    """The moderator signs a next version of the real file whose public rules state says the game
+    is over, while cards are in hands; with its seed, salt and every real order published, or not.
+    The co-dealer refuses in one line naming what did not check and sends nothing (before issue
+    29 it answered with its key share, and the moderator opened every card with both)."""
+    from koryo_pbm_games.koryo.state import OVER
+
+    _blind2(cli, "g")
+    cli.ok("co-deal", "g", "--as", "carl")
+    cli.ok("resolve", "g", "--as", "mod")  # dealt: r1-orders waits for the players
+    mod = _identity(cli, "mod")
+    path = cli.cwd / "g" / "game.toml"
+    doc = gamefile.read_game(path)
+    assert doc.decision["id"] == "r1-orders"
+    game = match.game_of(doc)
+    rules = game.rules.load_state(doc.public["rules"])
+    rules.k.phase = OVER  # "the game is over"
+    assert game.rules.pending(rules) is None
+    fake = doc.replace(version=doc.version + 1, public={**doc.public, "rules": game.rules.dump_state(rules)},
+                       decision={**doc.decision, "id": "end", "waiting_for": ["carl"], "received": []})
+    if published:  # the moderator's real seed, salt and every signed order so far
+        from koryo_pbm.match.resolution import publish_orders
+
+        mv = match.open_moderator(doc, mod)
+        fake = fake.replace(seed=mv.secrets.seed, salt=mv.secrets.salt,
+                            replay={**mv.secrets.setup, "orders": publish_orders(mv, mv.secrets.played)})
+    gamefile.write_game(path, fake, mod)
+    r = cli("co-deal", "g", "--as", "carl")
+    assert r.code != 0 and "Traceback" not in r.err and r.err.count("\n") == 1, r.err
+    assert f"the end of game {doc.game_id} is not proven" in r.err
+    if published:
+        assert "the replayed game waits for r1-orders, not for end" in r.err
+    else:
+        assert "has not published its seed, salt and every signed order" in r.err
+    assert not inbox.inbox_dir(cli.cwd / "g").is_dir() or not inbox.list_inbox(cli.cwd / "g")  # nothing released
+
+
+@pytest.mark.parametrize("cheat", ["copied", "stacked"])
+def test_a_cheating_last_shuffle_is_caught_by_its_proof_at_the_shuffle(cli, cheat):
+    """The co-dealer (the last shuffler, modified software) puts re-randomised copies of alice's
+    ciphertexts into dave's slots (dave would hold alice's hand, every share checking), or fresh
+    encryptions of one card into alice's slots (a stacked hand). Its proof of the shuffle does not
+    check: the moderator refuses the answer at once, nothing counted (before issue 29 it was
+    counted, and only an end-of-game audit could catch it)."""
+    lines = make_keys(cli, ["alice", "dave", "carl"])
+    cli.ok("new", "g", "--as", "mod", "--blind", "--co-dealer", f"carl={lines['carl']}",
+           "--player", f"alice={lines['alice']}", "--player", f"dave={lines['dave']}")
+    cli.ok("co-deal", "g", "--as", "carl")
+    cli.ok("resolve", "g", "--as", "mod")
+    doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+    game = match.game_of(doc)
+    dealt = game._dealt_now(game.from_view(doc.public, {}, "carl"))
+    alice = [i for i, r in enumerate(dealt) if r == "alice"]
+    dave = [i for i, r in enumerate(dealt) if r == "dave"]
+    card = doc.public["blind"]["decks"][0]["input"][0]
+    real = cb.shuffle
+
+    def cheating(deck, joint, seed, *, game_id, deck_id, dealer):
+        out = list(real(deck, joint, seed, game_id=game_id, deck_id=deck_id, dealer=dealer))
+        if dealer != "carl":
+            return tuple(out)
+        for i, j in zip(dave if cheat == "copied" else alice, alice, strict=False):
+            r = cb.KeyShare.generate().secret
+            if cheat == "copied":  # alice's card j, under fresh randomness, at dave's position i
+                out[i] = cb.Ciphertext(cb._add(out[j].c1, cb._base(r)), cb._add(out[j].c2, cb._mul(r, joint)))
+            else:  # a fresh encryption of one card
+                out[i] = cb.Ciphertext(cb._base(r), cb._add(cb.card_point(card), cb._mul(r, joint)))
+        return tuple(out)
+
+    from unittest import mock
+
+    with mock.patch.object(cb, "shuffle", cheating):
+        before = _carl_sends(cli, "g", lambda honest, doc, carl: honest)
+    r = cli("resolve", "g", "--as", "mod", "--json")
+    assert r.code != 0, r.out
+    reason = r.json["envelopes"][0]["reason"]
+    assert "carl's shuffle of deck round-1: the shuffle proof does not check" in reason and "\n" not in reason
+    assert (cli.cwd / "g" / "game.toml").read_bytes() == before  # nothing counted, the game waits
+
+
+def test_two_inputs_under_one_deck_id_give_the_co_dealers_permutation_nothing(cli):
+    """A moderator forks its file at the deal and asks the co-dealer (with no records, as `co-deal`
+    on another machine) to shuffle deck round-1 twice, on two proven shuffles of its own whose
+    randomness it knows. Before issue 29 both answers used one permutation and one set of scalars,
+    and the difference of their first components, matched against the moderator's own
+    differences, gave away where every card went; now the seeds differ and nothing matches."""
+    _blind2(cli, "g")
+    carl = _identity(cli, "carl")
+    doc = gamefile.read_game(cli.cwd / "g" / "game.toml")
+    game = match.game_of(doc)
+    st = game.from_view(doc.public, {}, "carl")
+    record = doc.public["blind"]["decks"][0]
+    source = blind._input_deck(st, record["input"])
+    joint = blind._joint(st)
+    players = {n: k for n, k in doc.players.items() if n != "carl"}
+
+    def fork(seed: bytes):
+        _, scalars = cb.shuffle_plan(seed, doc.game_id, "round-1", "mod", len(source))
+        out = cb.shuffle(source, joint, seed, game_id=doc.game_id, deck_id="round-1", dealer="mod")
+        mine = {**record, "outputs": [_b64(cb.deck_to_bytes(out))]}
+        if "proofs" in record:  # the proof the moderator makes of its forked shuffle: it checks
+            mine["proofs"] = [blind.record.shuffle_proof(st, "round-1", "mod", source, out, seed)]
+        public = {**doc.public, "blind": {**doc.public["blind"], "decks": [mine]}}
+        body = blind.co_deal(game, public, players, carl, "r1-deal", doc.log, moderator=doc.moderator)
+        return scalars, cb.deck_from_bytes(base64.b64decode(body["output"]))
+
+    a1, y1 = fork(os.urandom(32))
+    a2, y2 = fork(os.urandom(32))
+    from nacl import bindings
+
+    differences = {cb._base(bindings.crypto_core_ed25519_scalar_sub(a2[k], a1[k])) for k in range(len(source))}
+    given_away = sum(1 for i in range(len(source)) if cb._sub(y2[i].c1, y1[i].c1) in differences)
+    assert given_away == 0  # before issue 29: all 55
+
+
+def test_the_co_dealer_cannot_choose_the_first_player(cli):
+    """A co-dealer grinding its key share (12 key answers, each with a fresh secret sealed to
+    itself and signed, as a modified co-dealer could send) gets one first player: it is fixed by
+    the moderator's committed key share before the co-dealer's exists (before issue 29 a hash of
+    both shares: with 4 players, the co-dealer could pick among all 4)."""
+    from koryo_pbm.crypto.seal import seal
+    from koryo_pbm.crypto.sign import sign
+
+    make_keys(cli, ["carl"])
+    carl = _identity(cli, "carl")
+    from koryo_pbm.engine.registry import find_game
+
+    game = blind.Dealing(find_game("koryo"))
+    st = game.start("grind", ["alice", "bob", "carol", "dave"], ("mod", "carl"), carl.public.line(), "s" * 64)
+    firsts = set()
+    for _ in range(12):
+        pub = cb.publish_key("grind", "carl", cb.KeyShare.generate())
+        answer = {"point": _b64(pub.public), "proof": _b64(pub.proof)}
+        if getattr(st, "version", 1) >= 2:
+            from koryo_pbm.blind.record import keys_bytes, own_info
+
+            answer["sealed"] = _b64(seal(carl.public, os.urandom(32), own_info("grind", "carl")))
+            answer["signature"] = _b64(sign(carl, "koryo-pbm blind keys v1", keys_bytes(
+                "grind", "carl", answer["point"], answer["proof"], answer["sealed"])))
+        _, events = game.apply(st, {"carl": answer})
+        firsts.add(next(e.data["first"] for e in events if "first" in e.data))
+    assert len(firsts) == 1, firsts
