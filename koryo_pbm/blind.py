@@ -1124,7 +1124,7 @@ def answer(doc: Any, folder: Any, identity: Any, *, submitted: str) -> CoDealt:
     from koryo_pbm.errors import NotForYou
     from koryo_pbm.match import canonical_orders, check_own_order, game_of
     from koryo_pbm.store import inbox
-    from koryo_pbm.store.gamefile import head
+    from koryo_pbm.store.gamelog import head
 
     carl = co_dealer_of(doc)
     if doc.players[carl] != identity.public:

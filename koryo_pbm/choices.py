@@ -77,12 +77,12 @@ def _written(json_text: str) -> int:
 
 
 def _json(value: Any) -> str:
-    """``value`` as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`): a text (the
+    """``value`` as compact JSON (:func:`~koryo_pbm.store.gameparts.compact_json`): a text (the
     common case, a few thousand times a menu) as that encoder writes one
     (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
     if type(value) is str:
         return encode_basestring(value)
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     return compact_json(value)
 
@@ -95,7 +95,7 @@ def room(game: Game, kind: str) -> int:
 
 def encode_menu(menu: Mapping[str, Any]) -> str:
     """``menu`` as it is sealed: compact JSON, raw DEFLATE (level 9), base64."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     return _squeezed(compact_json(menu))
 
@@ -117,7 +117,7 @@ def _completed(menu_json: str, view_text: str, picture: Mapping[str, Any] | None
 
 def _tail(view_text: str, picture: Mapping[str, Any] | None) -> str:
     """What :func:`_completed` puts in place of a menu's closing brace."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     tail = ',"view":' + compact_json(view_text)
     if picture is not None:
@@ -346,7 +346,7 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
     their menu (cut to :data:`VIEW_LIMIT`). ``pictures``: each player's picture (``{"title",
     "scene"}``), put into their menu while it fits. ``only``: these players alone (default: all the
     decision waits for)."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     decision = game.pending(state)
     if decision is None:

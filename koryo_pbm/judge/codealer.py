@@ -90,7 +90,7 @@ def _game_attachment(data: bytes) -> bytes | None:
     import email
     import email.policy
 
-    from koryo_pbm.store.gamefile import MAX_GAME_FILE
+    from koryo_pbm.store.gamedoc import MAX_GAME_FILE
 
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)

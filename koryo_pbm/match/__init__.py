@@ -4,7 +4,7 @@ A *game folder* holds ``game.toml`` (one signed file with the public state, each
 sealed part and the moderator's sealed secrets), ``inbox/`` where envelopes arrive, and
 ``archive/`` where processed envelopes are kept. This module knows no particular game and no
 command line: it turns a :class:`~koryo_pbm.engine.contract.Game` state into a
-:class:`~koryo_pbm.store.gamefile.GameDoc` and back, and it implements the moderator's resolve
+:class:`~koryo_pbm.store.gamedoc.GameDoc` and back, and it implements the moderator's resolve
 and the player's view. Its modules, each named for what it holds:
 
     orders      orders files: parsing, the canonical text ``submit`` seals, reading files
@@ -46,7 +46,7 @@ that opens a new decision is written, from the ``now`` the caller passes (never 
 this module's own, never one in the rules). Bots play here too (:func:`resolve`): bot seats and
 abandoned seats as soon as everyone else is in, missed orders once the deadline and its grace
 period have passed, each from that player's view only.
-Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
+Envelopes name the head of the history they answer (``gamelog.head``); resolve counts only
 answers to this game's history at the pending decision.
 
 The deal: a game created without a seed or a position begins with the join decision (see

@@ -13,8 +13,8 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
 from koryo_pbm.match.orders import parse_orders
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamedoc, gamefile, gameparts
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import Value
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     game = game_of(doc)
     from koryo_pbm.match.creation import Secrets
 
-    secret = gamefile.open_part(doc, gamefile.MODERATOR_PART, identity)
+    secret = gameparts.open_part(doc, gamedoc.MODERATOR_PART, identity)
     try:
         seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
         orders = secret.get("orders", {})
@@ -142,7 +142,7 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
     """The player's seat and private part (without the menu of their choices, which only the
     player page reads: :func:`open_menu`)."""
     name = player_name(doc, identity)
-    private = gamefile.open_part(doc, name, identity)
+    private = gameparts.open_part(doc, name, identity)
     private.pop(MENU_KEY, None)
     if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
         from koryo_pbm import blind
@@ -160,7 +160,7 @@ def open_menu(doc: GameDoc, identity: Identity) -> dict[str, Any] | None:
     from koryo_pbm import choices
 
     name = player_name(doc, identity)
-    return choices.decode_menu(gamefile.open_part(doc, name, identity).get(choices.MENU_KEY))
+    return choices.decode_menu(gameparts.open_part(doc, name, identity).get(choices.MENU_KEY))
 
 
 def engine_view(doc: GameDoc) -> dict[str, Any]:
