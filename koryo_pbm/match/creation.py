@@ -1,5 +1,5 @@
 """A new match, and how every version of it is written: the first document (:func:`create`),
-the moderator's sealed secrets (:class:`Secrets`, :func:`_secret`) and the filling of a version
+the moderator's sealed secrets (:func:`_secret`, from :class:`~koryo_pbm.match.views.Secrets`) and the filling of a version
 from a state (:func:`_fill`: the decision and its deadline, the public state, every sealed part,
 the moderator's part padded so its size tells nothing)."""
 
@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm import choices, deadlines
 from koryo_pbm.address import MAX_ADDRESS
@@ -18,7 +18,10 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamedoc, gameparts
 from koryo_pbm.store.gamedoc import GameDoc
-from koryo_pbm.values import Value, keep
+from koryo_pbm.values import keep
+
+if TYPE_CHECKING:
+    from koryo_pbm.match.views import Secrets
 
 MODERATOR_PART = "moderator"
 RESERVED_NAMES = frozenset({MODERATOR_PART})
@@ -151,6 +154,8 @@ def create(
         service=policy.to_table() or None,
         deal=deal,
     )
+    from koryo_pbm.match.views import Secrets
+
     _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails), now=now)
     return doc, state
 
@@ -222,24 +227,6 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
             raise SetupError(f"{name!r} has an address but is not a player (the players are {', '.join(seats)})")
         check_address(address, who=f"{name}'s address")
     return dict(emails)
-
-
-class Secrets(Value):
-    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
-    every order accepted so far (all published when the game is over)."""
-
-    _fields = ("seed", "salt", "setup", "played")
-    seed: str
-    salt: str
-    setup: dict[str, Any]
-    played: list[dict[str, Any]]
-
-    def __init__(self, seed: str, salt: str, setup: dict[str, Any] | None = None,
-                 played: list[dict[str, Any]] | None = None) -> None:
-        self.seed = seed
-        self.salt = salt
-        self.setup = {} if setup is None else setup
-        self.played = [] if played is None else played
 
 
 def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],
@@ -371,7 +358,7 @@ class _Filled:
             return None
         del self.filled[doc.game_id]
         self.size -= kept[5]
-        from koryo_pbm.match.views import ModeratorView, game_of
+        from koryo_pbm.match.views import ModeratorView, Secrets, game_of
 
         _, _, _, state, secret, _ = kept
         # the small tables as the part's JSON gives them (fresh, and lists where tuples were)

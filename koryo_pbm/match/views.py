@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
@@ -17,11 +17,26 @@ from koryo_pbm.store import gamedoc, gamefile, gameparts
 from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import Value
 
-if TYPE_CHECKING:
-    from koryo_pbm.match.creation import Secrets
-
 # choices (the menus), creation (the moderator's secrets) and fair (a joined game's join step) are
 # imported where they are used: verify opens no menu and no secret, a dealt game has no join.
+
+
+class Secrets(Value):
+    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
+    every order accepted so far (all published when the game is over)."""
+
+    _fields = ("seed", "salt", "setup", "played")
+    seed: str
+    salt: str
+    setup: dict[str, Any]
+    played: list[dict[str, Any]]
+
+    def __init__(self, seed: str, salt: str, setup: dict[str, Any] | None = None,
+                 played: list[dict[str, Any]] | None = None) -> None:
+        self.seed = seed
+        self.salt = salt
+        self.setup = {} if setup is None else setup
+        self.played = [] if played is None else played
 
 
 class ModeratorView(Value):
@@ -83,8 +98,6 @@ def require_moderator(doc: GameDoc, identity: Identity) -> None:
 def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     require_moderator(doc, identity)
     game = game_of(doc)
-    from koryo_pbm.match.creation import Secrets
-
     secret = gameparts.open_part(doc, gamedoc.MODERATOR_PART, identity)
     try:
         seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
