@@ -159,7 +159,7 @@ class _Builder:
 
     def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
                  hint: Mapping[str, Any] | None, fresh: bool) -> None:
-        from koryo_pbm.match import canonical_orders
+        from koryo_pbm.match.orders import canonical_orders
 
         self.canonical = canonical_orders  # imported once, not for each order
         # Game.menu_answers, optional (a game object of another kind may not have it)
