@@ -341,7 +341,7 @@ def make_envelope(
     nonce: str | None = None,
 ) -> Envelope:
     """Sign ``orders_text`` as ``identity`` and seal it, padded, to ``moderator``; ``answers``
-    is the head of the game's history in the file the player answered (``gamefile.head``)."""
+    is the head of the game's history in the file the player answered (``koryo_pbm.store.gamelog.head``)."""
     from koryo_pbm.crypto.seal import seal
 
     header = {
