@@ -31,7 +31,7 @@ from koryo_pbm.crypto.keys import PublicIdentity, load_identity
 from koryo_pbm.store import gamefile as G
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vectors"))
-import make_ed25519_strict as ed  # noqa: E402
+import make_ed25519_strict as ed
 
 NAMES = ("alice", "bob")
 
