@@ -18,8 +18,9 @@ twenty times::
      "nodes": [{"q": "<question>", "d": <index of the suggested option; absent: none>,
                 "o": [{"l": "<label>", "n": <node index>} | {"l": "<label>", "t": <order index>}]}],
      "orders": ["<canonical orders text>", ...],
-     "fresh": "contribution",                 # only for the join: the page replaces the 64 zeros
-                                              #   of this key with 32 fresh random bytes (hex)
+     "fresh": "contribution",                 # only for the join, for pages of before: the page of
+                                              #   today ignores the join's menu and writes the join
+                                              #   itself (its own random bytes, the seed commitment)
      "complete": true | false,                # false: some rare long turns were left out (fit)
      "view": "<the table as the player sees it, as text (game.render)>",
      "picture": {"title": "<the game's title>", "scene": <the scene of game.picture(view)>}}
