@@ -38,7 +38,7 @@ decisions), :mod:`.codealer` (the co-dealer's answers and what it checks first),
 from koryo_pbm.errors import KoryoPbmError
 
 from .audit import audit_decks, audit_game, audited_cards, start_replay
-from .codealer import CoDealt, answer, bot_policy, check_bot_seats, check_claim, co_deal, co_dealer_of
+from .codealer import CoDealt, bot_policy, check_bot_seats, check_claim, co_deal, co_dealer_of
 from .dealing import Dealing, claim_wanted, proves_end, with_claim
 from .hands import (
                     bot_cards,
@@ -109,8 +109,7 @@ __all__ = [
                     "_joint",
                     "_slot",
                     "_table_of",
-                    "answer",
-                    "audit_decks",
+                                    "audit_decks",
                     "audit_game",
                     "audited_cards",
                     "bot_cards",

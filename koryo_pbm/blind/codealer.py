@@ -1,12 +1,12 @@
 """The co-dealer: its answer to each decision that waits for it (:func:`co_deal`), computed from
-the signed game file and checked against what it can check itself, and its signed envelope
-for a game file (:func:`answer`, what ``co-deal`` and ``serve --as`` the co-dealer send)."""
+the signed game file and checked against what it can check itself (its signed envelope for a
+game file: :func:`koryo_pbm.match.codealer.answer`)."""
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,51 +207,6 @@ def co_dealer_of(doc: Any) -> str:
     return str(dealers[1])
 
 
-@_guarded
-def answer(doc: Any, folder: Any, identity: Any, *, submitted: str, end_check: Callable[[Any], None]) -> CoDealt:
-    """The co-dealer's signed envelope (sealed to the moderator) for the pending decision of the
-    game file ``doc`` whose folder is ``folder``, or why there is nothing to do: the game does
-    not wait for it, or its answer is in the inbox or received already (answering twice would
-    count nothing more). ``NotForYou`` for a key that is not the co-dealer's. ``end_check``:
-    :func:`koryo_pbm.verify.check_end`, run on ``doc`` before the co-dealer opens cards because
-    the game is over (passed in: ``verify`` reads this package, not the other way round)."""
-    from koryo_pbm.crypto.envelope import make_envelope
-    from koryo_pbm.errors import NotForYou
-    from koryo_pbm.match import canonical_orders, check_own_order, game_of
-    from koryo_pbm.store import inbox
-    from koryo_pbm.store.gamefile import head
-
-    carl = co_dealer_of(doc)
-    if doc.players[carl] != identity.public:
-        raise NotForYou(f"key {identity.name!r} is not the co-dealer of game {doc.game_id} (the co-dealer is {carl})")
-    decision = doc.decision
-    if decision is None or decision.get("waiting_for") != [carl]:
-        waits = "nobody (the game is over)" if decision is None else ", ".join(decision.get("waiting_for", []))
-        return CoDealt(carl, None, why=f"game {doc.game_id} waits for {waits}")
-    if carl in decision.get("received", []):
-        return CoDealt(carl, None, why=f"the moderator has received {carl}'s answer to {decision['id']}")
-    for item in inbox.list_inbox(folder) if inbox.inbox_dir(folder).is_dir() else ():
-        env = item.envelope
-        if not isinstance(env, Exception) and env.player == carl and env.decision == decision["id"] \
-                and env.game_id == doc.game_id:
-            return CoDealt(carl, None, why=f"{carl}'s answer to {decision['id']} is in the inbox already")
-    game = game_of(doc)
-    from datetime import datetime
-
-    now = datetime.fromisoformat(submitted.replace("Z", "+00:00"))  # the co-dealer's clock
-    ending = proves_end(game, game.from_view(doc.public, {}, carl))
-    if ending:
-        end_check(doc)  # GameError: the end is not proven, nothing is released
-    body = co_deal(game, doc.public, {n: k for n, k in doc.players.items() if n != carl}, identity,
-                   decision["id"], doc.log, moderator=doc.moderator, bot_policy=bot_policy(doc),
-                   service=doc.service, now=now, end_proven=ending)
-    text = canonical_orders(doc.game_id, decision["id"], body)
-    check_own_order(doc, game, carl, {}, text, source=f"{carl}'s answer to {decision['id']}")
-    envelope = make_envelope(identity, doc.moderator, game_id=doc.game_id, decision=decision["id"],
-                             answers=head(doc), player=carl, orders_text=text, submitted=submitted)
-    return CoDealt(carl, decision["id"], envelope)
-
-
 def bot_policy(doc: Any) -> list[str]:
     """The bot seats the file's public policy (``[service]``) names."""
     from koryo_pbm import deadlines
@@ -328,7 +283,7 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
     of one: the log says so) need none. ``GameError``
     in one line naming what does not check; nothing is given."""
     from koryo_pbm.crypto.envelope import check_inner, signed_header
-    from koryo_pbm.match import parse_orders
+    from koryo_pbm.match.orders import parse_orders
 
     placing = getattr(game.rules, "placing", None)
     if player in st.bots or placing is None or set(slots) <= set(_opened_slots(st, player)):

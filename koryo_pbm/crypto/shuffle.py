@@ -18,8 +18,11 @@ the paper (multiplicative, Z_p^*)                   here (additive, Ed25519's pr
 ``x·y``, ``x/y``, ``x^k``, ``Π x_i``                ``X + Y``, ``X − Y``, ``k·X``, ``Σ X_i``
 ``e_i = (a_i, b_i) = (m·pk^r, g^r)``                ``Ciphertext(c1, c2) = (r·B, M + r·H)``:
                                                     ``a ↔ c2``, ``b ↔ c1``
-``ẽ_i = ReEnc(e_{j_i}, r̃_{j_i})``, ``ψ = (j_1..j_N)``  ``after[i] = before[order[i]] + (s_i·B, s_i·H)``:
-                                                    ``ψ = order``, ``r̃_{j_i} = s_i = scalars[i]``
+the shuffled list ``e′`` and its randomness ``r′``  ``after`` and ``scalars``, written ``ẽ`` and ``r̃``
+(GenProof(e, e′, r′, ψ, pk)), ``ψ = (j_1..j_N)``    below (``r'`` is the scalar Σ of Alg. 4.3):
+                                                    ``after[i] = before[order[i]] + (s_i·B, s_i·H)``,
+                                                    ``ψ = order``, ``s_i = scalars[i]`` re-encrypts
+                                                    input ``j_i`` into output ``i``
 ``h``, ``h_1..h_N`` (independent generators)         :func:`_generators`: ``from_uniform`` of hashes
 ``Hash((e, ẽ, c), i)``, ``Hash(y, t)``               :func:`_challenges`, :func:`_challenge`
 =================================================  ==================================================
@@ -343,9 +346,9 @@ def prove_shuffle(before: Deck, after: Deck, joint: bytes, order: Sequence[int],
 
 def _gen_proof(e: Deck, e_tilde: Deck, pk: bytes, psi: Sequence[int], r_tilde: Sequence[bytes],
                context: bytes, g: _Ops = _ED25519) -> _Proof:
-    """[HLKD17, Alg. 4.3] GenProof(e, ẽ, r̃, ψ, pk), line by line. The paper indexes the
-    re-encryption's randomness by input (``r̃_{j_i}`` re-encrypts ``e_{j_i}`` into ``ẽ_i``); here
-    ``r_tilde[i]`` is that of output ``i`` (``blind.shuffle_plan``'s order), ``r̃_{j_i}``."""
+    """[HLKD17, Alg. 4.3] GenProof(e, e′, r′, ψ, pk), line by line, with ``ẽ = e′`` and ``r̃ =
+    r′`` (the module's docstring). ``r_tilde[i]`` re-encrypts input ``j_i`` into output ``i``
+    (``blind.shuffle_plan``'s order); the weighted sum ``r'`` gives each the ``u`` of its input."""
     n = len(e)
     gens = g.generators(n)  # h ← GetGenerators(N)
     h, hs = gens[0], gens[1:]
@@ -361,7 +364,7 @@ def _gen_proof(e: Deck, e_tilde: Deck, pk: bytes, psi: Sequence[int], r_tilde: S
         v[i] = g.smul(u_tilde[i + 1], v[i + 1])
     r_hat_sum = g.scalar_dot(r_hat, v)  # r̂ ← Σ r̂_i v_i
     r_til = g.scalar_dot(r, u)  # r̃ ← Σ r_i u_i (the permutation commitment's randomness)
-    r_prime = g.scalar_dot(r_tilde, u_tilde)  # r' ← Σ_j r̃_j u_j, by output: Σ_i r̃_{j_i} u_{j_i}
+    r_prime = g.scalar_dot(r_tilde, u_tilde)  # r' ← Σ (randomness of input j)·u_j = Σ_i r̃_i ũ_i
 
     w1, w2, w3, w4 = (g.random_scalar() for _ in range(4))  # ω_1, ω_2, ω_3, ω_4 ∈_R Z_q
     w_hat: list[bytes] = []
