@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -64,31 +65,49 @@ def main() -> None:
     from koryo_pbm.cli.demo import run_demo
 
     print("Whole games (demo bots; finished game file, co-dealer messages; the file at every version in play):")
-    for n in (3, 4):
+    for name, n, teams in (("koryo", 3, False), ("koryo", 4, False), ("korsar", 4, True)):
         with tempfile.TemporaryDirectory() as tmp:
             with _versions() as in_play_b:
-                blind_sum = run_demo("koryo", n, f"bench{n}", Path(tmp) / "b", blind=True, echo=lambda *a, **k: None)
+                blind_sum = run_demo(name, n, f"bench{n}", Path(tmp) / "b", blind=True, teams=teams,
+                                     echo=lambda *a, **k: None)
             with _versions() as in_play_o:
-                run_demo("koryo", n, f"bench{n}", Path(tmp) / "o", echo=lambda *a, **k: None)
+                run_demo(name, n, f"bench{n}", Path(tmp) / "o", teams=teams, echo=lambda *a, **k: None)
             size_b = (Path(tmp) / "b" / "game.toml").stat().st_size
             size_o = (Path(tmp) / "o" / "game.toml").stat().st_size
+            proofs = _proof_bytes((Path(tmp) / "b" / "game.toml").read_text())
             co = sum(1 for _ in (Path(tmp) / "b" / "archive").rglob("*co-dealer*"))
-            print(f"  {n} players: blind {size_b:7d} bytes, open {size_o:6d} bytes ({size_b / size_o:4.1f}x); "
+            print(f"  {name} {n} players: blind {size_b:7d} bytes, open {size_o:6d} bytes ({size_b / size_o:4.1f}x); "
                   f"{co} co-dealer messages over {blind_sum['decisions']} decisions; none between players")
-            for what, sizes in (("blind", in_play_b[:-1]), ("open", in_play_o[:-1])):
+            print(f"    the shuffles' proofs in the finished blind file: {proofs} bytes "
+                  f"({proofs / size_b:.0%} of it; without them {size_b - proofs} bytes)")
+            for what, sizes in (("blind", [s for s, _ in in_play_b[:-1]]), ("open", [s for s, _ in in_play_o[:-1]])):
                 print(f"    in play, {what:<5}: mean {statistics.mean(sizes) / 1000:5.0f} kB, "
                       f"max {max(sizes) / 1000:5.0f} kB over {len(sizes)} versions")
+            held = [p for _, p in in_play_b[:-1]]
+            print(f"    in play, the proofs in the blind file: mean {statistics.mean(held) / 1000:5.0f} kB, "
+                  f"max {max(held) / 1000:5.0f} kB")
+
+
+_PROOFS = re.compile(r"^proofs = \[([^\]]*)\]", re.MULTILINE)
+
+
+def _proof_bytes(text: str) -> int:
+    """The bytes of the shuffles' proofs (``proofs = [...]`` of each deck) in a game file's text."""
+    return sum(len(m[1]) + len("proofs = []") for m in _PROOFS.finditer(text))
 
 
 @contextlib.contextmanager
 def _versions():
-    """The size of every game.toml written meanwhile (atomic writes end in ``os.replace``)."""
-    sizes: list[int] = []
+    """The size of every game.toml written meanwhile (atomic writes end in ``os.replace``), and
+    the bytes of the proofs of shuffles in it."""
+    sizes: list[tuple[int, int]] = []
     real = os.replace
 
     def replace(src, dst, *args, **kwargs):
         if str(dst).endswith("game.toml"):
-            sizes.append(os.path.getsize(src))
+            with open(src, encoding="utf-8") as f:
+                text = f.read()
+            sizes.append((os.path.getsize(src), _proof_bytes(text)))
         return real(src, dst, *args, **kwargs)
 
     os.replace = replace

@@ -161,8 +161,9 @@ def check_keys_signature(st: DealState, rec: Mapping[str, Any]) -> None:
     from koryo_pbm.crypto.sign import verify
 
     carl = st.co_dealer
-    fields = [rec.get(k) for k in ("point", "proof", "sealed", "signature")]
-    if not all(isinstance(f, str) for f in fields):
+    got = [rec.get(k) for k in ("point", "proof", "sealed", "signature")]
+    fields = [f for f in got if isinstance(f, str)]
+    if len(fields) != len(got):
         raise FormatError(f"{carl}'s key record lacks its sealed secret or its signature")
     verify(PublicIdentity.parse(st.signer), _KEYS_CONTEXT, keys_bytes(st.game_id, carl, *fields[:3]),
            base64.b64decode(fields[3]), what=f"{carl}'s signature of its key share in game {st.game_id}")
