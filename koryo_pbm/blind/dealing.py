@@ -223,7 +223,7 @@ class Dealing(Game):
             raise GameError("no card is to be revealed now")
         return d.players[0] if d.players else ""
 
-    # -- what Korsar's blind rules add: draws given one by one, partners, cards claimed when played
+    # -- what some blind rules add: draws given one by one, partners, cards claimed when played
 
     def _recipient(self, st: DealState, slot: str) -> str:
         """Whom ``slot`` was dealt to, by the public rules."""
@@ -234,14 +234,16 @@ class Dealing(Game):
         return who[int(pos)]
 
     def _viewers(self, st: DealState, player: str) -> tuple[str, ...]:
-        """Who sees ``player``'s cards (a Korsar partner too): the co-dealer seals shares to each."""
+        """Who sees ``player``'s cards (a team partner too, in rules that say so): the co-dealer seals
+        shares to each."""
         viewers = getattr(self.rules, "viewers", None)
         return tuple(viewers(st.rules, player)) if viewers is not None else (player,)
 
     def _claimed(self, st: DealState, player: str, order: Order) -> list[dict[str, Any]]:
-        """The cards a player's order shows (Korsar's plays), each checked at once: the co-dealer's
-        share given in the order and the moderator's (its own, or the player's copy) must open the
-        slot to the card claimed. Returns the reveals to publish (both shares)."""
+        """The cards a player's order shows (rules whose plays name a hidden card), each checked at
+        once: the co-dealer's share given in the order and the moderator's (its own, or the
+        player's copy) must open the slot to the card claimed. Returns the reveals to publish
+        (both shares)."""
         claims = getattr(self.rules, "claims", None)
         if claims is None:
             return []
@@ -433,7 +435,7 @@ class Dealing(Game):
 
     def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
         hidden = getattr(self.rules, "hidden", None)
-        if hidden is not None:  # Korsar's: a partner's slots are seen too
+        if hidden is not None:  # rules that say which slots each player sees (a partner's too)
             return list(hidden(st.rules, player)) if st.rules is not None else []
         data = self.rules.dump_state(st.rules) if st.rules is not None else {}
         seats = list(st.seats)
@@ -462,7 +464,8 @@ class Dealing(Game):
 
     @staticmethod
     def _with_share(state: DealState, order: dict[str, Any]) -> dict[str, Any]:
-        """A Korsar play with the co-dealer's share of its slot, from the player's opened hand."""
+        """A play that shows its card, with the co-dealer's share of its slot, from the player's
+        opened hand."""
         slot = order.get("slot")
         if isinstance(slot, str) and slot in state.shares:
             return {**order, "share": state.shares[slot]}
@@ -631,7 +634,7 @@ class Dealing(Game):
         if d is None or d.kind == DEAL or chooser is None:
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
-        return self._with_share(state, order)  # a Korsar play: the co-dealer's share opened for the seat
+        return self._with_share(state, order)  # a play showing its card: the co-dealer's share opened for the seat
 
 
 def proves_end(game: Game, state: Any) -> bool:

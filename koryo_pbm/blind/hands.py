@@ -89,7 +89,7 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
 def bot_cards(game: Game, state: Any, player: str, identity: Any) -> tuple[dict[str, str], dict[str, str]]:
     """The hidden cards of ``player`` the key ``identity`` opens (the moderator: a bot seat's,
     whose shares both dealers sealed to it), every share checked; and the co-dealer's share of
-    each (what a Korsar play shows; none for an absent player's hand opened for the bot)."""
+    each (what a play that shows its card gives; none for an absent player's hand opened for the bot)."""
     assert isinstance(game, Dealing)
     if player not in state.bots and player in state.peeks:  # an absent player's hand, opened for the bot
         return open_peek(game, state, player, identity), {}
@@ -98,7 +98,7 @@ def bot_cards(game: Game, state: Any, player: str, identity: Any) -> tuple[dict[
 
 
 def revealed_shares(public: Mapping[str, Any]) -> dict[str, str]:
-    """Slot -> the co-dealer's share published with each card revealed (a Korsar play shows the
+    """Slot -> the co-dealer's share published with each card revealed (a play that shows its card gives the
     one its order gave): what ``verify`` gives a bot seat's replayed choice."""
     rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
     if not isinstance(rec, Mapping) or not isinstance(rec.get("dealers"), list) or len(rec["dealers"]) != 2:
@@ -113,7 +113,7 @@ def choose_bot(game: Game, state: Any, player: str, level: str, cards: Mapping[s
     """The bot's choice for ``player`` from the public table and ``cards`` (the player's hidden
     cards, opened): what the moderator's bot plays, and what ``verify`` chooses again from the
     audited cards (``limit`` ``None``: no time limit). ``shares``: the co-dealer's share of each
-    card (a Korsar play gives its card's)."""
+    card (a play that shows its card gives its share)."""
     import math
 
     from koryo_pbm.engine import bots

@@ -479,7 +479,7 @@ def shuffled_deck(text: str) -> str | None:
 
 
 def in_todays_words(text: str) -> str:
-    """A blind game's log line as this version writes it: "shuffled deck deck" (a Korsar file
+    """A blind game's log line as this version writes it: "shuffled deck deck" (a file
     written before "the deck") reads "shuffled the deck"; any other line as it is."""
     m = SHUFFLED_NOTE.fullmatch(text)
     if m is None or m["deck"] != ONE_DECK:

@@ -12,9 +12,11 @@ This module is pure cryptography: it knows no game and no file. See ``docs/blind
   dealer can choose its point to cancel another's (a rogue key).
 * The deck. The cards are put in ElGamal form under the joint key with the public randomness 1
   (:func:`encrypt_deck`: anyone can recompute it); each dealer in turn permutes and
-  re-randomises it (:func:`shuffle`), from a 32-byte seed of the OS's randomness that it keeps
-  secret until the end-of-game audit. Nobody proves a shuffle at the time (no zero-knowledge
-  shuffle proof): the audit recomputes it from the published seed.
+  re-randomises it (:func:`shuffle`), from a 32-byte seed that it keeps secret until the
+  end-of-game audit (a game derives it, :func:`derived_seed`, bound to what is shuffled). Each
+  shuffle is proven when it is made by :mod:`koryo_pbm.crypto.shuffle` (a zero-knowledge proof
+  that it is a permutation and re-encryption of its input); the audit recomputes it from the
+  published seed.
 * Dealing. For the card at a position, each dealer computes its decryption share with a
   Chaum-Pedersen proof that it used its key share (:func:`decryption_share`), bound to the game,
   the deck, the position, the recipient and the ciphertext. The recipient checks every share and
