@@ -14,7 +14,7 @@ from koryo_pbm.crypto import blind as cb
 from koryo_pbm.engine.contract import Game
 from koryo_pbm.errors import FormatError, GameError, KoryoPbmError
 
-from .dealing import Dealing, proves_end
+from .dealing import Dealing, first_feed, proves_end
 from .hands import check_open_claim
 from .record import (
     _DEALT_CONTEXT,
@@ -93,6 +93,8 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         rec = _record(st, deck_id)
         if rec is None or len(rec["outputs"]) != 1 or rec["input"] != feed:
             raise GameError(f"{cb.deck_name(deck_id)} is not as the rules put it together, shuffled once by {st.dealers[0]}")
+        if st.decks[0] is rec and feed != first_feed(game, st):
+            raise GameError(f"{cb.deck_name(deck_id)}, the first deck, is not the game's cards in catalogue order")
         if deck_id in game.rules.dealt(st.rules) or any(
                 shuffled_deck(str(e)) == deck_id for entry in log for e in entry.get("events", ())):
             raise GameError(f"{cb.deck_name(deck_id)} was dealt before: no share is given twice")

@@ -637,6 +637,14 @@ class Dealing(Game):
         return self._with_share(state, order)  # a play showing its card: the co-dealer's share opened for the seat
 
 
+def first_feed(game: Dealing, st: DealState) -> list[str]:
+    """The cards of the game's first deck, in catalogue order, from the rules' setup (public and
+    deterministic, not the record's word): the input whose encryption the first dealer's proof
+    must start from."""
+    opts = [dict(st.options)] if st.options else []
+    return list(game.rules.deck_input(game.rules.setup(list(st.seats), st.seats[0], *opts))[1])
+
+
 def proves_end(game: Game, state: Any) -> bool:
     """Whether the pending decision asks the co-dealer to open cards because the game is over (its
     key share and seeds; a last reveal that names no player, of the cards left in hands): the

@@ -13,7 +13,7 @@ from koryo_pbm.crypto import blind as cb
 from koryo_pbm.engine.contract import Game
 from koryo_pbm.errors import FormatError, GameError
 
-from .dealing import Dealing
+from .dealing import Dealing, first_feed
 from .record import (
     DEAL,
     PUBLIC_KEY,
@@ -34,19 +34,20 @@ from .record import (
 
 
 def open_hand(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
-              identity: Any) -> dict[str, str]:
+              identity: Any, game: Game | None = None) -> dict[str, str]:
     """A player's hidden cards, opened: every share checked (the moderator's in the player's
     part, the co-dealer's sealed to the player by the co-dealer). ``BlindCheckError`` names the
     dealer and the slot of the first share that does not check."""
-    return open_hand_shares(public, private, game_id, player, identity)[0]
+    return open_hand_shares(public, private, game_id, player, identity, game)[0]
 
 
 @_guarded
 def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game_id: str, player: str,
-                     identity: Any) -> tuple[dict[str, str], dict[str, str]]:
+                     identity: Any, game: Game | None = None) -> tuple[dict[str, str], dict[str, str]]:
     """:func:`open_hand`, and the co-dealer's share of each card (what a play that shows its card
     gives). A partner's cards are opened too: each share is bound to the slot's recipient. Every
-    shuffle of the decks up to the last one opened is proven first (:func:`check_proofs`)."""
+    shuffle of the decks up to the last one opened is proven first (:func:`check_proofs`), the
+    first deck's input checked against the catalogue of ``game``'s rules when it is given."""
     from koryo_pbm.crypto.seal import open_sealed
 
     part = private.get(PUBLIC_KEY)
@@ -54,7 +55,10 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
     if not isinstance(part, Mapping) or not isinstance(rec, Mapping) or not part.get("mod"):
         return {}, {}
     st = DealState(game_id, tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]), keys=dict(rec["keys"]),
-                   decks=list(rec["decks"]), version=2 if rec.get("version") == 2 else 1)
+                   decks=list(rec["decks"]), version=2 if rec.get("version") == 2 else 1,
+                   options=dict(rec.get("options", {})))
+    if isinstance(game, Dealing) and st.decks and list(st.decks[0]["input"]) != first_feed(game, st):
+        raise cb.BlindCheckError("the first deck of the record is not the game's cards in catalogue order")
     keys = _dealer_keys(st)
     # every shuffle proven before a card of it is used (each deck's input holds the earlier decks')
     upto = max((i for i, d in enumerate(st.decks) for s in part.get("mod", {}) if s.rpartition(":")[0] == d["id"]),
@@ -93,7 +97,8 @@ def bot_cards(game: Game, state: Any, player: str, identity: Any) -> tuple[dict[
     assert isinstance(game, Dealing)
     if player not in state.bots and player in state.peeks:  # an absent player's hand, opened for the bot
         return open_peek(game, state, player, identity), {}
-    cards, shares = open_hand_shares(game.public(state), game.private(state, player), state.game_id, player, identity)
+    cards, shares = open_hand_shares(game.public(state), game.private(state, player), state.game_id, player, identity,
+                                     game)
     return dict(cards), dict(shares)
 
 

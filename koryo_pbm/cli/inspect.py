@@ -137,13 +137,13 @@ def _open_blind_cards(doc: Any, opened: list[Any], identity: Any) -> None:
     """At a blind table a seat's part holds the dealers' shares, not cards: a seat's part
     whose co-dealer shares open with this key too (the player's own; a bot seat's, for the
     moderator) gets its cards, opened and checked, under ``cards``."""
-    from koryo_pbm import blind
+    from koryo_pbm import blind, match
     from koryo_pbm.errors import KoryoPbmError
 
     for p in opened:
         if p.name in doc.players and isinstance(p.data.get(blind.PUBLIC_KEY), dict):
             try:
-                cards = blind.open_hand(doc.public, p.data, doc.game_id, p.name, identity)
+                cards = blind.open_hand(doc.public, p.data, doc.game_id, p.name, identity, match.game_of(doc))
             except KoryoPbmError:
                 continue  # the co-dealer's shares are sealed to another key: no card opens
             if cards:

@@ -161,7 +161,8 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
         from koryo_pbm import blind
         from koryo_pbm.engine.registry import find_game
 
-        private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity)
+        private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity,
+                                                          game_of(doc))
         if getattr(find_game(doc.game).blind_rules(), "claims", None) is not None:  # a Korsar play shows its share
             private["shares"] = shares
     return name, private

@@ -23,8 +23,16 @@ def _b64(data: bytes) -> str:
 
 
 def _identity(cli, name):
+    """``name``'s key from the test's home (the environment left as it was)."""
+    old = os.environ.get("KORYO_PBM_HOME")
     os.environ["KORYO_PBM_HOME"] = str(cli.home)
-    return find_identity(name)
+    try:
+        return find_identity(name)
+    finally:
+        if old is None:
+            del os.environ["KORYO_PBM_HOME"]
+        else:
+            os.environ["KORYO_PBM_HOME"] = old
 
 
 @pytest.mark.parametrize("published", [False, True], ids=["nothing-published", "real-seed-and-orders"])
@@ -170,3 +178,46 @@ def test_the_co_dealer_cannot_choose_the_first_player(cli):
         _, events = game.apply(st, {"carl": answer})
         firsts.add(next(e.data["first"] for e in events if "first" in e.data))
     assert len(firsts) == 1, firsts
+
+
+def test_a_players_tools_and_the_co_dealer_check_the_shuffles_before_using_a_deck(cli):
+    """A moderator that publishes a deck whose proof does not check (here the co-dealer's proof in
+    place of its own) has alice's tools refuse to open her hand, naming the shuffle; one that stacks the
+    first deck consistently (the rules' state, the record's input, its shuffle and a proof that
+    checks all made from another catalogue) has the co-dealer refuse to shuffle it: the first
+    deck's input must be the game's cards in catalogue order, from the rules themselves."""
+    _blind2(cli, "g")
+    path = cli.cwd / "g" / "game.toml"
+    doc = gamefile.read_game(path)
+    game = match.game_of(doc)
+    st = game.from_view(doc.public, {}, "carl")
+    record = doc.public["blind"]["decks"][0]
+    # the co-dealer and a stacked first deck, proven consistently
+    rules = game.rules.load_state(doc.public["rules"])
+    rules.feed = [record["input"][0]] * len(record["input"])  # every card the same
+    stacked = blind._input_deck(st, rules.feed)
+    seed = os.urandom(32)
+    out = cb.shuffle(stacked, blind._joint(st), seed, game_id=doc.game_id, deck_id="round-1", dealer="mod")
+    forged = {**record, "input": list(rules.feed), "outputs": [_b64(cb.deck_to_bytes(out))]}
+    if "proofs" in record:
+        forged["proofs"] = [blind.record.shuffle_proof(st, "round-1", "mod", stacked, out, seed)]
+    public = {**doc.public, "rules": game.rules.dump_state(rules),
+              "blind": {**doc.public["blind"], "decks": [forged]}}
+    players = {n: k for n, k in doc.players.items() if n != "carl"}
+    with pytest.raises(blind.KoryoPbmError, match="the first deck, is not the game's cards in catalogue order"):
+        blind.co_deal(game, public, players, _identity(cli, "carl"), "r1-deal", doc.log, moderator=doc.moderator)
+    # the honest deal; then the record as alice's tools read it, the moderator's proof replaced
+    cli.ok("co-deal", "g", "--as", "carl")
+    cli.ok("resolve", "g", "--as", "mod")
+    assert cli("show", "g", "--as", "alice").code == 0
+    from koryo_pbm.store import gameparts
+
+    doc = gamefile.read_game(path)
+    alice = _identity(cli, "alice")
+    part = gameparts.open_part(doc, "alice", alice)  # what `show --as alice` opens, with the record below
+    assert blind.open_hand(doc.public, part, doc.game_id, "alice", alice, game)  # the honest record opens
+    decks = [dict(d) for d in doc.public["blind"]["decks"]]
+    decks[0]["proofs"] = [decks[0]["proofs"][1], decks[0]["proofs"][1]]
+    public = {**doc.public, "blind": {**doc.public["blind"], "decks": decks}}
+    with pytest.raises(cb.BlindCheckError, match="mod's shuffle of deck round-1: the shuffle proof does not check"):
+        blind.open_hand(public, part, doc.game_id, "alice", alice, game)
