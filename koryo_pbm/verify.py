@@ -276,6 +276,49 @@ def word_alone(doc: GameDoc, decision: str, player: str, digest: str | None) -> 
     return False
 
 
+def _unproven_joins(doc: GameDoc, joins: dict[str, tuple[str | None, dict, str]]) -> list[tuple[str, str]]:
+    """The seats of a joined game whose join ``verify`` cannot prove fair, each with why: a
+    person's seat whose join the moderator's bot played (a missed deadline, an abandoned seat:
+    the moderator reads every join as it comes in, so it could choose which ones to count,
+    and with them the deal), and a seat that changed hands while the join was pending after
+    another player's counted join was signed (the new key, perhaps the moderator's, could
+    choose its contribution knowing that one). A bot seat's contribution is fixed by public
+    values before anyone joins: one deal, not a choice (:class:`BotReplay` re-derives it)."""
+    from koryo_pbm.match.notes import ABANDONED_NOTE, MISSED_NOTE, SERVICE_ONLY, TAKEN_OVER_NOTE
+
+    answers: dict[str, str] = {}
+    for item in doc.replay["orders"] if doc.replay else ():
+        if item.get("decision") == fair.JOIN and "bot" not in item:
+            head = item.get("answers")
+            if head is None and "envelope" in item:  # format v2: the whole envelope
+                head = parse_one(item["envelope"], f"the join of {item['player']}").header.get("answers")
+            answers[str(item["player"])] = str(head)
+    out: list[tuple[str, str]] = []
+    taken: list[tuple[str, int]] = []  # (seat, index of the log entry that handed it over)
+    for i, entry in enumerate(doc.log):
+        if entry.get("decision") != fair.JOIN:
+            break
+        events = [str(e) for e in entry.get("events", ())]
+        if events and not entry.get("accepted") and all(any(p.fullmatch(e) for p in SERVICE_ONLY) for e in events):
+            taken += [(m["seat"], i) for m in map(TAKEN_OVER_NOTE.fullmatch, events) if m]
+            continue
+        for e in events:  # the join's own entry: who the bot played for
+            m = MISSED_NOTE.fullmatch(e) or ABANDONED_NOTE.fullmatch(e)
+            if m and m["seat"] in joins and joins[m["seat"]][0] is None:
+                out.append((m["seat"], f"{m['seat']}'s join was played by the moderator's bot ({m['seat']} is a "
+                                       "person's seat): the moderator, who reads every join, could choose which "
+                                       "joins to count"))
+        for seat, at in taken:
+            since = {str(doc.log[k]["hash"]) for k in range(at, i)}
+            early = [p for p in joins if p != seat and joins[p][0] is not None and answers.get(p) not in since]
+            if early:
+                out.append((seat, f"{seat}'s seat changed hands during the join after {', '.join(early)} signed "
+                                  f"{'their joins' if len(early) > 1 else 'a join'}: the new key could choose its "
+                                  "contribution knowing them"))
+        break
+    return out
+
+
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
             receipts: Sequence[Receipt]) -> None:
     from koryo_pbm import match
@@ -307,7 +350,13 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                 raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
                                     "secret was changed after the players joined")
         alone = [name for name, (digest, _, _) in joins.items() if word_alone(doc, fair.JOIN, name, digest)]
-        if alone:
+        unproven = _unproven_joins(doc, joins)
+        if unproven:
+            seats = ", ".join(seat for seat, _ in unproven)
+            report.not_fair = f"the join of {seats} cannot be proven fair"
+            add(Check("deal", True, "dealt from the moderator's committed secret and the contributions, but "
+                                    + "; ".join(why for _, why in unproven) + ": not fair-proof"))
+        elif alone:
             who = ", ".join(alone)
             report.not_fair = f"the contribution of {who} to its deal is the moderator's word"
             add(Check("deal", True, f"dealt from the moderator's committed secret and the contributions, but the "
