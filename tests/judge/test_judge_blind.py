@@ -270,3 +270,61 @@ def test_the_co_dealer_answers_only_what_its_own_games_ask(cli, tmp_path, monkey
     assert len(list((po.box(CARL) / "new").iterdir())) == 1  # left alone, not answered
     assert sorted(p.name for p in sent.rglob("outbox/sent/*.eml")) == answers
     assert not list(sent.rglob("outbox/*.eml"))
+
+
+def test_the_co_dealer_is_no_relay(cli, tmp_path, monkeypatch):
+    """Issue 29, item 7: 10 forged mails carrying the game's file, From a victim's address with
+    the attacker's subject and link, get the victim nothing (before: 10 mails, each quoting 200
+    characters of that subject); forged From the judge's own address, they get the judge at most
+    the one automatic answer an hour its own judge allows (before: 10). No answer quotes the
+    attacker's subject; the game's judge is answered as before."""
+    from email.message import EmailMessage
+
+    from judge_kit import JUDGE, deliver
+
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    judge(cli, po)
+    co_dealer(cli, po, carl_home)  # keys: answered at the judge's address, which it keeps for the game
+    judge(cli, po)
+    co_dealer(cli, po, carl_home)  # the next decision, from the judge's own mail
+    waiting = game_bytes(cli)  # a copy of the file that waits for carl (a player's, a stolen one)
+    state = status(cli)
+    assert [p for p in state["waiting_for"] if p not in state["received"]] == ["carl"]
+    attack = "URGENT: your account http://evil.example/login?id=" + "x" * 150
+    victim = "victim@example.net"
+
+    def forged(sender: str) -> bytes:
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = sender, CARL, attack
+        msg.set_content("see attachment")
+        msg.add_attachment(waiting, maintype="application", subtype="toml", filename="game.toml")
+        return msg.as_bytes()
+
+    def count(address: str) -> tuple[int, int, int]:
+        """Mails in ``address``'s box, their bytes, and how many quote the attacker's subject."""
+        box = po.box(address)
+        mails = list((box / "new").iterdir()) + list((box / "cur").iterdir())
+        return (len(mails), sum(m.stat().st_size for m in mails),
+                sum(b"evil.example" in m.read_bytes() for m in mails))
+
+    judge_before = count(JUDGE)
+    for _ in range(10):
+        deliver(po.box(CARL), forged(f"Victim <{victim}>"))
+    co_dealer(cli, po, carl_home)
+    to_victim = count(victim)
+    for _ in range(10):
+        deliver(po.box(CARL), forged(FROM))
+    co_dealer(cli, po, carl_home)
+    judge_after = count(JUDGE)
+    figures = (f"relay: the victim got {to_victim[0]} mails ({to_victim[1]} bytes, {to_victim[2]} quoting the "
+               f"attacker's subject); the judge got {judge_after[0] - judge_before[0]} more")
+    (tmp_path / "relay-figures.txt").write_text(figures)
+    assert to_victim == (0, 0, 0), figures  # before issue 29: 10 mails, each quoting it
+    assert judge_after[0] - judge_before[0] <= 1 and judge_after[2] == 0, figures  # before: 10
+    log = (cli.cwd / "carl.log").read_text()
+    assert log.count(f"is answered at its judge's address only ({JUDGE}), not at the sender's; "
+                     "not answered") == 10
+    assert "rate limit: game " in log
+    # the game's judge counts the co-dealer's answer: the game goes on
+    judge(cli, po)
+    assert status(cli)["decision"] != state["decision"]
