@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -126,7 +126,8 @@ class MailCoDealer:
     It is no relay (issue 29): anyone can put any address in a mail's ``From`` and attach a
     copy of a game file, so the co-dealer answers a game only at the address of its judge,
     the sender of the first mail it answered for that game (``ROOT/<game id>/judge-address``;
-    mails about the game from anywhere else are logged and not answered); its subject and body
+    with ``judges``, ``serve --judge``, only one of those addresses may be it; mails about the
+    game from anywhere else are logged and not answered); its subject and body
     are its own (never the incoming subject); and a same answer sent again is an automatic
     answer under the moderator's judge's own limit (:data:`koryo_pbm.judge.limits.AUTOMATIC_ANSWER`:
     one an hour per game and address). A decision's first answer is the one the game needs:
@@ -141,6 +142,7 @@ class MailCoDealer:
     clock: Callable[[], float] = time.time
     retry_base: float = 60.0
     limits: Any = None  # koryo_pbm.judge.limits.Limits, under ROOT (made at the first use)
+    judges: list[str] = field(default_factory=list)  # --judge: the only addresses a game's judge may be
 
     def _limits(self) -> Any:
         if self.limits is None:
@@ -297,6 +299,10 @@ class MailCoDealer:
         try:
             known = path.read_text(encoding="utf-8").strip()
         except FileNotFoundError:
+            if self.judges and not any(same_address(sender, judge) for judge in self.judges):
+                self.log(f"{said}: game {game_id} is answered only at a judge's address given with --judge, "
+                         "not at the sender's; not answered")
+                return None
             write_atomic(path, (sender + "\n").encode("utf-8"))
             return sender
         except (OSError, UnicodeDecodeError) as exc:

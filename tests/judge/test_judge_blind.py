@@ -39,10 +39,10 @@ def judge(cli, po, *extra):
     return r
 
 
-def co_dealer(cli, po, carl_home):
+def co_dealer(cli, po, carl_home, *extra):
     r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--maildir", po.box(CARL),
             "--sendmail", po.sendmail, "--from", CARL_FROM, "--retry", "0.01",
-            "--log-file", cli.cwd / "carl.log", home=carl_home)
+            "--log-file", cli.cwd / "carl.log", *extra, home=carl_home)
     assert r.code == 0, r.err
     return r
 
@@ -328,3 +328,35 @@ def test_the_co_dealer_is_no_relay(cli, tmp_path, monkeypatch):
     # the game's judge counts the co-dealer's answer: the game goes on
     judge(cli, po)
     assert status(cli)["decision"] != state["decision"]
+
+
+def test_a_co_dealer_given_its_judges_answers_no_one_else_first(cli, tmp_path, monkeypatch):
+    """With --judge, a forged mail that reaches the co-dealer before the judge's own (a player's
+    copy of the first file, From a victim) is not answered, and does not take the judge's place."""
+    from email.message import EmailMessage
+
+    from judge_kit import JUDGE, deliver
+
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    judge(cli, po)
+    held = tmp_path / "held"
+    held.mkdir()
+    for mail in (po.box(CARL) / "new").iterdir():  # the judge's mail is slow: the forged one comes first
+        mail.rename(held / mail.name)
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "victim@example.net", CARL, "http://evil.example/"
+    msg.set_content("x")
+    msg.add_attachment(game_bytes(cli), maintype="application", subtype="toml", filename="game.toml")
+    deliver(po.box(CARL), msg.as_bytes())
+    co_dealer(cli, po, carl_home, "--judge", JUDGE)
+    assert not (po.root / "victim@example.net").exists()
+    assert ("is answered only at a judge's address given with --judge, not at the sender's; not answered"
+            in (cli.cwd / "carl.log").read_text())
+    for mail in held.iterdir():
+        mail.rename(po.box(CARL) / "new" / mail.name)
+    co_dealer(cli, po, carl_home, "--judge", JUDGE)
+    before = status(cli)["decision"]
+    judge(cli, po)
+    assert status(cli)["decision"] != before  # the judge counted carl's answer
+    r = cli("serve", "games", "--as", "mod", "--once", "--judge", JUDGE)
+    assert r.code != 0 and "--judge is the co-dealer's option" in r.err
