@@ -850,7 +850,8 @@ class BotReplay(Value):
             # the moderator could pick the bot's or the stand-in's contribution; or every
             # contribution was known before the moderator chose its secret
             report.fair_proof = False
-            report.not_fair = ("a bot seat's join contribution is not re-derivable (its bot hit its time limit)"
+            seats = ", ".join(t[len(fair.JOIN) + 2:-1] for t in self.timed_out if t.startswith(f"{fair.JOIN} ("))
+            report.not_fair = (f"the join of {seats} (a bot seat) is not re-derivable (its bot hit its time limit)"
                                if self.join_timed_out else "every contribution to its deal was a bot's, known "
                                "before the moderator chose its secret")
         detail = (f"every one of the {self.orders} orders the moderator's bots played is the one the bot chooses "

@@ -289,6 +289,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                     return None
                 _close_log()
                 raise
+        if judges:
+            raise UsageError("--judge names the judges a co-dealer answers by mail: give mail options too")
         return _serve_co_dealer(root, identity, once, poll, mail)
     if judges:
         raise UsageError("--judge is the co-dealer's option (the moderators' judges it answers), not the judge's")

@@ -201,3 +201,23 @@ def test_the_policy_knows_the_join_by_its_kind():
     assert policy.JOIN_KIND == fair.JOIN
     assert not policy.bot_may_play(fair.JOIN, "missed") and not policy.bot_may_play(fair.JOIN, "abandoned")
     assert policy.bot_may_play(fair.JOIN, "seat") and policy.bot_may_play("r1-orders", "missed")
+
+
+def test_a_bot_seats_join_claimed_timed_out_is_not_fair_proof_naming_the_seat(cli, monkeypatch):
+    """The moderator's own program says bob's bot seat hit its time limit at the join (a choice
+    between two contributions): verify names bob."""
+    from test_cli_bots_verified import cheat, joined, play_out
+
+    from koryo_pbm.engine import bots
+
+    joined(cli, monkeypatch)
+    with monkeypatch.context() as m:
+        cheat(m, lambda choice, game, state, seat, seed: (
+            bots.BotChoice(bots.fallback_order(game, state, seat, seed), choice.level,
+                           "the heuristic bot hit its safety time limit", 0.0, timed_out=True)
+            if seat == "bob" and seed[1] == "join" else None))
+        play_out(cli, m)
+    r = cli.ok("verify", "g")
+    assert r.out.splitlines()[-1].startswith(
+        "verdict: the game verifies (but the join of bob (a bot seat) is not re-derivable (its bot hit its time "
+        "limit): not fair-proof)"), r.out

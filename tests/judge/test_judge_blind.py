@@ -360,3 +360,12 @@ def test_a_co_dealer_given_its_judges_answers_no_one_else_first(cli, tmp_path, m
     assert status(cli)["decision"] != before  # the judge counted carl's answer
     r = cli("serve", "games", "--as", "mod", "--once", "--judge", JUDGE)
     assert r.code != 0 and "--judge is the co-dealer's option" in r.err
+
+
+def test_judge_is_an_option_of_the_co_dealer_by_mail_only(cli, tmp_path, monkeypatch):
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--judge", "judge@example.org", home=carl_home)
+    assert r.code != 0 and "--judge names the judges a co-dealer answers by mail: give mail options too" in r.err
+    r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--maildir", po.box(CARL), "--sendmail",
+            po.sendmail, "--from", CARL_FROM, "--judge", "not an address", home=carl_home)
+    assert r.code != 0 and "--judge address" in r.err and "Traceback" not in r.err
