@@ -280,9 +280,12 @@ def _unproven_joins(doc: GameDoc, joins: dict[str, tuple[str | None, dict, str]]
     """The seats of a joined game whose join ``verify`` cannot prove fair, each with why: a
     person's seat whose join the moderator's bot played (a missed deadline, an abandoned seat:
     the moderator reads every join as it comes in, so it could choose which ones to count,
-    and with them the deal), and a seat that changed hands while the join was pending after
-    another player's counted join was signed (the new key, perhaps the moderator's, could
-    choose its contribution knowing that one). A bot seat's contribution is fixed by public
+    and with them the deal), and a seat that changed hands while the join was pending (its new
+    key is the moderator's choice, made while the join was open: it could be the moderator's
+    own, join last and choose its contribution knowing every other; worse if another counted
+    join was signed before the hand-over, which koryo-pbm's own resolve refuses). A key at the
+    table from the start is the players' agreed table, not proven either way (a moderator who
+    also plays is a collusion no file shows). A bot seat's contribution is fixed by public
     values before anyone joins: one deal, not a choice (:class:`BotReplay` re-derives it)."""
     from koryo_pbm.match.notes import ABANDONED_NOTE, MISSED_NOTE, SERVICE_ONLY, TAKEN_OVER_NOTE
 
@@ -292,7 +295,7 @@ def _unproven_joins(doc: GameDoc, joins: dict[str, tuple[str | None, dict, str]]
             head = item.get("answers")
             if head is None and "envelope" in item:  # format v2: the whole envelope
                 head = parse_one(item["envelope"], f"the join of {item['player']}").header.get("answers")
-            answers[str(item["player"])] = str(head)
+            answers[str(item["player"])] = str(head).removeprefix("sha256:")  # as the log's hashes, bare
     out: list[tuple[str, str]] = []
     taken: list[tuple[str, int]] = []  # (seat, index of the log entry that handed it over)
     for i, entry in enumerate(doc.log):
@@ -308,13 +311,17 @@ def _unproven_joins(doc: GameDoc, joins: dict[str, tuple[str | None, dict, str]]
                 out.append((m["seat"], f"{m['seat']}'s join was played by the moderator's bot ({m['seat']} is a "
                                        "person's seat): the moderator, who reads every join, could choose which "
                                        "joins to count"))
-        for seat, at in taken:
-            since = {str(doc.log[k]["hash"]) for k in range(at, i)}
+        for seat in dict.fromkeys(seat for seat, _ in taken):  # each seat once, at its last hand-over
+            at = max(k for s_, k in taken if s_ == seat)
+            since = {str(doc.log[k]["hash"]).removeprefix("sha256:") for k in range(at, i)}
             early = [p for p in joins if p != seat and joins[p][0] is not None and answers.get(p) not in since]
             if early:
                 out.append((seat, f"{seat}'s seat changed hands during the join after {', '.join(early)} signed "
                                   f"{'their joins' if len(early) > 1 else 'a join'}: the new key could choose its "
                                   "contribution knowing them"))
+            else:
+                out.append((seat, f"{seat}'s seat changed hands during the join: its new key, the moderator's "
+                                  "choice, could join last and choose its contribution knowing every other"))
         break
     return out
 

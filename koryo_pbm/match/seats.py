@@ -60,6 +60,7 @@ class Replacement:
     dropped: str | None
     email: str | None
     rejoin: list[str] = field(default_factory=list)  # at the join: the others whose joins were dropped
+    rejoined: bool = False  # the seat changed hands during the join: it started again
 
 
 def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: str | None = None) -> Replacement:
@@ -117,7 +118,7 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
     new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
     gamefile.append_log(new, pending.id, lines, [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, orders, emails, former))
-    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat), rejoin)
+    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat), rejoin, bool(lines[1:]))
 
 
 def unabandon(doc: GameDoc, seat: str) -> bool:

@@ -4,8 +4,10 @@ with the code and its key, which reads every join as it comes in, counts the dea
 * The replace grind: alice and bob joined; the moderator gives carol's unjoined seat to a key
   of its own (mallory) and tries contributions for it. Before issue 29 each try was another deal
   (and ``verify`` said "no single party chose it"); now the join starts again when a seat
-  changes hands, their old joins are refused, and a moderator who keeps them anyway (its own
-  program) gets a game that ``verify`` calls not fair-proof, naming carol.
+  changes hands, their old joins are refused (no deal from them), and ``verify`` calls a deal
+  with a seat handed over during the join not fair-proof, naming carol: after the fresh joins
+  mallory can still join last and try contributions (a seat the moderator holds is a player
+  colluding with it; only a commit-then-reveal join would close that).
 * The join drop: with ``--missed bot``, every subset of the joins it drops after the deadline
   was another deal (2^3 = 8 with three players); now a person's join is never the bot's: one
   deal. A file whose bot played a person's join (an earlier koryo-pbm, or the moderator's own
@@ -112,6 +114,16 @@ def test_the_replace_grind_reaches_no_deal_from_the_joins_it_read(cli):
     join(cli, "g", "carol", "mallory")
     cli.ok("resolve", "g", "--as", "mod")
     assert cli.ok("status", "g", "--json").json["decision"] != "join"
+    # mallory could still have joined last and tried contributions against the fresh joins (a
+    # key the moderator seats is a player colluding with it): replace said so, and verify does
+    assert ("the deal will not be fair-proof (verify names carol: a key that comes to the table during the join "
+            "could join last and choose its contribution)") in r.out
+    play_to_end(cli, "g", keys)
+    out = cli.ok("verify", "g").out
+    assert ("carol's seat changed hands during the join: its new key, the moderator's choice, could join last and "
+            "choose its contribution knowing every other: not fair-proof") in out, out
+    assert out.splitlines()[-1] == ("verdict: the game verifies (but the join of carol cannot be proven fair: "
+                                    "not fair-proof)")
 
 
 def test_a_seat_handed_over_after_a_join_was_signed_is_not_fair_proof(cli, monkeypatch):
