@@ -11,7 +11,9 @@ failure (what follows would not mean anything):
 3. ``deal``        how the deal was made: from the moderator's secret and every player's
                    contribution (``joined``: the published contributions must be the players'
                    signed join orders), or chosen by the moderator (``seed``, ``position``):
-                   reported, not fair-proof;
+                   reported, not fair-proof; a join it cannot prove fair (a person's join the
+                   bot played, a seat that changed hands during the join:
+                   :func:`_unproven_joins`) is named, not fair-proof;
 4. ``orders``      every published order is in an envelope signed by its player (outer
                    signature), for this game, decision and player, and its text is the one the
                    player signed inside (inner signature): the moderator cannot alter one;
