@@ -42,7 +42,7 @@ def sizes(n: int, python: str, game: str, players: int, seeds: int, tmp: Path) -
 
 
 def player_copy(data: bytes) -> bytes:
-    from koryo_pbm.store.gamefile import player_copy as copy_of
+    from koryo_pbm.store.playercopy import player_copy as copy_of
 
     return copy_of(data)
 

@@ -18,8 +18,9 @@ twenty times::
      "nodes": [{"q": "<question>", "d": <index of the suggested option; absent: none>,
                 "o": [{"l": "<label>", "n": <node index>} | {"l": "<label>", "t": <order index>}]}],
      "orders": ["<canonical orders text>", ...],
-     "fresh": "contribution",                 # only for the join: the page replaces the 64 zeros
-                                              #   of this key with 32 fresh random bytes (hex)
+     "fresh": "contribution",                 # only for the join, for pages of before: the page of
+                                              #   today ignores the join's menu and writes the join
+                                              #   itself (its own random bytes, the seed commitment)
      "complete": true | false,                # false: some rare long turns were left out (fit)
      "view": "<the table as the player sees it, as text (game.render)>",
      "picture": {"title": "<the game's title>", "scene": <the scene of game.picture(view)>}}
@@ -77,12 +78,12 @@ def _written(json_text: str) -> int:
 
 
 def _json(value: Any) -> str:
-    """``value`` as compact JSON (:func:`~koryo_pbm.store.gamefile.compact_json`): a text (the
+    """``value`` as compact JSON (:func:`~koryo_pbm.store.gameparts.compact_json`): a text (the
     common case, a few thousand times a menu) as that encoder writes one
     (``json.encoder.encode_basestring``, its ``ensure_ascii`` being false), without its calls."""
     if type(value) is str:
         return encode_basestring(value)
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     return compact_json(value)
 
@@ -95,7 +96,7 @@ def room(game: Game, kind: str) -> int:
 
 def encode_menu(menu: Mapping[str, Any]) -> str:
     """``menu`` as it is sealed: compact JSON, raw DEFLATE (level 9), base64."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     return _squeezed(compact_json(menu))
 
@@ -117,7 +118,7 @@ def _completed(menu_json: str, view_text: str, picture: Mapping[str, Any] | None
 
 def _tail(view_text: str, picture: Mapping[str, Any] | None) -> str:
     """What :func:`_completed` puts in place of a menu's closing brace."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     tail = ',"view":' + compact_json(view_text)
     if picture is not None:
@@ -159,7 +160,7 @@ class _Builder:
 
     def __init__(self, game: Game, view: State, player: str, first: Menu, *, game_id: str, decision_id: str,
                  hint: Mapping[str, Any] | None, fresh: bool) -> None:
-        from koryo_pbm.match import canonical_orders
+        from koryo_pbm.match.orders import canonical_orders
 
         self.canonical = canonical_orders  # imported once, not for each order
         # Game.menu_answers, optional (a game object of another kind may not have it)
@@ -346,7 +347,7 @@ def menus_for(game: Game, state: State, *, game_id: str, game_public: Mapping[st
     their menu (cut to :data:`VIEW_LIMIT`). ``pictures``: each player's picture (``{"title",
     "scene"}``), put into their menu while it fits. ``only``: these players alone (default: all the
     decision waits for)."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     decision = game.pending(state)
     if decision is None:

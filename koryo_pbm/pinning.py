@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError, TamperedError
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamefile, gamelog, playercopy
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import ID, Frozen, Value, is_sha256, keep, shaped
 
 
@@ -72,10 +72,10 @@ def short(h: str) -> str:
 
 
 def file_digest(data: bytes | None) -> str | None:
-    """The identity of a game file's version (:func:`~koryo_pbm.store.gamefile.file_identity`):
+    """The identity of a game file's version (:func:`~koryo_pbm.store.playercopy.file_identity`):
     SHA-256 of its player copy, line endings as signed (a copy whose line endings a mail client
     turned into CRLF is the same file, and so is the whole file the moderator keeps)."""
-    return None if data is None else gamefile.file_identity(data)
+    return None if data is None else playercopy.file_identity(data)
 
 
 def as_signed(data: bytes) -> bytes:
@@ -211,7 +211,7 @@ def read_copy(doc: GameDoc, pin: Pin) -> Copy:
         return Copy(path, None, f"damaged ({exc})")
     if kept.game_id != doc.game_id:
         return Copy(path, None, f"damaged (it is a file of game {kept.game_id})")
-    if kept.version != pin.version or gamefile.head(kept) != pin.head:
+    if kept.version != pin.version or gamelog.head(kept) != pin.head:
         return Copy(path, None, f"damaged (it holds version {kept.version}, not the version {pin.version} seen)")
     if pin.file is not None and file_digest(data) != pin.file:
         return Copy(path, None, f"damaged (it is another file of version {pin.version} than the one seen)")
@@ -237,13 +237,13 @@ def _is_prefix(doc: GameDoc, newer: GameDoc) -> bool:
     if n == 0:
         return (doc.seed_commitment, doc.moderator, list(doc.players)) == (
             newer.seed_commitment, newer.moderator, list(newer.players))
-    return len(newer.log) >= n and newer.log[n - 1].get("hash") == gamefile.head(doc)
+    return len(newer.log) >= n and newer.log[n - 1].get("hash") == gamelog.head(doc)
 
 
 def _two_histories(doc: GameDoc, pin: Pin, copy: Copy, entry: str) -> TamperedError:
     return TamperedError(
         f"the moderator signed two different histories of game {doc.game_id}: version {doc.version} here has "
-        f"head {short(gamefile.head(doc))}, the version {pin.version} you saw has head {short(str(pin.head))}; "
+        f"head {short(gamelog.head(doc))}, the version {pin.version} you saw has head {short(str(pin.head))}; "
         f"they part at {entry}; {copy.where}; {KEEP}")
 
 
@@ -341,7 +341,7 @@ def pin(doc: GameDoc, data: bytes | None, *, strict: bool = False, today: str | 
             f"{pin_.moderator} before: this file is not from your moderator (delete {path} if the key really changed)")
     sight = Sight(first_seen, notes=notes)
     digest = file_digest(data)
-    mine = gamefile.head(doc)
+    mine = gamelog.head(doc)
     if pin_.has_history:
         assert pin_.version is not None and pin_.log_length is not None
         if doc.version < pin_.version:
@@ -384,7 +384,7 @@ def _older(doc: GameDoc, pin_: Pin) -> Older:
         newer = copy.doc.decision["id"] if copy.doc.decision else None
         return Older(doc.game_id, doc.version, int(pin_.version or 0), copy.path, None, decision,
                      decision is not None and newer != decision)
-    if len(doc.log) > length or (len(doc.log) == length and gamefile.head(doc) != pin_.head):
+    if len(doc.log) > length or (len(doc.log) == length and gamelog.head(doc) != pin_.head):
         # an older version with more history than the one seen, or another at the same length
         raise _two_histories(doc, pin_, copy, _parting_entry(doc, pin_, copy))
     if pin_.decision is not None:

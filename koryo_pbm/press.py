@@ -14,7 +14,7 @@ from pathlib import Path
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.crypto.press import Press, make_press
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError, UsageError
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store.gamedoc import GameDoc
 
 PRESS_DIR = "press"
 MAX_FOLDER_PRESS = 1000  # press files one recipient's folder may hold before delivery is refused

@@ -50,7 +50,7 @@ from koryo_pbm import deadlines, fair
 from koryo_pbm.crypto import commit
 from koryo_pbm.crypto.envelope import check_inner, parse_one, signed_header
 from koryo_pbm.errors import KoryoPbmError
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import HEX64, Value
 
 if TYPE_CHECKING:  # receipts and submissions are checked only when a player brings them

@@ -19,7 +19,7 @@ def open_game_text() -> str:
     from koryo_pbm import match
     from koryo_pbm.crypto.keys import Identity
     from koryo_pbm.engine.registry import find_game
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gamefile, gameparts
 
     def ident(name: str, k: int) -> Identity:
         return Identity(name, Ed25519PrivateKey.from_private_bytes(bytes([k]) * 32),
@@ -41,7 +41,7 @@ def open_game_text() -> str:
         out.append("\n".join(lines))
         for name, key in [("moderator", mod), *seats.items()]:
             out.append(f"[{deal}: {name}'s part opened]")
-            out.append(json.dumps(gamefile.open_part(doc, name, key), sort_keys=True))
+            out.append(json.dumps(gameparts.open_part(doc, name, key), sort_keys=True))
     return "\n".join(out) + "\n"
 
 

@@ -16,7 +16,7 @@ from koryo_pbm import choices, match
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.engine import scene
 from koryo_pbm.engine.registry import find_game
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gameparts
 
 
 def _walk(menu: dict) -> list[int]:
@@ -65,14 +65,14 @@ def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, s
                 assert menu["complete"], f"a {name} {decision.kind} menu did not fit its room whole"
             reached = _walk(menu)
             assert set(reached) == set(range(len(menu["orders"])))  # no order is unreachable
-            private = gamefile.open_part(doc, p, ids[p])
+            private = gameparts.open_part(doc, p, ids[p])
             private.pop(choices.MENU_KEY)
             for text in menu["orders"]:
                 match.check_own_order(doc, game, p, private, text)  # the rules accept it
                 checked += 1
             blob = len(doc.sealed[p]["data"])
-            assert blob == len(gamefile.seal_part(doc, p, ids[p].public, private,
-                                                  size=gamefile.padded_size(private) + choices.room(game, decision.kind))["data"])
+            assert blob == len(gameparts.seal_part(doc, p, ids[p].public, private,
+                                                  size=gameparts.padded_size(private) + choices.room(game, decision.kind))["data"])
         orders = {p: game.random_order(state, p, rng) for p in decision.players}
         state, _ = game.apply(state, orders, log=False)
     assert checked > 20

@@ -12,7 +12,7 @@ from koryo_pbm_games.koryo import game as koryo_game
 from koryo_pbm import deadlines, pinning, values
 from koryo_pbm.crypto import envelope, keys
 from koryo_pbm.engine import registry
-from koryo_pbm.store import gamefile, inbox
+from koryo_pbm.store import gamedoc, gamefile, inbox, playercopy
 
 # the characters the expressions treat differently, and some they do not know
 ALPHABET = "aAfgzZ09_.:+-/=\"' \t\n>()T" + "\u0660\u0967\uff10\u017f\u0131\u212a\xe9"
@@ -57,7 +57,7 @@ def test_each_spelling_fits_what_its_expression_fully_matches(data: st.DataObjec
             "2026-11-26", "\u0662\u0660\u0662\u0666-11-26", *TIMES))
 def test_the_hand_written_checks_accept_what_their_expressions_did(value: str) -> None:
     assert values.is_sha256(value) == bool(re.fullmatch(r"sha256:[0-9a-f]{64}", value))
-    assert gamefile._is_b64(value) == bool(re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", value))
+    assert gamedoc._is_b64(value) == bool(re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", value))
     m = re.fullmatch(r'signature = "([A-Za-z0-9+/]{86}==)"', value)
     assert gamefile._signature_text(value) == (m.group(1) if m else None)
     assert pinning._is_date(value) == bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value))
@@ -81,7 +81,7 @@ def test_the_moderator_part_is_found_as_its_expression_found_it(data: str, quote
     start = body.index(b"recipient")
     m = re.compile(rb'recipient = "[0-9a-f]{16}"\ndata = ([\'"])([A-Za-z0-9+/]*={0,2})\1\n').fullmatch(body, start)
     expected = None if m is None else (m.start(1) - len(b"data = "), m.group(2))
-    assert gamefile._moderator_data(body, start) == expected
+    assert playercopy._moderator_data(body, start) == expected
 
 
 CONFLICTS = [re.compile(r" \([^()]*conflicted copy[^()]*\)", re.IGNORECASE), re.compile(r" \(\d+\)$"),

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome, asked
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, SetupError
 
 from . import cards as C
@@ -115,6 +115,9 @@ def parse_turn(order: Order) -> tuple[str, str, str, str]:
 
 class BlindKorsar(BlindRules):
     """Korsar's blind rules (see the module docstring)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game  # the open game (KorsarGame), whose rules these play on the real cards
 
     # -- a match -------------------------------------------------------------------------
 
@@ -374,10 +377,8 @@ class BlindKorsar(BlindRules):
         """The ordinary game's bot of ``level`` on :meth:`open_view`: a play or discard of a card
         names the first slot of the hand holding it (the blind table adds the co-dealer's share
         of that slot, :meth:`koryo_pbm.blind.Dealing.bot_order`)."""
-        from .game import KorsarGame
-
         self._asked(state, player)
-        order = dict(KorsarGame().bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock))
+        order = dict(self.game.bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock))
         if order.get("action") in (None, "draw"):
             return order
         slot = next((x for x in state.k.hands[player] if cards.get(x) == order.get("card")), None)
@@ -476,9 +477,7 @@ class BlindKorsar(BlindRules):
         ordinary set-up deals, the blind game's turns played on the real cards. A turn the open
         rules make alone (the only legal move) and the blind game asked of its player is
         skipped here: the events compared (:meth:`event_text`) show it was that move."""
-        from .game import KorsarGame
-
-        game = KorsarGame()
+        game = self.game
         names = R.check_players(list(players))
         deck = list(decks[DECK])
         n = len(names)

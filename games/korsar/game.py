@@ -268,7 +268,7 @@ class KorsarGame(Game):
     def blind_rules(self) -> BlindRules:
         from .blind import BlindKorsar
 
-        return BlindKorsar()
+        return BlindKorsar(self)
 
     def check_invariants(self, state: KorsarState) -> None:
         R.invariants(_state(state))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.engine.contract import BlindRules, Decision, Event, Order, Outcome, asked
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError, SetupError
 
 from . import orders as O
@@ -104,6 +104,9 @@ def _orders_rule(cards: list[int], shipowner: bool) -> str:
 
 class BlindKoryo(BlindRules):
     """Koryo's blind rules (see the module docstring)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game  # the open game (KoryoGame), whose rules these play on the real cards
 
     # -- a match -------------------------------------------------------------------------
 
@@ -260,9 +263,7 @@ class BlindKoryo(BlindRules):
         return b, events
 
     def outcome(self, state: BlindKoryoState) -> Outcome | None:
-        from .game import KoryoGame
-
-        return KoryoGame().outcome(state.k)  # the open game's scoring, on the same Koryo state
+        return self.game.outcome(state.k)  # the open game's scoring, on the same Koryo state
 
     # -- the flow (as rules.advance, with slots) -----------------------------------------
 
@@ -455,10 +456,8 @@ class BlindKoryo(BlindRules):
                   clock: Any, cards: Mapping[str, str]) -> dict[str, Any]:
         """The ordinary game's bot of ``level`` on :meth:`open_view`: its cards to place become
         slots of the hand (the first slots holding each id chosen)."""
-        from .game import KoryoGame
-
         p, d = self._asked(state, player)
-        order = KoryoGame().bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock)
+        order = self.game.bot_order(self.open_view(state, player, cards), player, level, rng, limit, clock)
         if d.kind != "orders":
             return order
         left = state.hands[p][:]
@@ -550,8 +549,6 @@ class BlindKoryo(BlindRules):
 
     def replay_open(self, players: Sequence[str], first: str, decks: Mapping[str, Sequence[str]],
                     answers: Sequence[tuple[Decision, Mapping[str, Order]]]) -> tuple[list[Event], Outcome | None]:
-        from .game import KoryoGame
-
         def card(slot: str) -> str:
             deck_id, pos = parse_slot(slot)
             try:
@@ -559,7 +556,7 @@ class BlindKoryo(BlindRules):
             except (KeyError, IndexError):
                 raise GameError(f"slot {slot} is in no deck of the audit") from None
 
-        game = KoryoGame()
+        game = self.game
         # the audit's arrangement stands for the generator: see _Arranged
         s = rules.before_the_deal(tuple(players), tuple(players).index(first), [INDEX[c] for c in decks[FIRST_DECK]], _Arranged(decks))
         events: list[Event] = []

@@ -203,7 +203,7 @@ class KoryoGame(Game):
     def blind_rules(self) -> BlindRules:
         from .blind import BlindKoryo
 
-        return BlindKoryo()
+        return BlindKoryo(self)
 
     def bot_levels(self) -> tuple[str, ...]:
         return ("heuristic", "search")

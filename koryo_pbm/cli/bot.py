@@ -20,7 +20,7 @@ import click
 from koryo_pbm.cli.common import echo_json, identity_options, load_identity, remember, warn, write_armored
 from koryo_pbm.errors import KoryoPbmError, UsageError
 from koryo_pbm.store.folder import game_paths
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store.gamedoc import GameDoc
 
 
 class _Warn(logging.Handler):

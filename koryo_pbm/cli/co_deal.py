@@ -26,10 +26,11 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     --out, into a file to mail to the moderator's judge)."""
     import os
 
-    from koryo_pbm import blind, match
+    from koryo_pbm import match
     from koryo_pbm.cli.common import NOW_ENV, now_utc
     from koryo_pbm.cli.submit import record_submission, utc_now
     from koryo_pbm.errors import NotForYou
+    from koryo_pbm.match.codealer import answer
     from koryo_pbm.store import inbox
 
     folder, path = game_paths(target)
@@ -39,7 +40,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, out:
     try:
         # the co-dealer's clock (KORYO_PBM_NOW in tests): it checks a claimed missed deadline by it
         clock = now_utc().strftime("%Y-%m-%dT%H:%M:%S.%fZ") if os.environ.get(NOW_ENV) else utc_now()
-        done = blind.answer(doc, folder, identity, submitted=clock)
+        done = answer(doc, folder, identity, submitted=clock)
     except NotForYou as exc:
         raise UsageError(str(exc)) from None
     if done.envelope is None:

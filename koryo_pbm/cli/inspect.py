@@ -2,7 +2,7 @@
 
 The game file is read as ``show`` reads it (the moderator's signature checked, the memory of
 games seen honoured); then the key is tried on every sealed part the file holds, whatever its
-name and whatever recipient the file names for it (:func:`koryo_pbm.store.gamefile.open_every_part`),
+name and whatever recipient the file names for it (:func:`koryo_pbm.store.gameparts.open_every_part`),
 so that a part of a new kind, or one sealed to another key than its label says, is shown too.
 """
 
@@ -32,7 +32,9 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     (exit status 0)."""
     from koryo_pbm import match
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import MODERATOR_PART, is_player_copy, open_every_part
+    from koryo_pbm.store.gamedoc import MODERATOR_PART
+    from koryo_pbm.store.gameparts import open_every_part
+    from koryo_pbm.store.playercopy import is_player_copy
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)

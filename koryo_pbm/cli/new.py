@@ -179,7 +179,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
 
     from koryo_pbm import match
     from koryo_pbm.engine.registry import find_game
-    from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store import gamedoc, gamefile, inbox
 
     moderator = load_identity(as_name, key_file)
     game = find_game(game_name)
@@ -267,7 +267,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
                    "or orders and "
                    "submit); resolve then deals from your committed secret and their contributions")
     elif doc.deal == "blind":
-        click.echo(gamefile.describe_deal(doc))
+        click.echo(gamedoc.describe_deal(doc))
         click.echo(f"waiting for the co-dealer: koryo-pbm co-deal {shlex.quote(str(directory))} --as {blind_spec[1]}"
                    if blind_spec else "")
     elif doc.deal != "joined":

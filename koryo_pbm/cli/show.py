@@ -38,7 +38,7 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, as_j
     public state; with --as NAME, also your hand and face-down cards. --html/--svg FILE write a
     picture of the table instead (with --as, one that shows your hidden cards: keep it local)."""
     from koryo_pbm import match
-    from koryo_pbm.store.gamefile import describe_deal
+    from koryo_pbm.store.gamedoc import describe_deal
 
     folder, path = game_paths(target)
     doc = match.load_doc(path)

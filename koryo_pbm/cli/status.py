@@ -67,7 +67,9 @@ def _role(doc: Any, identity: Any) -> str:
 
 def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
     from koryo_pbm.store.folder import game_paths
-    from koryo_pbm.store.gamefile import describe_deal, head, read_game
+    from koryo_pbm.store.gamedoc import describe_deal
+    from koryo_pbm.store.gamefile import read_game
+    from koryo_pbm.store.gamelog import head
 
     folder, path = game_paths(target)
     doc = read_game(path)

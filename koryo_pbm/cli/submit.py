@@ -24,7 +24,7 @@ def seal_orders(doc, game, identity, text: str, *, source: str = "orders", submi
     history it answers: an envelope."""
     from koryo_pbm import match
     from koryo_pbm.crypto.envelope import make_envelope
-    from koryo_pbm.store.gamefile import head
+    from koryo_pbm.store.gamelog import head
 
     name, private = match.open_private(doc, identity)
     body = match.check_own_order(doc, game, name, private, text, source=source)

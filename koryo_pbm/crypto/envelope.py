@@ -23,7 +23,7 @@ v2 has exactly these nine, in this order; anything else is refused (a later form
 ``format`` value). Envelopes of format v1 (without ``answers``, orders unpadded) are refused
 with a message that says to submit again.
 
-``answers`` is the head of the game's hash chain (``koryo_pbm.store.gamefile.head``, without its
+``answers`` is the head of the game's hash chain (``koryo_pbm.store.gamelog.head``, without its
 ``sha256:``) in the game file the player answered: the moderator cannot count an answer to a
 file that is not the game's history (``resolve`` refuses it), and anyone holding the envelope
 (its digest is in the log) sees which history the player was shown.
@@ -341,7 +341,7 @@ def make_envelope(
     nonce: str | None = None,
 ) -> Envelope:
     """Sign ``orders_text`` as ``identity`` and seal it, padded, to ``moderator``; ``answers``
-    is the head of the game's history in the file the player answered (``gamefile.head``)."""
+    is the head of the game's history in the file the player answered (``koryo_pbm.store.gamelog.head``)."""
     from koryo_pbm.crypto.seal import seal
 
     header = {

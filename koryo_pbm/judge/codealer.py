@@ -2,7 +2,7 @@
 
 Each game folder under ROOT (or ROOT itself) whose file is a blind game with this key as its
 co-dealer is looked at on every pass: when its pending decision waits for the co-dealer, the
-answer (:func:`koryo_pbm.blind.answer`, which checks everything against the public file first)
+answer (:func:`koryo_pbm.match.codealer.answer`, which checks everything against the public file first)
 is signed, sealed to the moderator and dropped into the game's inbox, where the moderator's
 judge or ``resolve`` counts it. Games of which the key is not the co-dealer are left alone.
 """
@@ -51,7 +51,7 @@ def co_dealt_games(root: Path, identity: Any) -> list[Path]:
 def serve_once(root: Path, identity: Any, log: Callable[[str], None],
                clock: Callable[[], float] | None = None) -> int:
     """One pass over ``root``: every game waiting for this co-dealer answered. Returns how many."""
-    from koryo_pbm import blind
+    from koryo_pbm.match.codealer import answer
     from koryo_pbm.store import gamefile, inbox
 
     answered = 0
@@ -59,7 +59,7 @@ def serve_once(root: Path, identity: Any, log: Callable[[str], None],
         try:
             doc = gamefile.read_game(folder / GAME_FILE)
             now = datetime.fromtimestamp(clock(), UTC) if clock else datetime.now(UTC)
-            done = blind.answer(doc, folder, identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            done = answer(doc, folder, identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
             if done.envelope is None:
                 continue
             inbox.drop(folder, done.envelope)
@@ -90,7 +90,7 @@ def _game_attachment(data: bytes) -> bytes | None:
     import email
     import email.policy
 
-    from koryo_pbm.store.gamefile import MAX_GAME_FILE
+    from koryo_pbm.store.gamedoc import MAX_GAME_FILE
 
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)
@@ -210,6 +210,7 @@ class MailCoDealer:
         from koryo_pbm import blind, pinning
         from koryo_pbm.errors import TamperedError
         from koryo_pbm.judge.outbox import is_queued, queue
+        from koryo_pbm.match.codealer import answer
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
@@ -266,7 +267,7 @@ class MailCoDealer:
             again = " again (the same envelope)"
         else:
             now = datetime.fromtimestamp(self.clock(), UTC)
-            done = blind.answer(doc, folder, self.identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            done = answer(doc, folder, self.identity, submitted=now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
             if done.envelope is None:
                 self.log(f"{said}: {done.why}; nothing to answer")
                 return

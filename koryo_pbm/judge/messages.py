@@ -465,7 +465,7 @@ PLAYER_PAGE_NAME = "koryo-pbm-player-page.html"
 def game_attachment(game_file: bytes) -> tuple[str, bytes]:
     """The game file as players get it: its player copy (``game.toml``), without the moderator's
     sealed part, which no player can open (its digest stands for it: the same signature, the
-    same version; see :func:`koryo_pbm.store.gamefile.player_copy`)."""
+    same version; see :func:`koryo_pbm.store.playercopy.player_copy`)."""
     return ("game.toml", _player_copy(game_file))
 
 
@@ -473,7 +473,7 @@ def game_attachment(game_file: bytes) -> tuple[str, bytes]:
 def _player_copy(game_file: bytes) -> bytes:
     """The player copy of ``game_file``, made once for the state mails of every player of a
     version (the same bytes object each time, so its attachment's encoding is remembered too)."""
-    from koryo_pbm.store.gamefile import player_copy
+    from koryo_pbm.store.playercopy import player_copy
 
     return player_copy(game_file)
 

@@ -42,6 +42,7 @@ from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
 from koryo_pbm.judge import messages, outbox
+from koryo_pbm.judge.gameref import GameRef, Seen
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
 from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, LIMITS_FILE, STATE_DIR, Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
@@ -66,31 +67,6 @@ def _received(now: float) -> str:
 
 def _utc(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-
-
-@dataclass
-class GameRef:
-    folder: Path
-    path: Path
-    tag: str
-    game_id: str = ""
-    emails: dict[str, str] = field(default_factory=dict)
-    stamp: tuple[int, int, int] = (0, 0, 0)
-    owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
-    no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
-    seen: Seen | None = None  # what the judge last read or wrote of the file (see Judge._seen)
-
-
-@dataclass
-class Seen:
-    """The few public facts of one version of a game file that a pass asks of every game, kept
-    from the last time the judge read or wrote it (``stamp``: the file's then): whether its
-    mails and reports are owed, whether a bot is due. ``doc`` is the signed document without
-    its state, log and sealed parts (at most a few kilobytes a game, not the whole file)."""
-
-    stamp: tuple[int, int, int]
-    doc: Any
-    moved: bool  # the version moved the game on (a resolve wrote it): its state mails are owed
 
 
 def _moved(doc: Any) -> bool:

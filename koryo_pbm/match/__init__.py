@@ -4,7 +4,7 @@ A *game folder* holds ``game.toml`` (one signed file with the public state, each
 sealed part and the moderator's sealed secrets), ``inbox/`` where envelopes arrive, and
 ``archive/`` where processed envelopes are kept. This module knows no particular game and no
 command line: it turns a :class:`~koryo_pbm.engine.contract.Game` state into a
-:class:`~koryo_pbm.store.gamefile.GameDoc` and back, and it implements the moderator's resolve
+:class:`~koryo_pbm.store.gamedoc.GameDoc` and back, and it implements the moderator's resolve
 and the player's view. Its modules, each named for what it holds:
 
     orders      orders files: parsing, the canonical text ``submit`` seals, reading files
@@ -17,6 +17,8 @@ and the player's view. Its modules, each named for what it holds:
     resolution  resolve: screen, open, hold, apply, publish at the end
     run         resolve on disk: lock, inbox and mail, write, archive (used by the
                 ``resolve`` command, the judge and ``demo``)
+    codealer    the co-dealer's answer at a blind table (used by ``co-deal`` and the
+                co-dealer's judge)
 
 Every name callers use is re-exported here: ``from koryo_pbm import match; match.resolve(...)``.
 
@@ -46,7 +48,7 @@ that opens a new decision is written, from the ``now`` the caller passes (never 
 this module's own, never one in the rules). Bots play here too (:func:`resolve`): bot seats and
 abandoned seats as soon as everyone else is in, missed orders once the deadline and its grace
 period have passed, each from that player's view only.
-Envelopes name the head of the history they answer (``gamefile.head``); resolve counts only
+Envelopes name the head of the history they answer (``gamelog.head``); resolve counts only
 answers to this game's history at the pending decision.
 
 The deal: a game created without a seed or a position begins with the join decision (see
@@ -63,12 +65,12 @@ from typing import TYPE_CHECKING, Any
 # command imports what it uses (``show`` the views, not resolve and its bots; issue 19).
 _WHERE: dict[str, str] = {
     "MAX_PER_DECISION": "candidates", "Candidate": "candidates", "Resolution": "candidates", "describe_candidates": "candidates",
-    "HELD_ROOM": "creation", "MODERATOR_PART": "creation", "RESERVED_NAMES": "creation", "Secrets": "creation", "check_emails": "creation", "create": "creation", "new_game_id": "creation", "next_version": "creation", "_fill": "creation", "_secret": "creation",
+    "HELD_ROOM": "creation", "MODERATOR_PART": "creation", "RESERVED_NAMES": "creation", "check_emails": "creation", "create": "creation", "new_game_id": "creation", "next_version": "creation", "_fill": "creation", "_secret": "creation",
     "ORDERS_LIMIT": "orders", "POSITION_LIMIT": "orders", "canonical_orders": "orders", "loads_toml": "orders", "parse_orders": "orders", "read_orders_file": "orders", "read_position": "orders",
     "BOT_NOTES": "notes", "SERVICE_ONLY": "notes", "is_service_entry": "notes", "bot_due": "policy", "deadline_of": "policy",  "set_deadline": "policy",
     "answerable_heads": "resolution", "held_size": "resolution", "publish_orders": "resolution", "resolve": "resolution",
     "Replacement": "seats", "replace_seat": "seats", "unabandon": "seats", "with_emails": "seats",
-    "ModeratorView": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_menu": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
+    "ModeratorView": "views", "Secrets": "views", "check_own_order": "views", "engine_view": "views", "full_view": "views", "game_of": "views", "load_doc": "views", "load_for_resolve": "views", "open_menu": "views", "open_moderator": "views", "open_private": "views", "player_name": "views", "player_state": "views", "require_moderator": "views",
     "gamefile": "koryo_pbm.store.gamefile",
 }
 
@@ -78,7 +80,6 @@ if TYPE_CHECKING:
         HELD_ROOM,
         MODERATOR_PART,
         RESERVED_NAMES,
-        Secrets,
         check_emails,
         create,
         new_game_id,
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
     from koryo_pbm.match.seats import Replacement, replace_seat, unabandon, with_emails
     from koryo_pbm.match.views import (
         ModeratorView,
+        Secrets,
         check_own_order,
         engine_view,
         full_view,
@@ -135,7 +137,8 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-_MODULES = ("orders", "creation", "views", "seats", "notes", "policy", "candidates", "resolution", "run")
+_MODULES = ("orders", "creation", "views", "seats", "notes", "policy", "candidates", "resolution", "run",
+            "codealer")
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 
 from koryo_pbm.engine.contract import Decision, Event
 from koryo_pbm.errors import KoryoPbmError
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import Value
 
 # Envelopes of one player for one decision that one resolve reads: the latest ones by their

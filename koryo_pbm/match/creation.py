@@ -1,5 +1,5 @@
 """A new match, and how every version of it is written: the first document (:func:`create`),
-the moderator's sealed secrets (:class:`Secrets`, :func:`_secret`) and the filling of a version
+the moderator's sealed secrets (:func:`_secret`, from :class:`~koryo_pbm.match.views.Secrets`) and the filling of a version
 from a state (:func:`_fill`: the decision and its deadline, the public state, every sealed part,
 the moderator's part padded so its size tells nothing)."""
 
@@ -9,16 +9,19 @@ import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koryo_pbm import choices, deadlines
 from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
-from koryo_pbm.values import Value, keep
+from koryo_pbm.store import gamedoc, gameparts
+from koryo_pbm.store.gamedoc import GameDoc
+from koryo_pbm.values import keep
+
+if TYPE_CHECKING:
+    from koryo_pbm.match.views import Secrets
 
 MODERATOR_PART = "moderator"
 RESERVED_NAMES = frozenset({MODERATOR_PART})
@@ -136,13 +139,13 @@ def create(
 
             game = fair.Joining(game)
             state = fair.JoinState(game_id, tuple(names), seed, first, dict(options or {}),
-                                   gamefile.seed_commitment(seed, salt))
+                                   gamedoc.seed_commitment(seed, salt))
     doc = GameDoc(
         game_id=game_id,
         game=game.name,
         version=1,
         moderator=moderator.public,
-        seed_commitment=gamefile.seed_commitment(seed, salt),
+        seed_commitment=gamedoc.seed_commitment(seed, salt),
         players=dict(players),
         decision=None,
         public={},
@@ -151,6 +154,8 @@ def create(
         service=policy.to_table() or None,
         deal=deal,
     )
+    from koryo_pbm.match.views import Secrets
+
     _fill(doc, game, state, _secret(Secrets(seed, salt, setup), {}, emails), now=now)
     return doc, state
 
@@ -224,24 +229,6 @@ def check_emails(emails: Mapping[str, str], players: Iterable[str]) -> dict[str,
     return dict(emails)
 
 
-class Secrets(Value):
-    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
-    every order accepted so far (all published when the game is over)."""
-
-    _fields = ("seed", "salt", "setup", "played")
-    seed: str
-    salt: str
-    setup: dict[str, Any]
-    played: list[dict[str, Any]]
-
-    def __init__(self, seed: str, salt: str, setup: dict[str, Any] | None = None,
-                 played: list[dict[str, Any]] | None = None) -> None:
-        self.seed = seed
-        self.salt = salt
-        self.setup = {} if setup is None else setup
-        self.played = [] if played is None else played
-
-
 def _secret(secrets: Secrets, orders: Mapping[str, Any], emails: Mapping[str, str],
             former: Mapping[str, Sequence[PublicIdentity]] | None = None) -> dict[str, Any]:
     """The moderator's secret part (without the state, which _fill adds)."""
@@ -304,11 +291,11 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     for name, key in doc.players.items():
         if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room
             part = {**privates[name], choices.MENU_KEY: menus[name]}
-            size = gamefile.kept_padded_size(privates[name], texts.get(name)) + choices.room(
+            size = gameparts.kept_padded_size(privates[name], texts.get(name)) + choices.room(
                 game, decision.kind if decision is not None else "")
-            doc.sealed[name] = gamefile.seal_part(doc, name, key, part, size=size)
+            doc.sealed[name] = gameparts.seal_part(doc, name, key, part, size=size)
         else:
-            doc.sealed[name] = gamefile.seal_part(doc, name, key, privates[name])
+            doc.sealed[name] = gameparts.seal_part(doc, name, key, privates[name])
     # every seat's mail address padded to the room RFC 5321 allows, "" for none: the part's size
     # tells neither who has an address nor how long it is
     emails = secret.get("emails", {})
@@ -321,12 +308,12 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
     # each value's written once
     pieces = _json_pieces(whole)
     if pieces is None:
-        size = gamefile.kept_padded_size({**whole, "orders": {}}) + room
+        size = gameparts.kept_padded_size({**whole, "orders": {}}) + room
         text = None
     else:
-        size = gamefile.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
+        size = gameparts.kept_padded_size({**whole, "orders": {}}, _joined({**pieces, "orders": "{}"})) + room
         text = _joined(pieces)
-    doc.sealed[MODERATOR_PART] = gamefile.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
+    doc.sealed[MODERATOR_PART] = gameparts.seal_part(doc, MODERATOR_PART, doc.moderator, whole, size=size, text=text)
     if doc.deal != "blind" and text is not None:  # (a blind table's state takes its record from the public part)
         _FILLED.keep(doc, state, secret, len(text))
 
@@ -371,11 +358,11 @@ class _Filled:
             return None
         del self.filled[doc.game_id]
         self.size -= kept[5]
-        from koryo_pbm.match.views import ModeratorView, game_of
+        from koryo_pbm.match.views import ModeratorView, Secrets, game_of
 
         _, _, _, state, secret, _ = kept
         # the small tables as the part's JSON gives them (fresh, and lists where tuples were)
-        small = json.loads(gamefile.compact_json({k: secret.get(k, {}) for k in ("setup", "orders", "former")}))
+        small = json.loads(gameparts.compact_json({k: secret.get(k, {}) for k in ("setup", "orders", "former")}))
         padded = secret.get("emails", {})
         # as opened: every seat's address padded then stripped, those with none left out
         emails = {p: a for p in doc.players if (a := padded.get(p, "").ljust(MAX_ADDRESS).rstrip(" "))}
@@ -403,7 +390,7 @@ def _part_json(value: Mapping[str, Any]) -> str | None:
     """The compact JSON of a public or private part (``None`` if it is not JSON: then nothing
     is kept by it)."""
     try:
-        return gamefile.compact_json(value)
+        return gameparts.compact_json(value)
     except (TypeError, ValueError, RecursionError):
         return None
 
@@ -428,11 +415,11 @@ def _game_view(game: Game, public: Mapping[str, Any], private: Mapping[str, Any]
 
 def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:
     """The compact JSON of each value of ``data`` (its keys texts), or ``None`` if one is not
-    JSON: :func:`_joined` of them is ``gamefile.compact_json(data)``."""
+    JSON: :func:`_joined` of them is ``gameparts.compact_json(data)``."""
     if not all(type(k) is str for k in data):
         return None
     try:
-        return {k: gamefile.compact_json(v) for k, v in data.items()}
+        return {k: gameparts.compact_json(v) for k, v in data.items()}
     except (TypeError, ValueError, RecursionError):
         return None
 
@@ -440,7 +427,7 @@ def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:
 def _joined(pieces: Mapping[str, str]) -> str:
     """The compact JSON of a table whose values' compact JSON are ``pieces``: what the JSON
     encoder writes of the table itself (separators ``,`` and ``:``, keys as it writes texts)."""
-    return "{" + ",".join(f"{gamefile.compact_json(k)}:{v}" for k, v in pieces.items()) + "}"
+    return "{" + ",".join(f"{gameparts.compact_json(k)}:{v}" for k, v in pieces.items()) + "}"
 
 
 def next_version(doc: GameDoc) -> GameDoc:

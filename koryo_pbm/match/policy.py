@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from koryo_pbm import deadlines
 from koryo_pbm.engine.contract import Decision
 from koryo_pbm.errors import StaleError
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamelog
+from koryo_pbm.store.gamedoc import GameDoc
 
 if TYPE_CHECKING:
     from koryo_pbm.engine import bots
@@ -148,7 +148,7 @@ def set_deadline(mv: ModeratorView, when: datetime) -> GameDoc:
     new = next_version(doc)
     new.decision = {**doc.decision, "deadline": deadlines.stamp(when)}
     verb = "set" if before is None else ("extended" if when > before else "moved")
-    gamefile.append_log(new, doc.decision["id"],
+    gamelog.append_log(new, doc.decision["id"],
                         [f"the moderator {verb} the deadline of {doc.decision['id']} to {deadlines.human(when)}"], [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, mv.emails, mv.former))
     return new

@@ -24,8 +24,8 @@ from koryo_pbm.match.notes import REJOIN_NOTE
 from koryo_pbm.match.orders import canonical_orders, parse_orders
 from koryo_pbm.match.policy import _bot_note, _bot_players, _count_missed, _deadline
 from koryo_pbm.match.views import ModeratorView
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamelog, gameparts
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import Value
 
 
@@ -261,7 +261,7 @@ def _checked_entry(run: _Run, decision: Decision, c: Candidate, text: str) -> di
     if env.answers not in run.answered:
         c.status, c.reason = "rejected", (
             f"it answers a game file whose history ends with {env.answers[7:23]}, but the history of game "
-            f"{doc.game_id} at {decision.id} ends with {gamefile.head(doc)[7:23]}: the player was shown "
+            f"{doc.game_id} at {decision.id} ends with {gamelog.head(doc)[7:23]}: the player was shown "
             "another file")
         return None
     try:
@@ -325,7 +325,7 @@ def _apply(run: _Run, decision: Decision) -> bool:
     run.state, events = run.mv.game.apply(run.state, orders)
     accepted = _record(run, decision, orders, played)
     events = [Event("service", note) for note in notes] + list(events)
-    gamefile.append_log(run.new, decision.id, [e.text for e in events], accepted)
+    gamelog.append_log(run.new, decision.id, [e.text for e in events], accepted)
     run.answered = {run.new.log[-1]["hash"]}
     run.result.applied.append((decision, events))
     # the co-dealer's answer opening absent hands comes between a decision and its bot's orders:
@@ -350,7 +350,7 @@ def _open_hands(run: _Run, decision: Decision, played: Mapping[str, tuple[str, s
     run.state, notes = blind.request_open(run.mv.game, run.state, decision.id, closed, deadlines.stamp(deadline),
                                           run.policy.grace or "0m", deadlines.stamp(run.now))
     events = [Event("service", note) for note in notes]
-    gamefile.append_log(run.new, decision.id, notes, [])
+    gamelog.append_log(run.new, decision.id, notes, [])
     run.answered = {run.new.log[-1]["hash"]}
     run.result.applied.append((decision, events))
     run.changed = True
@@ -477,7 +477,7 @@ def answerable_heads(doc: GameDoc) -> set[str]:
     head when the decision opened and every head since. Entries logged while a decision is
     pending (a deadline moved, a seat taken over) name that decision and resolve nothing, so a
     player who answered before them answered the same decision of the same history."""
-    heads = {gamefile.head(doc)}
+    heads = {gamelog.head(doc)}
     open_id = doc.decision["id"] if doc.decision else None
     log = doc.log
     i = len(log)
@@ -485,7 +485,7 @@ def answerable_heads(doc: GameDoc) -> set[str]:
         if any(REJOIN_NOTE.fullmatch(str(e)) for e in log[i - 1].get("events", ())):
             break  # a seat changed hands during the join: joins signed before it are not counted
         i -= 1
-        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamefile.head(doc.replace(log=[])))
+        heads.add(str(log[i - 1]["hash"]) if i > 0 else gamelog.head(doc.replace(log=[])))
     return heads
 
 
@@ -504,7 +504,7 @@ def _rejoined(doc: GameDoc) -> bool:
 def held_size(player: str, entry: Mapping[str, Any]) -> int:
     """The bytes a held order takes in the moderator's part (at most ``HELD_ROOM``)."""
     try:
-        return len(gamefile.compact_json({player: entry}).encode("utf-8"))
+        return len(gameparts.compact_json({player: entry}).encode("utf-8"))
     except (TypeError, ValueError, RecursionError):
         raise FormatError("the orders hold a value that cannot be kept (not a number, or nested too deeply)") from None
 
@@ -521,7 +521,7 @@ def _signed_record(mv: ModeratorView, decision: str, player: str, envelope: str,
     size says no more of the orders than the envelope's did (its orders padded to 1 KiB), and
     ``key``, the public key that signed it. ``opened``: the envelope's orders, inner signature
     and the envelope itself when this run opened it (then it is not read or opened again)."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     published = _published(mv, {"decision": decision, "player": player, "envelope": envelope}, opened)
     text = published["orders"]
@@ -539,7 +539,7 @@ def _bot_record(decision: str, player: str, level: str, text: str) -> dict[str, 
     """An order the moderator's bot played, as kept in the moderator's part until the end: its
     text padded as :func:`_signed_record` pads a player's, so that the part's size says nothing
     of what the bot chose."""
-    from koryo_pbm.store.gamefile import compact_json
+    from koryo_pbm.store.gameparts import compact_json
 
     size = len(compact_json(text).encode("utf-8")) - 2
     return {"decision": decision, "player": player, "bot": level,

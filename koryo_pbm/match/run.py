@@ -17,8 +17,8 @@ from koryo_pbm import match
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import KoryoPbmError, StaleError, StorageError
 from koryo_pbm.match.candidates import Candidate, Resolution
-from koryo_pbm.store import gamefile, inbox
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamedoc, gamefile, gameparts, inbox
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.store.lock import game_lock
 
 MAX_CONFLICT_COPIES = 8  # sync-conflict copies of the game file resolve looks at
@@ -105,7 +105,7 @@ def _check_unopened(doc: GameDoc, identity: Identity) -> None:
 
     if doc.game not in names():
         find_game(doc.game)  # raises UnknownGame, naming the games there are
-    gamefile.sealed_part(doc, gamefile.MODERATOR_PART, identity)
+    gameparts.sealed_part(doc, gamedoc.MODERATOR_PART, identity)
 
 
 def refuse_later_copies(copies: list[Path], path: Path) -> None:

@@ -12,8 +12,8 @@ from koryo_pbm.errors import SetupError, StaleError
 from koryo_pbm.match.creation import _fill, _secret, check_emails, next_version
 from koryo_pbm.match.policy import JOIN_KIND
 from koryo_pbm.match.views import ModeratorView
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamelog
+from koryo_pbm.store.gamedoc import GameDoc
 
 
 def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc:
@@ -42,7 +42,7 @@ def with_emails(mv: ModeratorView, changes: Mapping[str, str | None]) -> GameDoc
     new = next_version(doc)
     if lines:
         assert doc.decision is not None
-        gamefile.append_log(new, doc.decision["id"], lines, [])
+        gamelog.append_log(new, doc.decision["id"], lines, [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, mv.orders, emails, mv.former))
     return new
 
@@ -116,7 +116,7 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
     new = next_version(doc)
     unabandon(new, seat)  # an abandoned seat or a bot seat: the substitute plays it from now on
     new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
-    gamefile.append_log(new, pending.id, lines, [])
+    gamelog.append_log(new, pending.id, lines, [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, orders, emails, former))
     return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat), rejoin, bool(lines[1:]))
 

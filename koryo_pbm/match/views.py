@@ -6,22 +6,37 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
 from koryo_pbm.match.orders import parse_orders
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import GameDoc
+from koryo_pbm.store import gamedoc, gamefile, gameparts
+from koryo_pbm.store.gamedoc import GameDoc
 from koryo_pbm.values import Value
-
-if TYPE_CHECKING:
-    from koryo_pbm.match.creation import Secrets
 
 # choices (the menus), creation (the moderator's secrets) and fair (a joined game's join step) are
 # imported where they are used: verify opens no menu and no secret, a dealt game has no join.
+
+
+class Secrets(Value):
+    """What the moderator keeps sealed until the end: the seed and its salt, the set-up, and
+    every order accepted so far (all published when the game is over)."""
+
+    _fields = ("seed", "salt", "setup", "played")
+    seed: str
+    salt: str
+    setup: dict[str, Any]
+    played: list[dict[str, Any]]
+
+    def __init__(self, seed: str, salt: str, setup: dict[str, Any] | None = None,
+                 played: list[dict[str, Any]] | None = None) -> None:
+        self.seed = seed
+        self.salt = salt
+        self.setup = {} if setup is None else setup
+        self.played = [] if played is None else played
 
 
 class ModeratorView(Value):
@@ -83,9 +98,7 @@ def require_moderator(doc: GameDoc, identity: Identity) -> None:
 def open_moderator(doc: GameDoc, identity: Identity) -> ModeratorView:
     require_moderator(doc, identity)
     game = game_of(doc)
-    from koryo_pbm.match.creation import Secrets
-
-    secret = gamefile.open_part(doc, gamefile.MODERATOR_PART, identity)
+    secret = gameparts.open_part(doc, gamedoc.MODERATOR_PART, identity)
     try:
         seed, salt, setup, played = secret["seed"], secret["salt"], secret["setup"], secret["played"]
         orders = secret.get("orders", {})
@@ -142,7 +155,7 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
     """The player's seat and private part (without the menu of their choices, which only the
     player page reads: :func:`open_menu`)."""
     name = player_name(doc, identity)
-    private = gamefile.open_part(doc, name, identity)
+    private = gameparts.open_part(doc, name, identity)
     private.pop(MENU_KEY, None)
     if doc.deal == "blind":  # the player's hidden cards, opened from both dealers' shares (each checked)
         from koryo_pbm import blind
@@ -160,7 +173,7 @@ def open_menu(doc: GameDoc, identity: Identity) -> dict[str, Any] | None:
     from koryo_pbm import choices
 
     name = player_name(doc, identity)
-    return choices.decode_menu(gamefile.open_part(doc, name, identity).get(choices.MENU_KEY))
+    return choices.decode_menu(gameparts.open_part(doc, name, identity).get(choices.MENU_KEY))
 
 
 def engine_view(doc: GameDoc) -> dict[str, Any]:

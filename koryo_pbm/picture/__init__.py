@@ -22,7 +22,7 @@ from .model import MARKS, Card, Frame, Group, Panel, Row, Scene
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.contract import Game
-    from koryo_pbm.store.gamefile import GameDoc
+    from koryo_pbm.store.gamedoc import GameDoc
 
 __all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
            "public_picture"]

@@ -1,6 +1,7 @@
 // node tools/make-envelope.mjs GAME_FILE KEY_FILE PASSPHRASE PICK
 // Answer the pending decision as the page does (core.js): open the part, walk the sealed menu
-// (PICK: "first" or "suggested" at every question), sign and seal; print the armoured envelope.
+// (PICK: "first" or "suggested" at every question), read the order strictly, sign and seal; print the
+// armoured envelope. The join is written by the page's code itself (core.joinOrder), as the page does.
 import { readFileSync } from "node:fs";
 import * as core from "../src/core.js";
 
@@ -9,15 +10,21 @@ try {
   const game = core.readGame(new Uint8Array(readFileSync(gameFile)));
   const identity = core.parseKeyFile(readFileSync(keyFile, "utf8"), passphrase);
   const { seat, menu } = await core.openPart(game, identity);
-  if (!menu) throw new core.PageError("no menu in the part");
-  let option = menu.root;
-  while (!("t" in option)) {
-    const node = menu.nodes[option.n];
-    option = node.o[how === "suggested" && node.d !== undefined ? node.d : 0];
+  let order;
+  if (game.top.decision?.kind === "join") order = core.joinOrder(game);
+  else {
+    if (!menu) throw new core.PageError("no menu in the part");
+    const orders = core.readMenuOrders(menu, core.orderContext(game));
+    let option = menu.root;
+    while (!("t" in option)) {
+      const node = menu.nodes[option.n];
+      option = node.o[how === "suggested" && node.d !== undefined ? node.d : 0];
+    }
+    order = orders[option.t];
   }
   const { armored } = await core.makeEnvelope(identity, game.moderator, {
     gameId: game.top.game_id, decision: game.top.decision.id, answers: core.historyHead(game), player: seat,
-    ordersText: core.leafOrders(menu, option.t) });
+    ordersText: order.text });
   process.stdout.write(armored);
 } catch (e) {
   process.stderr.write(`${e.message}\n`);

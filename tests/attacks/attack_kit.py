@@ -238,7 +238,7 @@ def identity(world_or_arena, name: str):
 
 def body_of(game_file: bytes) -> bytes:
     """Everything before a game file's signature line (what the signature covers; from v4 on, in
-    its digested form: ``gamefile.signed_message``)."""
+    its digested form: ``playercopy.signed_message``)."""
     cut = game_file.rfind(b"\n", 0, len(game_file) - 1) + 1
     return game_file[:cut]
 
@@ -248,7 +248,8 @@ def sign_game(body: bytes, signer) -> bytes:
     import base64
 
     from koryo_pbm.crypto.sign import sign
-    from koryo_pbm.store.gamefile import SIGN_CONTEXT, signed_message
+    from koryo_pbm.store.gamedoc import SIGN_CONTEXT
+    from koryo_pbm.store.playercopy import signed_message
 
     sig = base64.b64encode(sign(signer, SIGN_CONTEXT, signed_message(body))).decode("ascii")
     return body + f'signature = "{sig}"\n'.encode("ascii")
@@ -256,9 +257,9 @@ def sign_game(body: bytes, signer) -> bytes:
 
 def head_of(data: bytes) -> str:
     """The head of the history of a game file (what an envelope answering it names)."""
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gamefile, gamelog
 
-    return gamefile.head(gamefile.decode(data))
+    return gamelog.head(gamefile.decode(data))
 
 
 def game_id_of(data: bytes) -> str:

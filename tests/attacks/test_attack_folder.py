@@ -236,7 +236,7 @@ def test_a_forged_16_mb_game_file_is_refused_before_it_is_parsed(arena, world, m
 
     from attack_kit import body_of
 
-    from koryo_pbm.store.gamefile import MAX_GAME_FILE
+    from koryo_pbm.store.gamedoc import MAX_GAME_FILE
 
     body = body_of(world.g4_v2)
     sig = world.g4_v2[len(body):]

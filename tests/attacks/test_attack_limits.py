@@ -28,7 +28,7 @@ from attack_kit import PLAYERS4, assert_refused, game_id_of, head_of, identity
 from koryo_pbm.crypto.envelope import MAX_ARMORED, MAX_ORDERS
 from koryo_pbm.crypto.keys import KEY_FILE_LIMIT
 from koryo_pbm.match import ORDERS_LIMIT
-from koryo_pbm.store.gamefile import MAX_GAME_FILE
+from koryo_pbm.store.gamedoc import MAX_GAME_FILE
 from koryo_pbm.store.inbox import MAX_ENVELOPE_FILE
 from koryo_pbm.transport.mail import MAX_MBOX, MAX_MESSAGE
 

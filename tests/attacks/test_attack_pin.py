@@ -14,7 +14,7 @@ import tomllib
 import pytest
 from attack_kit import assert_refused, game_id_of, identity
 
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamedoc, gamefile, gamelog, gameparts
 
 PLAYER_COMMANDS = [
     ("show", "g", "--as", "alice"),
@@ -30,14 +30,14 @@ def rewritten(data: bytes, mod, *, entry: int = 0) -> bytes:
     """The same version of a game, its log entry ``entry`` rewritten, the chain recomputed and
     the file re-signed by the moderator: a history that verifies on its own."""
     doc = gamefile.decode(data)
-    prev = gamefile.ZERO_HASH
+    prev = gamedoc.ZERO_HASH
     log = []
     for i, e in enumerate(doc.log):
         e = dict(e)
         if i == entry:
             e["events"] = [*e["events"], "alice scores 9 points (rewritten)"]
         e["prev"] = prev
-        e["hash"] = gamefile._entry_hash(e)
+        e["hash"] = gamelog._entry_hash(e)
         prev = e["hash"]
         log.append(e)
     doc.log = log
@@ -71,7 +71,7 @@ def test_a_resigned_rewritten_log_is_refused_by_every_player_command(arena, late
     gid = game_id_of(forged)
     for args in PLAYER_COMMANDS:
         line = assert_refused(arena(*args), code=1)
-        heads = (gamefile.head(gamefile.decode(forged))[7:23], gamefile.head(gamefile.decode(versions[2]))[7:23])
+        heads = (gamelog.head(gamefile.decode(forged))[7:23], gamelog.head(gamefile.decode(versions[2]))[7:23])
         first = gamefile.decode(versions[2]).log[0]["decision"]
         assert line == (f"koryo-pbm: error: the moderator signed two different histories of game {gid}: version "
                         f"{4 if later else 3} here has head {heads[0]}, the version 3 you saw has head {heads[1]}; "
@@ -135,19 +135,19 @@ def test_two_files_of_one_version_shown_to_two_players(arena):
     arena.ok("resolve", "other", "--as", "mod", home=second_home(arena, "modhome"))
     forked = (other / "game.toml").read_bytes()
     assert gamefile.decode(forked).version == gamefile.decode(world.g4_v2).version == 2
-    assert gamefile.head(gamefile.decode(forked)) != gamefile.head(gamefile.decode(world.g4_v2))
+    assert gamelog.head(gamefile.decode(forked)) != gamelog.head(gamefile.decode(world.g4_v2))
     bob_home = second_home(arena, "bobhome")
     arena.ok("show", "other", "--as", "bob", home=bob_home)  # bob's file, on bob's machine: fine
     arena.ok("show", "g", "--as", "alice")  # alice's
     # what they would compare on the phone: status names the head of the history each was shown
     heads = [arena.ok("status", "g").out.splitlines()[0], arena.ok("status", "other", home=bob_home).out.splitlines()[0]]
     assert heads == [f"game {game_id_of(forked)} (koryo), version 2, history {h[7:23]}"
-                     for h in (gamefile.head(gamefile.decode(world.g4_v2)), gamefile.head(gamefile.decode(forked)))]
-    assert arena.ok("status", "g", "--json").json["head"] == gamefile.head(gamefile.decode(world.g4_v2))
+                     for h in (gamelog.head(gamefile.decode(world.g4_v2)), gamelog.head(gamefile.decode(forked)))]
+    assert arena.ok("status", "g", "--json").json["head"] == gamelog.head(gamefile.decode(world.g4_v2))
     (first / "game.toml").write_bytes(forked)
     line = assert_refused(arena("show", "g", "--as", "alice"), code=1)
-    head_alice = gamefile.head(gamefile.decode(world.g4_v2)).removeprefix("sha256:")[:16]
-    head_bob = gamefile.head(gamefile.decode(forked)).removeprefix("sha256:")[:16]
+    head_alice = gamelog.head(gamefile.decode(world.g4_v2)).removeprefix("sha256:")[:16]
+    head_bob = gamelog.head(gamefile.decode(forked)).removeprefix("sha256:")[:16]
     assert line == (f"koryo-pbm: error: the moderator signed two different histories of game "
                     f"{game_id_of(forked)}: version 2 here has head {head_bob}, the version 2 you saw has "
                     f"head {head_alice}; they part at log entry 1 (r1-orders); the copy you saw is {pinned_copy(arena.home, forked)}; keep both files: "
@@ -169,13 +169,13 @@ def test_an_answer_to_another_history_is_refused_by_resolve(arena):
     arena.ok("orders", "other", "--as", player, "-o", "forked.toml", home=home)
     arena.ok("submit", "forked.toml", "--as", player, "--game", "other", "--out", "forked.envelope", home=home)
     forked = (arena.cwd / "forked.envelope").read_text()
-    assert f"answers: {gamefile.head(gamefile.decode((other / 'game.toml').read_bytes()))[7:]}\n" in forked
+    assert f"answers: {gamelog.head(gamefile.decode((other / 'game.toml').read_bytes()))[7:]}\n" in forked
     (real / "inbox" / "forked.envelope").write_text(forked)
     before = (real / "game.toml").read_bytes()
     r = arena("resolve", "g", "--as", "mod", "--json")
     assert r.code == 3, r.err
     [env] = r.json["envelopes"]
-    head_real = gamefile.head(gamefile.decode(world.g4_v2))[7:23]
+    head_real = gamelog.head(gamefile.decode(world.g4_v2))[7:23]
     assert env["status"] == "rejected"
     assert env["reason"].endswith(f"but the history of game {game_id_of(world.g4_v2)} at "
                                   f"{gamefile.decode(world.g4_v2).decision['id']} ends with {head_real}: the player "
@@ -199,12 +199,12 @@ def test_another_file_of_the_same_version_and_history_is_refused(arena):
     folder = arena.game(world.g4_v2)
     arena.ok("show", "g", "--as", "alice")
     doc = gamefile.decode(world.g4_v2)
-    mine = gamefile.open_part(doc, "alice", alice)
+    mine = gameparts.open_part(doc, "alice", alice)
     other_hand = {**mine, "hand": [*sorted(mine["hand"], reverse=True)[:-1], "omniscient"]}
     assert other_hand != mine
-    doc.sealed["alice"] = gamefile.seal_part(doc, "alice", alice.public, other_hand)
+    doc.sealed["alice"] = gameparts.seal_part(doc, "alice", alice.public, other_hand)
     forged = gamefile.encode(doc, mod)
-    assert gamefile.head(gamefile.decode(forged)) == gamefile.head(gamefile.decode(world.g4_v2))
+    assert gamelog.head(gamefile.decode(forged)) == gamelog.head(gamefile.decode(world.g4_v2))
     (folder / "game.toml").write_bytes(forged)
     line = assert_refused(arena("show", "g", "--as", "alice"), code=1)
     assert line.startswith(f"koryo-pbm: error: the moderator signed two different files of version 2 of game "

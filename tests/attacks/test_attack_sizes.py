@@ -19,7 +19,7 @@ from attack_kit import PLAYERS4, assert_refused, identity
 
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.engine.simulate import play_random
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamedoc, gameparts
 
 KORYO4 = ["alice", "bob", "carol", "dave"]
 
@@ -50,8 +50,8 @@ def states_of(game_name: str, players: list[str], seeds: range, options=None):
 def doc_for(world, players):
     mod = identity(world, "mod")
     keys = {p: identity(world, p).public for p in players}
-    return gamefile.GameDoc(game_id="sizes-1", game="koryo", version=3, moderator=mod.public,
-                            seed_commitment=gamefile.seed_commitment("s", "00" * 32), players=keys)
+    return gamedoc.GameDoc(game_id="sizes-1", game="koryo", version=3, moderator=mod.public,
+                            seed_commitment=gamedoc.seed_commitment("s", "00" * 32), players=keys)
 
 
 @pytest.mark.parametrize("game_name,players,options", [
@@ -73,12 +73,12 @@ def test_a_players_part_has_one_size_for_each_hand_size(world, game_name, player
         for name in players:
             private = game.private(state, name)
             key = shape(private)
-            text = gamefile.compact_json(private)
+            text = gameparts.compact_json(private)
             contents[key].add(text)
             if (name, key, text) in sealed:
                 continue
             sealed.add((name, key, text))
-            part = gamefile.seal_part(doc, name, doc.players[name], private)
+            part = gameparts.seal_part(doc, name, doc.players[name], private)
             sizes[key].add(sealed_size(part))
     assert len(sizes) >= 8
     assert sum(len(c) for c in contents.values()) > 1000  # many different hands of each size
@@ -96,7 +96,7 @@ def test_every_koryo_hand_of_a_size_seals_to_one_size(world, size):
     doc = doc_for(world, KORYO4)
     seen = set()
     for hand in itertools.combinations_with_replacement(sorted(CARD_IDS), size):
-        part = gamefile.seal_part(doc, "alice", doc.players["alice"],
+        part = gameparts.seal_part(doc, "alice", doc.players["alice"],
                                   {"player": "alice", "hand": list(hand), "facedown": ["spy"] * (size % 2)})
         seen.add(sealed_size(part))
     assert len(seen) == 1
@@ -108,15 +108,15 @@ def test_a_part_opens_only_with_spaces_as_padding(world):
 
     doc = doc_for(world, KORYO4)
     alice = identity(world, "alice")
-    part = gamefile.seal_part(doc, "alice", alice.public, {"hand": ["spy"]})
-    assert gamefile.open_part(dataclass_with(doc, alice=part), "alice", alice) == {"hand": ["spy"]}
+    part = gameparts.seal_part(doc, "alice", alice.public, {"hand": ["spy"]})
+    assert gameparts.open_part(dataclass_with(doc, alice=part), "alice", alice) == {"hand": ["spy"]}
     fpr = alice.public.fingerprint()
     for padding in (b"\n", b"\t  ", b" x", b"\x00"):
-        blob = seal(alice.public, b'{"hand":["spy"]}' + padding, gamefile.part_info(doc.game_id, doc.version,
+        blob = seal(alice.public, b'{"hand":["spy"]}' + padding, gameparts.part_info(doc.game_id, doc.version,
                                                                                    "alice", fpr))
         bad = {"recipient": fpr, "data": base64.b64encode(blob).decode()}
         with pytest.raises(FormatError):
-            gamefile.open_part(dataclass_with(doc, alice=bad), "alice", alice)
+            gameparts.open_part(dataclass_with(doc, alice=bad), "alice", alice)
 
 
 def dataclass_with(doc, **parts):
@@ -146,8 +146,8 @@ def test_the_moderators_part_does_not_grow_with_held_orders(arena):
     for n, p in enumerate(PLAYERS4[:3]):
         _, private = match.open_private(doc, identity(arena.world, p))
         orders = legal_orders(game, match.player_state(doc, game, p, private), p)
-        order = sorted(orders, key=lambda o: len(gamefile.compact_json(o)))[-1 if n % 2 == 0 else 0]
-        lengths.append(len(gamefile.compact_json(order)))
+        order = sorted(orders, key=lambda o: len(gameparts.compact_json(o)))[-1 if n % 2 == 0 else 0]
+        lengths.append(len(gameparts.compact_json(order)))
         text = orders_text(doc.game_id, doc.decision["id"], order)
         (arena.cwd / f"{p}.toml").write_text(text)
         arena.ok("submit", f"{p}.toml", "--as", p, "--game", folder)
@@ -174,7 +174,7 @@ def test_the_orders_kept_for_the_replay_take_one_size_whatever_they_say(arena):
     for n, p in enumerate(PLAYERS4):
         _, private = match.open_private(doc, identity(arena.world, p))
         orders = legal_orders(game, match.player_state(doc, game, p, private), p)
-        order = sorted(orders, key=lambda o: len(gamefile.compact_json(o)))[-1 if n % 2 == 0 else 0]
+        order = sorted(orders, key=lambda o: len(gameparts.compact_json(o)))[-1 if n % 2 == 0 else 0]
         (arena.cwd / f"{p}.toml").write_text(orders_text(doc.game_id, decision, order))
         arena.ok("submit", f"{p}.toml", "--as", p, "--game", folder)
         signed[p] = match.canonical_orders(doc.game_id, decision, order)
@@ -183,12 +183,12 @@ def test_the_orders_kept_for_the_replay_take_one_size_whatever_they_say(arena):
     mv = match.open_moderator(match.load_doc(path), identity(arena.world, "mod"))
     kept = [e for e in mv.secrets.played if e["decision"] == decision]
     assert [e["player"] for e in kept] == PLAYERS4 and not any("envelope" in e for e in kept)
-    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    assert len({gameparts.padded_size({"kept": e}) for e in kept}) == 1
     archived = sorted((folder / "archive").rglob("*.envelope"))
     assert len(archived) == 4
-    whole = min(gamefile.padded_size({"kept": {"decision": decision, "player": "alice", "envelope": a.read_text()}})
+    whole = min(gameparts.padded_size({"kept": {"decision": decision, "player": "alice", "envelope": a.read_text()}})
                 for a in archived)  # what was kept before: the whole envelope
-    assert max(gamefile.padded_size({"kept": e}) for e in kept) < whole * 0.85, whole
+    assert max(gameparts.padded_size({"kept": e}) for e in kept) < whole * 0.85, whole
     published = match.publish_orders(mv, kept)
     assert {e["player"]: e["orders"] for e in published} == signed
     assert all("length" not in e for e in published)
@@ -250,8 +250,8 @@ def real_doc(world, game, state, players):
     from koryo_pbm import match
 
     mod = identity(world, "mod")
-    doc = gamefile.GameDoc(game_id=f"{game.name}-sizes", game=game.name, version=1, moderator=mod.public,
-                           seed_commitment=gamefile.seed_commitment("s", "00" * 32),
+    doc = gamedoc.GameDoc(game_id=f"{game.name}-sizes", game=game.name, version=1, moderator=mod.public,
+                           seed_commitment=gamedoc.seed_commitment("s", "00" * 32),
                            players={p: identity(world, p).public for p in players})
     match._fill(doc, game, state, match._secret(match.Secrets("s", "00" * 32), {}, {}))
     return doc
@@ -354,11 +354,11 @@ def test_the_orders_a_bot_played_are_kept_in_one_size_whatever_they_say(arena):
     mv = match.open_moderator(doc, identity(arena.world, "mod"))
     _, private = match.open_private(doc, identity(arena.world, "bob"))
     orders = sorted(legal_orders(game, match.player_state(doc, game, "bob", private), "bob"),
-                    key=lambda o: len(gamefile.compact_json(o)))
+                    key=lambda o: len(gameparts.compact_json(o)))
     texts = [match.canonical_orders(doc.game_id, decision, o) for o in (orders[0], orders[-1])]
     assert len(texts[0]) != len(texts[1])
     kept = [_bot_record(decision, "bob", "heuristic", t) for t in texts]
-    assert len({gamefile.padded_size({"kept": e}) for e in kept}) == 1
+    assert len({gameparts.padded_size({"kept": e}) for e in kept}) == 1
     published = match.publish_orders(mv, kept)
     assert [e["orders"] for e in published] == texts
     assert all(set(e) == {"decision", "player", "bot", "orders"} for e in published)

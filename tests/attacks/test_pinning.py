@@ -17,7 +17,7 @@ from test_attack_pin import rewritten
 
 from koryo_pbm import match, pinning
 from koryo_pbm.errors import StaleError, TamperedError
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamefile, gamelog, gameparts
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def see(data: bytes, **kw) -> pinning.Sight:
 
 
 def head(data: bytes) -> str:
-    return gamefile.head(gamefile.decode(data))[7:23]
+    return gamelog.head(gamefile.decode(data))[7:23]
 
 
 def gid(data: bytes) -> str:
@@ -76,7 +76,7 @@ def test_another_file_of_the_same_version_and_history_is_two_files(home, version
     see(versions[2])
     doc = gamefile.decode(versions[2])
     alice = identity(world, "alice")
-    doc.sealed["alice"] = gamefile.seal_part(doc, "alice", alice.public, gamefile.open_part(doc, "alice", alice))
+    doc.sealed["alice"] = gameparts.seal_part(doc, "alice", alice.public, gameparts.open_part(doc, "alice", alice))
     other = gamefile.encode(doc, mod)  # alice's part sealed anew: the same history, other bytes
     assert other != versions[2] and head(other) == head(versions[2])
     with pytest.raises(TamperedError, match=r"the moderator signed two different files of version 3 of game .*: the "

@@ -277,7 +277,7 @@ def _carl_sends(cli, folder, body_of):
     from koryo_pbm import blind, match
     from koryo_pbm.cli.submit import utc_now
     from koryo_pbm.crypto.envelope import make_envelope
-    from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store import gamefile, gamelog, inbox
     from koryo_pbm.store.keyring import find_identity
 
     os.environ["KORYO_PBM_HOME"] = str(cli.home)
@@ -291,7 +291,7 @@ def _carl_sends(cli, folder, body_of):
     text = match.canonical_orders(doc.game_id, doc.decision["id"], body)
     # modified software: signed and sealed without the check co-deal makes first
     envelope = make_envelope(carl, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                             answers=gamefile.head(doc), player="carl", orders_text=text, submitted=utc_now())
+                             answers=gamelog.head(doc), player="carl", orders_text=text, submitted=utc_now())
     inbox.drop(cli.cwd / folder, envelope)
     return path.read_bytes()
 

@@ -38,7 +38,7 @@ def korsar_game(tmp_path_factory):
     from koryo_pbm.crypto.seal import open_sealed
     from koryo_pbm.errors import TamperedError
     from koryo_pbm.store import gamefile
-    from koryo_pbm.store.gamefile import open_every_part
+    from koryo_pbm.store.gameparts import open_every_part
     from koryo_pbm.store.keyring import find_identity
 
     root = tmp_path_factory.mktemp("blindkorsar")
@@ -228,7 +228,7 @@ def test_a_false_play_claim_is_refused_like_an_illegal_order(cli):
     from koryo_pbm import match
     from koryo_pbm.cli.submit import utc_now
     from koryo_pbm.crypto.envelope import make_envelope
-    from koryo_pbm.store import gamefile, inbox
+    from koryo_pbm.store import gamefile, gamelog, inbox
     from koryo_pbm.store.keyring import find_identity
 
     os.environ["KORYO_PBM_HOME"] = str(cli.home)
@@ -236,7 +236,7 @@ def test_a_false_play_claim_is_refused_like_an_illegal_order(cli):
     doc = gamefile.read_game(path)
     body = match.parse_orders(text)[2]
     envelope = make_envelope(find_identity("alice"), doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                             answers=gamefile.head(doc), player="alice",
+                             answers=gamelog.head(doc), player="alice",
                              orders_text=match.canonical_orders(doc.game_id, doc.decision["id"], body), submitted=utc_now())
     inbox.drop(cli.cwd / "f", envelope)
     before = path.read_bytes()

@@ -62,7 +62,7 @@ def test_full_four_player_game_through_envelopes(cli):
     # The seed is published at the end and matches the commitment made at the start.
     import tomllib
 
-    from koryo_pbm.store.gamefile import seed_commitment
+    from koryo_pbm.store.gamedoc import seed_commitment
 
     assert final["seed"] == "by-mail"
     doc = tomllib.loads((folder / "game.toml").read_text())

@@ -11,6 +11,7 @@ from test_cli_bymail import make_keys
 
 from koryo_pbm import match
 from koryo_pbm.crypto.keys import load_identity
+from koryo_pbm.store import gameparts
 
 START = "2026-11-24T18:00Z"
 
@@ -354,7 +355,7 @@ def test_a_bot_sees_only_its_seats_view(cli, monkeypatch):
     doc = match.load_doc(folder / "game.toml")
     mod = load_identity(cli.home / "keys" / "mod.key")
     _, private = match.open_private(doc, load_identity(cli.home / "keys" / "alice.key"))
-    carol_private = match.gamefile.open_part(doc, "carol", mod)
+    carol_private = gameparts.open_part(doc, "carol", mod)
     game = find_game("koryo")
     expected = bots.choose_from_view(game, doc.public, carol_private, "carol", "heuristic",
                                      seed=f"{doc.game_id}:r1-orders:carol")

@@ -149,7 +149,8 @@ def test_hostile_join_orders_in_signed_envelopes_are_rejected_by_resolve(cli):
     """A player's own program may send anything: resolve checks every join order itself."""
     from koryo_pbm.crypto.envelope import make_envelope
     from koryo_pbm.crypto.keys import PublicIdentity, load_identity
-    from koryo_pbm.store.gamefile import head, read_game
+    from koryo_pbm.store.gamefile import read_game
+    from koryo_pbm.store.gamelog import head
 
     lines = make_keys(cli, ["alice", "bob"])
     new(cli, lines, names=["alice", "bob"])

@@ -16,7 +16,7 @@ from test_cli_bymail import make_keys, new_game
 from koryo_pbm import choices
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import load_identity
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamefile, gameparts
 
 PLAYERS = ["p1", "p2", "p3"]
 
@@ -26,7 +26,7 @@ def _opened(cli, folder) -> dict:
     keys = {name: load_identity(cli.home / "keys" / f"{name}.key") for name in ["mod", *PLAYERS]}
     return {"version": doc.version, "public": doc.public, "decision": doc.decision, "log": doc.log,
             "sizes": {name: len(part["data"]) for name, part in doc.sealed.items()},
-            "parts": {name: gamefile.open_part(doc, name, keys["mod" if name == "moderator" else name])
+            "parts": {name: gameparts.open_part(doc, name, keys["mod" if name == "moderator" else name])
                       for name in doc.sealed}}
 
 

@@ -92,17 +92,17 @@ def test_a_part_sealed_to_another_key_than_its_label_is_shown_to_that_key(cli, g
     """The moderator seals alice's part to bob's key, labelled as alice's: bob's key is tried on
     every part, so inspect shows bob what he was given (show would never open it)."""
     from koryo_pbm.crypto.seal import seal
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gamefile, gameparts
     from koryo_pbm.store.keyring import find_identity
 
     mod, alice = find_identity("mod"), find_identity("alice")
     bob = find_identity("bob")
     path = game / "game.toml"
     doc = gamefile.read_game(path)
-    hand = gamefile.open_part(doc, "alice", alice)
+    hand = gameparts.open_part(doc, "alice", alice)
     label = doc.sealed["alice"]["recipient"]
-    info = gamefile.part_info(doc.game_id, doc.version, "alice", label)
-    blob = seal(bob.public, gamefile.compact_json(hand).encode(), info)
+    info = gameparts.part_info(doc.game_id, doc.version, "alice", label)
+    blob = seal(bob.public, gameparts.compact_json(hand).encode(), info)
     doc.sealed["alice"] = {"recipient": label, "data": base64.b64encode(blob).decode()}
     path.write_bytes(gamefile.encode(doc, mod))
     parts, _ = opened(cli, "bob")
@@ -122,7 +122,7 @@ def test_every_part_is_tried_whatever_its_name_and_binding(cli, game, monkeypatc
     bindings, with no change to inspect. The format refuses such names until the blind table's
     format lands, so this drives the function inspect calls."""
     from koryo_pbm.crypto.seal import seal
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gamefile, gameparts
     from koryo_pbm.store.keyring import find_identity
 
     alice, bob = find_identity("alice"), find_identity("bob")
@@ -138,9 +138,9 @@ def test_every_part_is_tried_whatever_its_name_and_binding(cli, game, monkeypatc
     from koryo_pbm.errors import TamperedError
 
     with pytest.raises(TamperedError, match="is sealed to your key but does not open"):
-        gamefile.open_every_part(doc, alice)  # no binding of that kind yet: said, never skipped
-    monkeypatch.setattr(gamefile, "PART_BINDINGS", [*gamefile.PART_BINDINGS, unversioned])
-    parts, closed = gamefile.open_every_part(doc, alice)
+        gameparts.open_every_part(doc, alice)  # no binding of that kind yet: said, never skipped
+    monkeypatch.setattr(gameparts, "PART_BINDINGS", [*gameparts.PART_BINDINGS, unversioned])
+    parts, closed = gameparts.open_every_part(doc, alice)
     assert [p.name for p in parts] == ["alice", name] and parts[1].data == {"shares": ["x"]}
     assert name not in closed
-    assert name not in [p.name for p in gamefile.open_every_part(doc, bob)[0]]
+    assert name not in [p.name for p in gameparts.open_every_part(doc, bob)[0]]

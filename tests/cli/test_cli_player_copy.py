@@ -8,7 +8,7 @@ import shutil
 
 from test_cli_bymail import make_keys, new_game
 
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import playercopy
 
 PLAYERS = ["alice", "bob"]
 
@@ -19,7 +19,7 @@ def copy_for(cli, folder, player):
     mine = cli.cwd / "players" / player
     mine.mkdir(parents=True, exist_ok=True)
     whole = (folder / "game.toml").read_bytes()
-    copy = gamefile.player_copy(whole)
+    copy = playercopy.player_copy(whole)
     (mine / "game.toml").write_bytes(copy)
     return mine, whole, copy
 

@@ -13,7 +13,7 @@ from test_cli_bymail import make_keys, play_template_orders
 from test_cli_fair import new
 
 from koryo_pbm.crypto.keys import load_identity
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamedoc, gamefile, gamelog, playercopy
 
 PLAYERS = ["alice", "bob", "carol"]
 
@@ -59,7 +59,7 @@ def rewrite(cli, folder, change) -> None:
     doc = gamefile.decode(path.read_bytes())
     change(doc)
     body = tomli_w.dumps(gamefile._to_toml(doc)).encode("utf-8")
-    signature = base64.b64encode(sign(mod, gamefile.SIGN_CONTEXT, gamefile.signed_message(body))).decode("ascii")
+    signature = base64.b64encode(sign(mod, gamedoc.SIGN_CONTEXT, playercopy.signed_message(body))).decode("ascii")
     path.write_bytes(body + f'signature = "{signature}"\n'.encode("ascii"))
 
 
@@ -67,14 +67,14 @@ def relog(doc, entries) -> None:
     """A new, intact hash chain over ``entries`` (the moderator rewrites the log)."""
     doc.log = []
     for e in entries:
-        gamefile.append_log(doc, e["decision"], e["events"], e["accepted"])
+        gamelog.append_log(doc, e["decision"], e["events"], e["accepted"])
         doc.log[-1]["version"] = e["version"]
-        doc.log[-1]["hash"] = gamefile._entry_hash(doc.log[-1])
+        doc.log[-1]["hash"] = gamelog._entry_hash(doc.log[-1])
     # versions were kept; the chain is recomputed over them
-    prev = gamefile.ZERO_HASH
+    prev = gamedoc.ZERO_HASH
     for e in doc.log:
         e["prev"] = prev
-        e["hash"] = gamefile._entry_hash(e)
+        e["hash"] = gamelog._entry_hash(e)
         prev = e["hash"]
 
 
@@ -160,7 +160,7 @@ def test_a_replaced_order_and_log_entry_are_caught(cli, finished):
 
 
 def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
-    rewrite(cli, finished, lambda doc: setattr(doc, "seed_commitment", gamefile.seed_commitment("x", doc.salt)))
+    rewrite(cli, finished, lambda doc: setattr(doc, "seed_commitment", gamedoc.seed_commitment("x", doc.salt)))
     r = cli.fails("verify", "g")  # the file itself refuses to be read: one line, the reason
     assert "the published seed does not match the seed commitment made at the start" in r.err
     assert r.err.count("\n") == 1
@@ -169,7 +169,7 @@ def test_a_seed_changed_after_the_commitment_is_caught(cli, finished):
 def test_a_rigged_deal_recommitted_and_resigned_is_caught(cli, finished):
     def change(doc):
         doc.seed = "rigged"
-        doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
+        doc.seed_commitment = gamedoc.seed_commitment("rigged", doc.salt)
     rewrite(cli, finished, change)
     refused(cli, "g", "alice joined under another seed commitment than the file's")
 
@@ -181,7 +181,7 @@ def test_a_rigged_deal_of_a_seed_game_is_caught_by_the_replay(cli):
 
     def change(doc):
         doc.seed = "rigged"
-        doc.seed_commitment = gamefile.seed_commitment("rigged", doc.salt)
+        doc.seed_commitment = gamedoc.seed_commitment("rigged", doc.salt)
     rewrite(cli, cli.cwd / "g", change)
     # the other deal shows as orders the replayed hands cannot play, as other events, or as fewer
     # (a logged line the rules do not give): the deal depends on the random game id, so each can come
@@ -201,7 +201,7 @@ def test_a_secret_changed_after_the_players_joined_is_caught(cli, monkeypatch):
     a program of its own that skips that check, before players who never looked: verify, from
     the finished file alone, still catches it."""
     from koryo_pbm.match import resolution  # where resolve looks up answerable_heads
-    from koryo_pbm.store.gamefile import open_part, seal_part
+    from koryo_pbm.store.gameparts import open_part, seal_part
 
     class Anything:
         def __contains__(self, item):
@@ -215,7 +215,7 @@ def test_a_secret_changed_after_the_players_joined_is_caught(cli, monkeypatch):
     doc = gamefile.decode(path.read_bytes())
     secret = open_part(doc, "moderator", mod)
     secret["seed"] = secret["state"]["join"]["seed"] = "chosen after seeing every contribution"
-    doc.seed_commitment = gamefile.seed_commitment(secret["seed"], secret["salt"])
+    doc.seed_commitment = gamedoc.seed_commitment(secret["seed"], secret["salt"])
     doc.sealed["moderator"] = seal_part(doc, "moderator", mod.public, secret)
     path.write_bytes(gamefile.encode(doc, mod))
     assert "the moderator signed two different histories" in cli.fails("status", "g").err
@@ -352,7 +352,7 @@ def test_a_game_finished_in_format_v3_still_verifies_and_its_player_copy_too(cli
     whole = (finished / "game.toml").read_bytes()
     assert whole.startswith(b'format = "koryo-pbm-game/v4"\n')
     (cli.cwd / "copy").mkdir()
-    copy = gamefile.player_copy(whole)
+    copy = playercopy.player_copy(whole)
     (cli.cwd / "copy" / "game.toml").write_bytes(copy)
     assert len(copy) < len(whole)
     assert cli.ok("verify", "copy").out == cli.ok("verify", "g").out

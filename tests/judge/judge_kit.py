@@ -133,7 +133,7 @@ def attachment(msg, name: str = "game.toml") -> bytes | None:
 def player_copy(path) -> bytes:
     """What the judge attaches as ``game.toml``: the player copy of the game file at ``path``
     (the moderator's part as its digest, the same signature)."""
-    from koryo_pbm.store.gamefile import player_copy as copy_of
+    from koryo_pbm.store.playercopy import player_copy as copy_of
 
     data = Path(path).read_bytes()
     copy = copy_of(data)

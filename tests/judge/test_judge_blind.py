@@ -118,7 +118,7 @@ def _forged(cli, carl_home, body_of, *, signer_home=None, signer="carl", game="g
 
     from koryo_pbm import blind, match
     from koryo_pbm.crypto.envelope import make_envelope
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gamefile, gamelog
     from koryo_pbm.store.keyring import find_identity
 
     old = os.environ.get("KORYO_PBM_HOME")
@@ -134,7 +134,7 @@ def _forged(cli, carl_home, body_of, *, signer_home=None, signer="carl", game="g
                            carl, doc.decision["id"], doc.log)
     text = match.canonical_orders(doc.game_id, doc.decision["id"], body_of(honest))
     return make_envelope(key, doc.moderator, game_id=doc.game_id, decision=doc.decision["id"],
-                         answers=gamefile.head(doc), player="carl", orders_text=text,
+                         answers=gamelog.head(doc), player="carl", orders_text=text,
                          submitted="2026-11-26T17:01:00.000000Z").armor()
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from koryo_pbm.errors import FormatError
 from koryo_pbm.match import creation
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamelog, gameparts
 
 _TEXT = st.text(st.sampled_from(["a", "é", "\"", "\\", "\n", "\x00", "\ud800", "€", " "]), max_size=20)
 _VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2**62), st.floats(), _TEXT),
@@ -21,7 +22,7 @@ _VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2
 @given(st.dictionaries(st.one_of(_TEXT, st.integers(0, 3), st.none()), _VALUES, max_size=6))
 def test_the_json_made_value_by_value_is_the_json_of_the_whole_table(table):
     try:
-        whole = gamefile.compact_json(table)
+        whole = gameparts.compact_json(table)
     except (TypeError, ValueError):
         whole = None
     pieces = creation._json_pieces(table)
@@ -29,7 +30,7 @@ def test_the_json_made_value_by_value_is_the_json_of_the_whole_table(table):
         assert whole is None or not all(isinstance(k, str) for k in table)
     else:
         assert creation._joined(pieces) == whole
-        assert creation._joined({**pieces, "orders": "{}"}) == gamefile.compact_json({**table, "orders": {}})
+        assert creation._joined({**pieces, "orders": "{}"}) == gameparts.compact_json({**table, "orders": {}})
 
 
 @settings(max_examples=200)
@@ -38,12 +39,12 @@ def test_a_kept_padded_size_is_the_padded_size(table):
     def outcome(f):
         try:
             return "ok", f()
-        except (gamefile.FormatError, ValueError) as exc:  # (a key with a lone surrogate: ValueError, as before)
+        except (FormatError, ValueError) as exc:  # (a key with a lone surrogate: ValueError, as before)
             return type(exc).__name__, str(exc)
-    gamefile._SIZES.clear()
-    fresh = outcome(lambda: gamefile.padded_size(table))
-    assert outcome(lambda: gamefile.kept_padded_size(table)) == fresh
-    assert outcome(lambda: gamefile.kept_padded_size(table)) == fresh  # kept, or refused again
+    gameparts._SIZES.clear()
+    fresh = outcome(lambda: gameparts.padded_size(table))
+    assert outcome(lambda: gameparts.kept_padded_size(table)) == fresh
+    assert outcome(lambda: gameparts.kept_padded_size(table)) == fresh  # kept, or refused again
 
 
 def _facts(mv):
@@ -89,7 +90,7 @@ def test_the_judge_resolves_the_version_it_wrote_from_exactly_what_its_file_open
         player = next(p for p in decision.players if p not in opened.orders)
         order = game.random_order(opened.state, player, rng)
         env = make_envelope(ids[player], mod.public, game_id=doc.game_id, decision=decision.id,
-                            answers=gamefile.head(doc), player=player,
+                            answers=gamelog.head(doc), player=player,
                             orders_text=match.canonical_orders(doc.game_id, decision.id, order),
                             submitted=f"2026-11-26T06:{step:02d}:00Z")
         before = doc

@@ -80,7 +80,7 @@ class Page:
     def load(self) -> float:
         t = time.perf_counter()
         self.d.get(self.url)
-        self.wait(lambda: self.by("#page-hash").text.startswith("This page's code"))
+        self.wait(lambda: self.d.execute_script("return document.body.dataset.ready === 'yes'"))
         return time.perf_counter() - t
 
     def wait(self, cond, timeout: float = 60.0):
@@ -120,7 +120,7 @@ class Page:
         attachment = self.downloads / f"mail-{self.mails}" / game.name
         attachment.parent.mkdir(parents=True)
         # what the judge mails: the game file's player copy (the moderator's part as its digest)
-        from koryo_pbm.store.gamefile import player_copy
+        from koryo_pbm.store.playercopy import player_copy
 
         attachment.write_bytes(player_copy(game.read_bytes()))
         self.set_file("#game-file", attachment)

@@ -16,21 +16,11 @@ from hypothesis import strategies as st
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.crypto.sign import sign
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StorageError, TamperedError
-from koryo_pbm.store import gamefile
-from koryo_pbm.store.gamefile import (
-    ZERO_HASH,
-    GameDoc,
-    append_log,
-    check_seed,
-    decode,
-    encode,
-    open_part,
-    read_game,
-    seal_part,
-    seed_commitment,
-    verify_log,
-    write_game,
-)
+from koryo_pbm.store import gamedoc, gamefile, gamelog, gameparts, playercopy, tomltext
+from koryo_pbm.store.gamedoc import ZERO_HASH, GameDoc, check_seed, seed_commitment
+from koryo_pbm.store.gamefile import decode, encode, read_game, write_game
+from koryo_pbm.store.gamelog import append_log, verify_log
+from koryo_pbm.store.gameparts import open_part, seal_part
 
 pytestmark = pytest.mark.real_fsync  # the store's writes fsync, as in every koryo-pbm process (see conftest._unsynced_session)
 
@@ -68,7 +58,7 @@ def sample(keys) -> bytes:
 
 def resign(keys, top: dict, key: str = "mod") -> bytes:
     body = tomli_w.dumps(top).encode()
-    sig = sign(keys[key], "game-file", gamefile.signed_message(body))
+    sig = sign(keys[key], "game-file", playercopy.signed_message(body))
     return body + f'signature = "{base64.b64encode(sig).decode()}"\n'.encode()
 
 
@@ -118,7 +108,7 @@ def test_file_round_trip(tmp_path, keys, sample):
 
 
 def test_every_byte_flip_refused(sample):
-    for data in (sample, gamefile.player_copy(sample)):
+    for data in (sample, playercopy.player_copy(sample)):
         for i in range(len(data)):
             bad = bytearray(data)
             bad[i] ^= 0x01
@@ -183,12 +173,12 @@ def test_first_line_and_format(keys, sample):
                                           r"koryo-pbm-game/v2 only"):
         decode(sample.replace(b"koryo-pbm-game/v4", b"koryo-pbm-game/v1", 1))
     with pytest.raises(FormatError, match="larger than"):
-        decode(b"x" * (gamefile.MAX_GAME_FILE + 1))
+        decode(b"x" * (gamedoc.MAX_GAME_FILE + 1))
     not_utf8 = gamefile_body(sample).replace(b"round = 2", b"round = 2 #\xff", 1)
     with pytest.raises(TamperedError, match="does not verify"):  # the signature is checked first
         decode(not_utf8 + sample[len(gamefile_body(sample)):])
     with pytest.raises(FormatError, match="not UTF-8"):  # signed so by the moderator's own key
-        decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", gamefile.signed_message(not_utf8)))
+        decode(not_utf8 + b'signature = "' + base64.b64encode(sign(keys["mod"], "game-file", playercopy.signed_message(not_utf8)))
                + b'"\n')
 
 
@@ -202,20 +192,20 @@ def test_a_game_in_progress_of_format_v2_or_v3_is_read_and_written_on_as_v4(keys
         top = sample_top(sample)
         top["format"] = form
         old_file = resign(keys, top)
-        assert gamefile.signed_message(gamefile_body(old_file)) == gamefile_body(old_file)
+        assert playercopy.signed_message(gamefile_body(old_file)) == gamefile_body(old_file)
         doc = decode(old_file, expected_moderator=keys["mod"].public)
         assert doc.version == 3 and encode(doc, keys["mod"]).startswith(b'format = "koryo-pbm-game/v4"\n')
         assert open_part(doc, "moderator", keys["mod"])["seed"] == "the seed"
         # a file of an earlier format has no player copy: it is mailed whole, and is its own identity
-        assert gamefile.player_copy(old_file) == old_file
-        assert gamefile.file_identity(old_file) == "sha256:" + hashlib.sha256(old_file).hexdigest()
+        assert playercopy.player_copy(old_file) == old_file
+        assert playercopy.file_identity(old_file) == "sha256:" + hashlib.sha256(old_file).hexdigest()
     signed = {"decision": "r1-orders", "player": "bob", "answers": "a" * 64, "submitted": "2026-11-25T10:00:00Z",
               "nonce": "b" * 32, "digest": "c" * 64, "orders": "x", "inner": "AA=="}
     old = {"decision": "r1-orders", "player": "bob", "envelope": "-----BEGIN", "orders": "x", "inner": "AA=="}
     for form, item in (("koryo-pbm-game/v2", signed), ("koryo-pbm-game/v3", old)):
         over = {**sample_top(sample), "format": form, "seed": "the seed", "salt": SALT, "replay": {"orders": [item]}}
         over.pop("decision")
-        over = {k: over[k] for k in gamefile.TOP_KEYS if k in over}
+        over = {k: over[k] for k in gamedoc.TOP_KEYS if k in over}
         with pytest.raises(FormatError, match=f"the file says format {form} but its published orders are not"):
             decode(resign(keys, over))
 
@@ -225,17 +215,17 @@ def test_a_player_copy_verifies_with_the_same_signature_and_is_the_same_version(
     replaced by its digest, and the same signature line: it reads as the same document but for
     that part, every player's part opens, it pins as the same file, and the moderator's part
     does not open from it."""
-    copy_ = gamefile.player_copy(sample)
+    copy_ = playercopy.player_copy(sample)
     assert len(copy_) < len(sample) and copy_.splitlines()[-1] == sample.splitlines()[-1]
-    assert gamefile.player_copy(copy_) == copy_
+    assert playercopy.player_copy(copy_) == copy_
     whole, player = decode(sample), decode(copy_, expected_moderator=keys["mod"].public)
     data = whole.sealed["moderator"]["data"]
     assert player.sealed["moderator"] == {"recipient": keys["mod"].public.fingerprint(),
                                           "digest": "sha256:" + hashlib.sha256(data.encode()).hexdigest()}
     assert player.replace(sealed={**player.sealed, "moderator": whole.sealed["moderator"]}) == whole
-    assert gamefile.is_player_copy(player) and not gamefile.is_player_copy(whole)
+    assert playercopy.is_player_copy(player) and not playercopy.is_player_copy(whole)
     assert open_part(player, "alice", keys["alice"]) == {"hand": [1, 5, 7], "name": "alice"}
-    assert gamefile.file_identity(copy_) == gamefile.file_identity(sample) == gamefile.file_identity(
+    assert playercopy.file_identity(copy_) == playercopy.file_identity(sample) == playercopy.file_identity(
         sample.replace(b"\n", b"\r\n"))
     with pytest.raises(FormatError, match=r"^this game file is a player copy of game koryo-0a1b2c3d4e \(version 3\): "
                                           "it holds the moderator's part only as its digest"):
@@ -246,7 +236,7 @@ def test_a_player_copy_verifies_with_the_same_signature_and_is_the_same_version(
 
 
 def test_a_player_copy_with_its_digest_or_the_moderators_part_changed_is_refused(keys, sample):
-    copy_ = gamefile.player_copy(sample)
+    copy_ = playercopy.player_copy(sample)
     digest = decode(copy_).sealed["moderator"]["digest"].encode()
     other = digest[:-1] + (b"0" if digest[-1:] != b"0" else b"1")
     with pytest.raises(TamperedError, match="does not verify"):
@@ -274,7 +264,7 @@ def test_the_moderators_part_of_a_v4_file_is_its_last_table_and_a_v3_file_has_no
                                                                   if k != "moderator"}}
     with pytest.raises(FormatError, match="must be the last table"):
         decode(resign(keys, top))
-    top = sample_top(gamefile.player_copy(sample))
+    top = sample_top(playercopy.player_copy(sample))
     top["format"] = "koryo-pbm-game/v3"
     with pytest.raises(FormatError, match="koryo-pbm-game/v3 has no player copies"):
         decode(resign(keys, top))
@@ -288,8 +278,8 @@ def test_a_finished_game_of_format_v3_is_read_as_it_was(keys):
     data = (Path(__file__).parent / "data" / "finished-v3.toml").read_bytes()
     assert data.startswith(b'format = "koryo-pbm-game/v3"\n')
     doc = decode(data)
-    assert doc.decision is None and doc.replay is not None and not gamefile.is_player_copy(doc)
-    assert gamefile.player_copy(data) == data
+    assert doc.decision is None and doc.replay is not None and not playercopy.is_player_copy(doc)
+    assert playercopy.player_copy(data) == data
     flipped = bytearray(data)
     flipped[data.index(b"[sealed.moderator]") + 60] ^= 1  # inside the moderator's part
     with pytest.raises(TamperedError, match="does not verify"):
@@ -403,7 +393,7 @@ def test_log_chain(keys, sample):
     # rewriting an entry and its hash still breaks the next link
     top = sample_top(sample)
     top["log"][0]["decision"] = "r9-orders"
-    top["log"][0]["hash"] = gamefile._entry_hash(top["log"][0])
+    top["log"][0]["hash"] = gamelog._entry_hash(top["log"][0])
     with pytest.raises(TamperedError, match="chain is broken"):
         decode(resign(keys, top))
 
@@ -431,7 +421,7 @@ def test_the_seed_is_published_only_at_the_end_and_must_match_its_commitment(key
     doc.salt = SALT
     with pytest.raises(TamperedError, match="does not match the seed commitment"):
         encode(doc, keys["mod"])
-    doc.seed_commitment = gamefile.seed_commitment("another seed", SALT)
+    doc.seed_commitment = gamedoc.seed_commitment("another seed", SALT)
     assert decode(encode(doc, keys["mod"])).seed == "another seed"
     doc.salt = "5b" * 32  # the right seed with another salt is not what was committed to
     with pytest.raises(TamperedError, match="does not match the seed commitment"):
@@ -476,16 +466,16 @@ def test_the_moderators_part_sealed_by_this_process_opens_as_it_opens_anew_and_o
     that very text, version and key: what it holds is what a fresh process opens; moved to another
     version or game, damaged, relabelled for another key, it is refused as ever."""
     doc = make_doc(keys, version=3)
-    assert gamefile._SEALED.parts[doc.game_id][1:3] == (gamefile.part_info(doc.game_id, 3, "moderator",
+    assert gameparts._SEALED.parts[doc.game_id][1:3] == (gameparts.part_info(doc.game_id, 3, "moderator",
                                                         keys["mod"].public.fingerprint()), keys["mod"].public)
     kept = open_part(doc, "moderator", keys["mod"])
-    parts, size = dict(gamefile._SEALED.parts), gamefile._SEALED.size
-    gamefile._SEALED.parts.clear()
+    parts, size = dict(gameparts._SEALED.parts), gameparts._SEALED.size
+    gameparts._SEALED.parts.clear()
     try:
         assert open_part(doc, "moderator", keys["mod"]) == kept == {"seed": "the seed", "orders": {}}
     finally:
-        gamefile._SEALED.parts.update(parts)
-        gamefile._SEALED.size = size
+        gameparts._SEALED.parts.update(parts)
+        gameparts._SEALED.size = size
     for change in ({"version": 4}, {"game_id": "koryo-ffffffffff"}):
         with pytest.raises(TamperedError, match="sealed part 'moderator'"):
             open_part(doc.replace(**change), "moderator", keys["mod"])
@@ -507,7 +497,7 @@ def test_part_with_bad_data_inside(keys, inside, match):
 
     doc = make_doc(keys)
     fpr = keys["alice"].public.fingerprint()
-    blob = seal(keys["alice"].public, inside, gamefile.part_info(doc.game_id, doc.version, "alice", fpr))
+    blob = seal(keys["alice"].public, inside, gameparts.part_info(doc.game_id, doc.version, "alice", fpr))
     doc.sealed["alice"] = {"recipient": fpr, "data": base64.b64encode(blob).decode()}
     with pytest.raises(FormatError, match=match):
         open_part(doc, "alice", keys["alice"])
@@ -623,14 +613,14 @@ _VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2
 
 
 def _room_reference(value):
-    """gamefile._room as it was written first: every text measured by encoding it."""
+    """gameparts._room as it was written first: every text measured by encoding it."""
     if isinstance(value, str):
-        inner = len(gamefile.compact_json(value).encode("utf-8")) - 2
-        return 2 + max(1, -(-inner // gamefile.TEXT_QUANTUM)) * gamefile.TEXT_QUANTUM
+        inner = len(gameparts.compact_json(value).encode("utf-8")) - 2
+        return 2 + max(1, -(-inner // gameparts.TEXT_QUANTUM)) * gameparts.TEXT_QUANTUM
     if value is None or isinstance(value, bool):
         return 5
     if isinstance(value, (int, float)):
-        return max(gamefile.NUMBER_ROOM, len(gamefile.compact_json(value)))
+        return max(gameparts.NUMBER_ROOM, len(gameparts.compact_json(value)))
     if isinstance(value, dict):
         return 2 + max(0, len(value) - 1) + sum(_room_reference(k) + 1 + _room_reference(v) for k, v in value.items())
     return 2 + max(0, len(value) - 1) + sum(_room_reference(v) for v in value)
@@ -646,10 +636,10 @@ def test_the_fast_paths_of_plain_and_room_give_what_the_general_code_gives(value
             return "ok", f(*args)
         except (FormatError, UnicodeEncodeError, ValueError, TypeError) as exc:
             return type(exc).__name__, str(exc)
-    fast, slow = outcome(gamefile._plain, value, "x"), outcome(gamefile._plain_slow, value, "x")
+    fast, slow = outcome(gamedoc._plain, value, "x"), outcome(gamedoc._plain_slow, value, "x")
     assert fast == slow
     if fast[0] == "ok":
-        assert outcome(gamefile._room, fast[1]) == outcome(_room_reference, fast[1])
+        assert outcome(gameparts._room, fast[1]) == outcome(_room_reference, fast[1])
 
 
 @settings(max_examples=150, deadline=None)
@@ -683,9 +673,9 @@ def _reference_text(doc: GameDoc) -> str:
 
     for part in top["sealed"].values():
         part["data"] = mark(part["data"])
-    top["log"] = gamefile._literals(top["log"], mark)
+    top["log"] = tomltext._literals(top["log"], mark)
     if "replay" in top:
-        top["replay"] = gamefile._literals(top["replay"], mark)
+        top["replay"] = tomltext._literals(top["replay"], mark)
     return re.sub('"@feedf00d-([0-9]+)@"', lambda m: (lambda v: f"'''{v}'''" if "\n" in v else f"'{v}'")(
         blobs[int(m.group(1))]), tomli_w.dumps(top))
 
@@ -729,12 +719,12 @@ def test_the_fast_check_of_base64_agrees_with_decoding_it(text):
         decodes = base64.b64encode(binascii.a2b_base64(text, strict_mode=True)).decode() == text
     except (binascii.Error, ValueError):
         decodes = False
-    assert gamefile._canonical_b64(text) == decodes
+    assert gamedoc._canonical_b64(text) == decodes
     if decodes:
-        assert gamefile._b64(text, "x") == base64.b64decode(text)
+        assert gamedoc._b64(text, "x") == base64.b64decode(text)
     else:
         with pytest.raises(FormatError, match="^x: data is not"):
-            gamefile._b64(text, "x")
+            gamedoc._b64(text, "x")
 
 
 def test_pieces_of_a_file_kept_by_what_they_hold_are_never_those_of_other_values(keys):

@@ -36,7 +36,7 @@ def make() -> dict:
     from koryo_pbm.crypto import keys as K
     from koryo_pbm.crypto.seal import seal
     from koryo_pbm.crypto.sign import sign
-    from koryo_pbm.store import gamefile as G
+    from koryo_pbm.store import gameparts, playercopy
 
     rng = random.Random("koryo-pbm interop vectors")
 
@@ -54,7 +54,7 @@ def make() -> dict:
         K.os.urandom = real_urandom
     lines = dict(line.split(": ", 1) for line in v2_text.splitlines()[1:])
     data = bytes(range(200))
-    info = G.part_info("g-1", 7, "alice", alice.public.fingerprint())
+    info = gameparts.part_info("g-1", 7, "alice", alice.public.fingerprint())
     plaintext = b'{"hand":["red-2"]}' + b" " * 14
     header = {"format": E.FORMAT, "game_id": "g-1", "decision": "d3", "answers": "ab" * 32, "player": "alice",
               "submitted": "2026-11-25T19:00:00.123Z", "nonce": "0f" * 16,
@@ -79,10 +79,10 @@ def make() -> dict:
                                                 orders_text=orders, submitted=header["submitted"],
                                                 nonce=header["nonce"]).armor()},
         "canonical_json": {"value": {"b": [1, "é\n\"x\u0001"], "a": {"z": True, "y": None}},
-                           "text": G.compact_json({"a": {"y": None, "z": True}, "b": [1, "é\n\"x\u0001"]})},
+                           "text": gameparts.compact_json({"a": {"y": None, "z": True}, "b": [1, "é\n\"x\u0001"]})},
         "games": _games(),
         # a game finished in format v3 (signed over its bytes as they are): read still, its own identity
-        "old_games": [{"file": v3, "identity": G.file_identity(v3.encode("utf-8"))}
+        "old_games": [{"file": v3, "identity": playercopy.file_identity(v3.encode("utf-8"))}
                       for v3 in [(HERE.parent / "store" / "data" / "finished-v3.toml").read_text(encoding="utf-8")]],
         # a menu that inflates beyond choices.MENU_LIMIT (5 MiB of spaces): both sides refuse it
         "menu_bomb": _deflated(b" " * (5 * 1024 * 1024)),
@@ -103,6 +103,7 @@ def _games() -> list[dict]:
     from koryo_pbm.cli.main import main
     from koryo_pbm.crypto.keys import load_identity
     from koryo_pbm.store import gamefile as G
+    from koryo_pbm.store import gamelog, gameparts, playercopy
 
     out = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,9 +123,9 @@ def _games() -> list[dict]:
             assert doc.decision is not None
             seat = doc.decision["waiting_for"][0]  # a player with a menu
             me = load_identity(keys / f"{seat}.key")
-            out.append({"file": data.decode("utf-8"), "copy": G.player_copy(data).decode("utf-8"),
-                        "identity": G.file_identity(data), "head": G.head(doc), "version": doc.version,
-                        "seat": seat, "key": (keys / f"{seat}.key").read_text(), "part": G.open_part(doc, seat, me),
+            out.append({"file": data.decode("utf-8"), "copy": playercopy.player_copy(data).decode("utf-8"),
+                        "identity": playercopy.file_identity(data), "head": gamelog.head(doc), "version": doc.version,
+                        "seat": seat, "key": (keys / f"{seat}.key").read_text(), "part": gameparts.open_part(doc, seat, me),
                         "menu": match.open_menu(doc, me)})
             if step == 0:
                 for p in ("alice", "bob", "carol", "dave"):
