@@ -225,9 +225,10 @@ class Policy(Value):
             table["state_mail"] = self.state_mail
         return table
 
-    def next_step(self, deadline: datetime, who: str = "them") -> str:
-        """What happens to a missed order of this game, as a sentence (for the judge's mails)."""
-        if self.missed == "bot":
+    def next_step(self, deadline: datetime, who: str = "them", *, bot: bool = True) -> str:
+        """What happens to a missed order of this game, as a sentence (for the judge's mails);
+        ``bot=False``: a decision the bot never answers for a person (the join), which waits."""
+        if self.missed == "bot" and bot:
             return (f"the {self.bot_level or 'random'} bot plays for {who} from {human(deadline + self.grace_period())} "
                     f"if the orders are still missing then")
         return f"the game waits for {who}; the moderator may extend the deadline"

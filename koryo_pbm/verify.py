@@ -11,7 +11,9 @@ failure (what follows would not mean anything):
 3. ``deal``        how the deal was made: from the moderator's secret and every player's
                    contribution (``joined``: the published contributions must be the players'
                    signed join orders), or chosen by the moderator (``seed``, ``position``):
-                   reported, not fair-proof;
+                   reported, not fair-proof; a join it cannot prove fair (a person's join the
+                   bot played, a seat that changed hands during the join:
+                   :func:`_unproven_joins`) is named, not fair-proof;
 4. ``orders``      every published order is in an envelope signed by its player (outer
                    signature), for this game, decision and player, and its text is the one the
                    player signed inside (inner signature): the moderator cannot alter one;
@@ -293,6 +295,56 @@ def check_end(doc: GameDoc) -> None:
         raise GameError(f"the end of game {doc.game_id} is not proven: {exc}") from None
 
 
+def _unproven_joins(doc: GameDoc, joins: dict[str, tuple[str | None, dict, str]]) -> list[tuple[str, str]]:
+    """The seats of a joined game whose join ``verify`` cannot prove fair, each with why: a
+    person's seat whose join the moderator's bot played (a missed deadline, an abandoned seat:
+    the moderator reads every join as it comes in, so it could choose which ones to count,
+    and with them the deal), and a seat that changed hands while the join was pending (its new
+    key is the moderator's choice, made while the join was open: it could be the moderator's
+    own, join last and choose its contribution knowing every other; worse if another counted
+    join was signed before the hand-over, which koryo-pbm's own resolve refuses). A key at the
+    table from the start is the players' agreed table, not proven either way (a moderator who
+    also plays is a collusion no file shows). A bot seat's contribution is fixed by public
+    values before anyone joins: one deal, not a choice (:class:`BotReplay` re-derives it)."""
+    from koryo_pbm.match.notes import ABANDONED_NOTE, MISSED_NOTE, SERVICE_ONLY, TAKEN_OVER_NOTE
+
+    answers: dict[str, str] = {}
+    for item in doc.replay["orders"] if doc.replay else ():
+        if item.get("decision") == fair.JOIN and "bot" not in item:
+            head = item.get("answers")
+            if head is None and "envelope" in item:  # format v2: the whole envelope
+                head = parse_one(item["envelope"], f"the join of {item['player']}").header.get("answers")
+            answers[str(item["player"])] = str(head).removeprefix("sha256:")  # as the log's hashes, bare
+    out: list[tuple[str, str]] = []
+    taken: list[tuple[str, int]] = []  # (seat, index of the log entry that handed it over)
+    for i, entry in enumerate(doc.log):
+        if entry.get("decision") != fair.JOIN:
+            break
+        events = [str(e) for e in entry.get("events", ())]
+        if events and not entry.get("accepted") and all(any(p.fullmatch(e) for p in SERVICE_ONLY) for e in events):
+            taken += [(m["seat"], i) for m in map(TAKEN_OVER_NOTE.fullmatch, events) if m]
+            continue
+        for e in events:  # the join's own entry: who the bot played for
+            m = MISSED_NOTE.fullmatch(e) or ABANDONED_NOTE.fullmatch(e)
+            if m and m["seat"] in joins and joins[m["seat"]][0] is None:
+                out.append((m["seat"], f"{m['seat']}'s join was played by the moderator's bot ({m['seat']} is a "
+                                       "person's seat): the moderator, who reads every join, could choose which "
+                                       "joins to count"))
+        for seat in dict.fromkeys(seat for seat, _ in taken):  # each seat once, at its last hand-over
+            at = max(k for s_, k in taken if s_ == seat)
+            since = {str(doc.log[k]["hash"]).removeprefix("sha256:") for k in range(at, i)}
+            early = [p for p in joins if p != seat and joins[p][0] is not None and answers.get(p) not in since]
+            if early:
+                out.append((seat, f"{seat}'s seat changed hands during the join after {', '.join(early)} signed "
+                                  f"{'their joins' if len(early) > 1 else 'a join'}: the new key could choose its "
+                                  "contribution knowing them"))
+            else:
+                out.append((seat, f"{seat}'s seat changed hands during the join: its new key, the moderator's "
+                                  "choice, could join last and choose its contribution knowing every other"))
+        break
+    return out
+
+
 def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequence[Submission] | None,
             receipts: Sequence[Receipt], upto_end: bool = False) -> None:
     from koryo_pbm import match
@@ -328,7 +380,13 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
                 raise _Fail("deal", f"{name} joined under another seed commitment than the file's: the moderator's "
                                     "secret was changed after the players joined")
         alone = [name for name, (digest, _, _) in joins.items() if word_alone(doc, fair.JOIN, name, digest)]
-        if alone:
+        unproven = _unproven_joins(doc, joins)
+        if unproven:
+            seats = ", ".join(seat for seat, _ in unproven)
+            report.not_fair = f"the join of {seats} cannot be proven fair"
+            add(Check("deal", True, "dealt from the moderator's committed secret and the contributions, but "
+                                    + "; ".join(why for _, why in unproven) + ": not fair-proof"))
+        elif alone:
             who = ", ".join(alone)
             report.not_fair = f"the contribution of {who} to its deal is the moderator's word"
             add(Check("deal", True, f"dealt from the moderator's committed secret and the contributions, but the "
@@ -830,7 +888,8 @@ class BotReplay(Value):
             # the moderator could pick the bot's or the stand-in's contribution; or every
             # contribution was known before the moderator chose its secret
             report.fair_proof = False
-            report.not_fair = ("a bot seat's join contribution is not re-derivable (its bot hit its time limit)"
+            seats = ", ".join(t[len(fair.JOIN) + 2:-1] for t in self.timed_out if t.startswith(f"{fair.JOIN} ("))
+            report.not_fair = (f"the join of {seats} (a bot seat) is not re-derivable (its bot hit its time limit)"
                                if self.join_timed_out else "every contribution to its deal was a bot's, known "
                                "before the moderator chose its secret")
         detail = (f"every one of the {self.orders} orders the moderator's bots played is the one the bot chooses "

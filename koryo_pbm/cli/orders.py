@@ -84,6 +84,13 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, outp
         if replaced is None:
             raise StorageError(f"{output} exists already and is not an orders file of yours for an earlier decision "
                                "of this game (nothing was written): choose another name")
+        pending = doc.decision or {}
+        if doc.deal == "joined" and pending.get("kind") == "join" and replaced == pending.get("id"):
+            # a join has nothing to edit, and one written before the join started again (a seat
+            # changed hands) holds a contribution the moderator may have read: always a fresh one
+            write_atomic(output, text.encode("utf-8"))
+            click.echo(f"replaced {output} with a fresh join (new random bytes): {hint}", err=True)
+            return
         if doc.decision is not None and replaced == doc.decision["id"]:
             raise StorageError(f"{output} holds your orders for {replaced} already (perhaps edited; nothing was "
                                f"written): submit it with {hint}, or delete it to start again")

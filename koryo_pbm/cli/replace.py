@@ -27,6 +27,7 @@ def command(target: str, spec: str, as_name: str | None, key_file: Path | None, 
     envelopes signed by the former key are refused, and the public log says that the seat was
     taken over. Orders the former key had in for the pending decision are dropped: the new
     player answers it. The former player's address is forgotten (--email gives the new one).
+    While the game waits for its join, the join starts again: every player joins anew.
 
     \b
     Example:
@@ -54,12 +55,20 @@ def command(target: str, spec: str, as_name: str | None, key_file: Path | None, 
     doc = done.doc
     if as_json:
         echo_json({"id": doc.game_id, "version": doc.version, "player": seat, "key": done.new,
-                   "former_key": done.former, "dropped": done.dropped, "email": done.email})
+                   "former_key": done.former, "dropped": done.dropped, "email": done.email, "rejoin": done.rejoin,
+                   "fair_proof": not done.rejoined})
         return
     click.echo(f"{seat}'s seat in game {doc.game_id} is now held by key {done.new} (version {doc.version}); "
                f"envelopes signed by the former key {done.former} are refused from now on")
     if done.dropped:
         click.echo(f"{seat}'s orders for {done.dropped}, sent with the former key, were dropped: "
                    f"the new player answers {done.dropped}")
+    if done.rejoined:
+        if done.rejoin:
+            click.echo(f"the join starts again: {', '.join(done.rejoin)} joined before the seat changed hands and "
+                       "join anew (no contribution made before a key came to the table counts)")
+        click.echo(f"the deal will not be fair-proof (verify names {seat}: a key that comes to the table during the "
+                   "join could join last and choose its contribution); for a fair-proof deal, start a new game "
+                   "with the new player instead")
     click.echo(f"{seat}'s address: {done.email or 'none (shared folder only)'}")
     click.echo(f"share {path} with the new player: `koryo-pbm show` with their key shows {seat}'s hand")

@@ -166,6 +166,10 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
 @click.option("--moderator", "moderator", metavar="ADDRESS",
               help="The moderator's own address: a player's mail to the judge without an envelope is forwarded "
                    "there (at most 5 per game and player an hour) as well as answered.")
+@click.option("--judge", "judges", metavar="ADDRESS", multiple=True,
+              help="A co-dealer by mail: the address of a moderator's judge it answers (repeatable). Each game is "
+                   "answered at one address only, the first of these that mails it the game (without --judge: "
+                   "whichever address does).")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the judge's log to this file (default: standard error).")
 @click.option("--co-dealer", "co_dealer", is_flag=True,
@@ -175,8 +179,8 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
             smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
-            poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None,
-            co_dealer: bool) -> None:
+            poll: float, retry_base: float, remind: str, moderator: str | None, judges: tuple[str, ...],
+            log_file: Path | None, co_dealer: bool) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -210,6 +214,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     from koryo_pbm.transport.sources import MaildirSource
 
     remind_before = parse_duration(remind, what="--remind")
+    for address in judges:
+        check_address(address, who="--judge address")
     if moderator is not None:
         check_address(moderator, who="--moderator address")
         if not from_header:
@@ -264,7 +270,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
             if moderator is not None:
                 raise UsageError("--moderator is the moderator's judge's option, not the co-dealer's")
             mail = codealer.MailCoDealer(root=root, identity=identity, sources=sources, sender=sender,
-                                         from_header=from_header, log=_log, retry_base=retry_base)
+                                         from_header=from_header, log=_log, retry_base=retry_base,
+                                         judges=list(judges))
             from koryo_pbm.errors import LockedError
             from koryo_pbm.store.lock import game_lock
 
@@ -282,7 +289,11 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                     return None
                 _close_log()
                 raise
+        if judges:
+            raise UsageError("--judge names the judges a co-dealer answers by mail: give mail options too")
         return _serve_co_dealer(root, identity, once, poll, mail)
+    if judges:
+        raise UsageError("--judge is the co-dealer's option (the moderators' judges it answers), not the judge's")
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
                   log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)

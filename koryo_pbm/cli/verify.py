@@ -43,7 +43,8 @@ def command(target: str | None, as_name: str | None, key_file: Path | None, rece
     """Replay the finished game in DIR or FILE (default: here) and check everything: the
     moderator's signature and the log's hash chain, the seed against its commitment, the deal
     (from the moderator's secret and every player's contribution, or chosen by the moderator:
-    then not fair-proof), every published order against its player's signatures, every logged
+    then not fair-proof; a join it cannot prove fair, a person's join the bot played or a seat
+    that changed hands during the join, is named: not fair-proof), every published order against its player's signatures, every logged
     decision and event replayed with the game's rules, the final scores. With --as NAME (a
     player), also that every envelope this machine submitted last is the one the log counted,
     and that the bot never played an order of yours that this machine submitted before the

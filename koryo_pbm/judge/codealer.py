@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,9 @@ def _game_attachment(data: bytes) -> bytes | None:
     return None
 
 
+JUDGE_ADDRESS = "judge-address"  # ROOT/<game id>/judge-address: the address its answers for the game go to
+
+
 @dataclass
 class MailCoDealer:
     """``serve ROOT --as carl`` with mail options: the co-dealer answers the moderator's judge.
@@ -112,13 +115,23 @@ class MailCoDealer:
     co-dealer is this key, signed by the moderator first seen for that game (pinned, as for a
     player: :mod:`koryo_pbm.pinning`), not older than a file seen before, whose pending decision
     waits for the co-dealer, is answered: the signed envelope (sealed to the moderator) goes to
-    the mail's sender, in a reply marked ``Auto-Submitted: auto-replied`` (the judge counts it
+    the game's judge, in a reply marked ``Auto-Submitted: auto-replied`` (the judge counts it
     and answers nothing). The newest file of each game is kept as ``ROOT/<game id>/game.toml``,
     its mails in ``ROOT/<game id>/outbox/`` (sent as the judge sends its own: retried, never
     lost). The answer to a decision is made once and kept (``answers/<decision>.txt``): a
     reminder for a decision already answered gets the same envelope again, which the judge
     counts once. Everything else is logged in one line and not answered: the co-dealer sends
-    nothing but its answers."""
+    nothing but its answers.
+
+    It is no relay (issue 29): anyone can put any address in a mail's ``From`` and attach a
+    copy of a game file, so the co-dealer answers a game only at the address of its judge,
+    the sender of the first mail it answered for that game (``ROOT/<game id>/judge-address``;
+    with ``judges``, ``serve --judge``, only one of those addresses may be it; mails about the
+    game from anywhere else are logged and not answered); its subject and body
+    are its own (never the incoming subject); and a same answer sent again is an automatic
+    answer under the moderator's judge's own limit (:data:`koryo_pbm.judge.limits.AUTOMATIC_ANSWER`:
+    one an hour per game and address). A decision's first answer is the one the game needs:
+    made once, to the game's judge only."""
 
     root: Path
     identity: Any
@@ -128,6 +141,16 @@ class MailCoDealer:
     log: Callable[[str], None]
     clock: Callable[[], float] = time.time
     retry_base: float = 60.0
+    limits: Any = None  # koryo_pbm.judge.limits.Limits, under ROOT (made at the first use)
+    judges: list[str] = field(default_factory=list)  # --judge: the only addresses a game's judge may be
+
+    def _limits(self) -> Any:
+        if self.limits is None:
+            from koryo_pbm.judge.limits import LIMITS_FILE, STATE_DIR, Limits
+
+            self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
+                                 log=lambda line: self.log(f"co-dealer {self.identity.name}: {line}"))
+        return self.limits
 
     def run_once(self) -> None:
         for source in self.sources:
@@ -186,7 +209,6 @@ class MailCoDealer:
     def _answer_file(self, data: bytes, parsed: Any, said: str) -> None:
         from koryo_pbm import blind, pinning
         from koryo_pbm.errors import TamperedError
-        from koryo_pbm.judge.messages import Outgoing
         from koryo_pbm.judge.outbox import is_queued, queue
         from koryo_pbm.match.codealer import answer
         from koryo_pbm.store import gamefile
@@ -226,8 +248,21 @@ class MailCoDealer:
                 or "nobody")
             self.log(f"{said}: game {doc.game_id} version {doc.version} waits for {waits}; nothing to answer")
             return
+        if parsed.sender is None:
+            self.log(f"{said}: the mail has no sender address to answer; not answered")
+            return
+        to = self._judge_of(folder, doc.game_id, parsed.sender, said)
+        if to is None:
+            return
         kept = folder / ANSWERS / f"{decision['id']}.txt"
-        if kept.is_file():
+        limited = kept.is_file()  # the same answer again: an automatic answer, within the judge's limit
+        if limited:
+            from koryo_pbm.judge.limits import AUTOMATIC_ANSWER
+
+            if not self._limits().allowed(AUTOMATIC_ANSWER, game=doc.game_id, address=to):
+                self._limits().take(AUTOMATIC_ANSWER, game=doc.game_id, address=to,
+                                    why=f"the answer to {decision['id']} again")  # refused: logs it
+                return
             armored = kept.read_text(encoding="ascii")
             again = " again (the same envelope)"
         else:
@@ -240,29 +275,69 @@ class MailCoDealer:
             kept.parent.mkdir(exist_ok=True)
             write_atomic(kept, armored.encode("ascii"))
             again = ""
-        if parsed.sender is None:
-            self.log(f"{said}: the mail has no sender address to answer; not answered")
-            return
-        subject = parsed.subject if parsed.subject.lower().startswith("re:") else f"Re: {parsed.subject}"
-        out = Outgoing(key=f"answer-{decision['id']}-{parsed.short}", to=parsed.sender, subject=subject[:200],
-                       body=f"{carl}'s answer to {decision['id']} of game {doc.game_id}, as its co-dealer.\n\n"
-                            f"{armored}\n",
-                       in_reply_to=parsed.message_id, references=tuple(parsed.references[-5:]) + (
-                           (parsed.message_id,) if parsed.message_id else ()))
+        out = answer_mail(carl, doc.game_id, decision["id"], armored, to=to, key=f"answer-{decision['id']}-{parsed.short}",
+                          in_reply_to=parsed.message_id)
         if is_queued(folder, out.key):
             return
         queue(folder, out, from_header=self.from_header, game_id=doc.game_id, tag=doc.game_id, now=self.clock(),
               mark=CO_DEALER_HEADER)
-        self.log(f"co-dealer {carl}: answered {decision['id']} of game {doc.game_id}{again}, queued for {parsed.sender}")
+        if limited:
+            from koryo_pbm.judge.limits import AUTOMATIC_ANSWER
+            from koryo_pbm.judge.outbox import safe_key
+
+            self._limits().take(AUTOMATIC_ANSWER, game=doc.game_id, address=to,
+                                why=f"the answer to {decision['id']} again", mail=safe_key(out.key))
+        self.log(f"co-dealer {carl}: answered {decision['id']} of game {doc.game_id}{again}, queued for {to}")
+
+    def _judge_of(self, folder: Path, game_id: str, sender: str, said: str) -> str | None:
+        """The address this co-dealer answers game ``game_id`` at: its judge's, the sender of
+        the first mail it answered for the game (kept in ``folder``); ``None`` (logged) for a
+        mail from any other address."""
+        from koryo_pbm.store.atomic import write_atomic
+        from koryo_pbm.transport.address import same_address
+
+        path = folder / JUDGE_ADDRESS
+        try:
+            known = path.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            if self.judges and not any(same_address(sender, judge) for judge in self.judges):
+                self.log(f"{said}: game {game_id} is answered only at a judge's address given with --judge, "
+                         "not at the sender's; not answered")
+                return None
+            write_atomic(path, (sender + "\n").encode("utf-8"))
+            return sender
+        except (OSError, UnicodeDecodeError) as exc:
+            self.log(f"{said}: cannot read {path}: {exc}; not answered")
+            return None
+        if same_address(known, sender):
+            return known
+        self.log(f"{said}: game {game_id} is answered at its judge's address only ({known}), not at the "
+                 "sender's; not answered")
+        return None
 
     def _flush(self) -> None:
         from koryo_pbm.judge import outbox
 
+        failed: list[str] = []
         for folder in _folders_with_outbox(Path(self.root)):
             try:
-                outbox.flush(folder, self.sender, now=self.clock(), retry_base=self.retry_base, log=self.log)
+                outbox.flush(folder, self.sender, now=self.clock(), retry_base=self.retry_base, log=self.log,
+                             failed=failed.append)
             except KoryoPbmError as exc:
                 self.log(f"co-dealer {self.identity.name}: the outbox of {folder}: {exc}")
+        for key in failed:  # reached nobody: it no longer counts against the limit
+            self._limits().refund(key)
+
+
+def answer_mail(co_dealer: str, game_id: str, decision: str, armored: str, *, to: str, key: str,
+                in_reply_to: str | None = None) -> Any:
+    """The co-dealer's answer as a mail: its subject and body are its own words and the
+    envelope, never anything of the mail it answers (a pure function; queueing it is the edge)."""
+    from koryo_pbm.judge.messages import Outgoing
+
+    return Outgoing(key=key, to=to, subject=f"[koryo-pbm {game_id}] {co_dealer}'s answer to {decision}",
+                    body=f"{co_dealer}'s answer to {decision} of game {game_id}, as its co-dealer.\n\n{armored}\n",
+                    in_reply_to=in_reply_to)
 
 
 def _folders_with_outbox(root: Path) -> list[Path]:

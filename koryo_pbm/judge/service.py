@@ -802,6 +802,9 @@ class Judge:
         data = gamefile.read_game_bytes(ref.path)  # the steps of a reminder begin with saving it
         when = deadlines.human(deadline)
         tag = f"{d['id']}-{deadline.strftime('%Y%m%dT%H%M')}"
+        from koryo_pbm.match.policy import bot_may_play
+
+        bot = bot_may_play(str(d.get("kind", "")), "missed")  # a person's join is never the bot's: it waits
         if deadline - remind <= now < deadline:
             for player in missing:
                 address = ref.emails.get(player)
@@ -809,10 +812,10 @@ class Judge:
                     continue
                 out = messages.reminder(info, player, address, deadline=when,
                                         left=deadlines.relative(deadline, now), key=f"remind-{tag}-{player}",
-                                        next_step=policy.next_step(deadline, "you"), game_file=data)
+                                        next_step=policy.next_step(deadline, "you", bot=bot), game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
-        elif now >= deadline + remind and policy.missed == "wait":
+        elif now >= deadline + remind and (policy.missed == "wait" or not bot):
             # the game waits: the reminders go on, one every `remind` (only the latest one owed
             # after a judge was stopped for a while, never a burst)
             k = int((now - deadline) / remind)
@@ -822,7 +825,7 @@ class Judge:
                     continue
                 out = messages.reminder(info, player, address, deadline=when, overdue=True,
                                         left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
-                                        next_step=policy.next_step(deadline, "you"), game_file=data)
+                                        next_step=policy.next_step(deadline, "you", bot=bot), game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
         if now >= deadline:
@@ -831,7 +834,7 @@ class Judge:
                 if address is None or (player == info.co_dealer and player not in missing):
                     continue
                 out = messages.late_notice(info, player, address, late=missing, deadline=when,
-                                           next_step=policy.next_step(deadline), key=f"late-{tag}-{player}",
+                                           next_step=policy.next_step(deadline, bot=bot), key=f"late-{tag}-{player}",
                                            game_file=data)
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: late notice for {d['id']} queued for {player}")

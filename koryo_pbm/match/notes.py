@@ -22,7 +22,11 @@ TAKEN_OVER_NOTE = LazyPattern(r"(?P<seat>\S+)'s seat is taken over by a new play
 # that a seat's mail address changed, never the address (the addresses are sealed to the moderator)
 ADDRESS_NOTE = LazyPattern(r"the moderator (?:set|changed|removed) (?P<seat>\S+)'s mail address",
                            needle="'s mail address")
-SERVICE_ONLY = (MOVED_NOTE, TAKEN_OVER_NOTE, ADDRESS_NOTE)
+# a seat taken over while the join waited: every join made before is void (a join signed before
+# the new key came to the table is never counted, so no key chooses its contribution knowing one)
+REJOIN_NOTE = LazyPattern(r"the join starts again: every player joins anew \(joins signed before (?P<seat>\S+)'s seat "
+                          r"changed hands are not counted\)", needle="the join starts again: ")
+SERVICE_ONLY = (MOVED_NOTE, TAKEN_OVER_NOTE, ADDRESS_NOTE, REJOIN_NOTE)
 
 # A missed deadline's note records the deadline, the grace and when the decision was resolved
 # (the moderator's clock), so that verify checks the claim against the policy.

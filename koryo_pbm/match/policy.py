@@ -22,6 +22,21 @@ if TYPE_CHECKING:
 # game creation (and through it the menus) and the views are imported where a version is
 # written: a resolve with nothing to do asks bot_due alone
 
+#: The join's decision kind (:data:`koryo_pbm.fair.JOIN`, which a dealt game's resolve does not
+#: import; ``tests/match`` checks that the two agree). A person's seat never has its join played
+#: by the bot: the moderator reads every join as it comes in, so a bot contribution it could put
+#: in the place of any join would let it choose among the deals of the subsets it drops.
+JOIN_KIND = "join"
+
+
+def bot_may_play(decision_kind: str, why: str) -> bool:
+    """Whether the moderator's bot may answer a decision of ``decision_kind`` for a seat for
+    this reason (``seat``: a bot seat; ``abandoned``; ``missed``: a deadline passed). At the
+    join only a bot seat's: its contribution is fixed by public values before anyone joins, so
+    the deal is one whatever the moderator does; a person's seat is waited for (or taken over
+    by a substitute, :func:`koryo_pbm.match.seats.replace_seat`)."""
+    return why == "seat" or decision_kind != JOIN_KIND
+
 
 def _deadline(doc: GameDoc, decision_id: str) -> datetime | None:
     """The deadline of ``doc``'s pending decision if it is ``decision_id`` and has one."""
@@ -45,10 +60,12 @@ def bot_due(doc: GameDoc, now: datetime) -> bool:
         return False
     policy = deadlines.policy_of(doc.service, list(doc.players))
     missing = [p for p in d["waiting_for"] if p not in d.get("received", [])]
-    if missing and all(policy.bot_plays(p) for p in missing):
+    kind = str(d.get("kind", ""))
+    if missing and all(p in policy.bots or (p in policy.abandoned and bot_may_play(kind, "abandoned"))
+                       for p in missing):
         return True
     deadline = deadline_of(doc)
-    return (bool(missing) and deadline is not None and policy.missed == "bot"
+    return (bool(missing) and deadline is not None and policy.missed == "bot" and bot_may_play(kind, "missed")
             and now >= deadline + policy.grace_period())
 
 
@@ -66,6 +83,8 @@ def _bot_players(policy: deadlines.Policy, decision: Decision, held: Mapping[str
             continue
         if p in policy.bots:
             played[p] = (policy.bots[p], "seat")
+        elif not bot_may_play(decision.kind, "missed"):  # a person's join: waited for (see bot_may_play)
+            return None
         elif p in policy.abandoned:
             played[p] = (policy.bot_level or bots.RANDOM, "abandoned")
         elif passed:

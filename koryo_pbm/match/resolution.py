@@ -20,6 +20,7 @@ from koryo_pbm.engine.contract import Decision, Event, State
 from koryo_pbm.errors import FormatError, KoryoPbmError, StaleError
 from koryo_pbm.match.candidates import MAX_PER_DECISION, Candidate, Resolution
 from koryo_pbm.match.creation import HELD_ROOM, _fill, _secret, next_version
+from koryo_pbm.match.notes import REJOIN_NOTE
 from koryo_pbm.match.orders import canonical_orders, parse_orders
 from koryo_pbm.match.policy import _bot_note, _bot_players, _count_missed, _deadline
 from koryo_pbm.match.views import ModeratorView
@@ -251,6 +252,11 @@ def _checked_entry(run: _Run, decision: Decision, c: Candidate, text: str) -> di
     doc, env = run.mv.doc, c.envelope
     if env.player not in decision.players:
         c.status, c.reason = "rejected", f"decision {decision.id} does not wait for {env.player}"
+        return None
+    if env.answers not in run.answered and _rejoined(doc):
+        c.status, c.reason = "rejected", (
+            f"a join signed before a seat changed hands: the join of game {doc.game_id} started again, so "
+            f"{env.player} joins anew (koryo-pbm orders or play writes a fresh contribution)")
         return None
     if env.answers not in run.answered:
         c.status, c.reason = "rejected", (
@@ -488,9 +494,23 @@ def answerable_heads(doc: GameDoc) -> set[str]:
     log = doc.log
     i = len(log)
     while i > 0 and log[i - 1].get("decision") == open_id:
+        if any(REJOIN_NOTE.fullmatch(str(e)) for e in log[i - 1].get("events", ())):
+            break  # a seat changed hands during the join: joins signed before it are not counted
         i -= 1
         heads.add(str(log[i - 1]["hash"]) if i > 0 else gamelog.head(doc.replace(log=[])))
     return heads
+
+
+def _rejoined(doc: GameDoc) -> bool:
+    """Whether the pending decision is a join that started again (a seat changed hands while it
+    was pending): an envelope answering an earlier head answers the join before that."""
+    open_id = doc.decision["id"] if doc.decision else None
+    for entry in reversed(doc.log):
+        if entry.get("decision") != open_id:
+            return False
+        if any(REJOIN_NOTE.fullmatch(str(e)) for e in entry.get("events", ())):
+            return True
+    return False
 
 
 def held_size(player: str, entry: Mapping[str, Any]) -> int:

@@ -4,12 +4,13 @@ bot seat or an abandoned seat given back to a player."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from koryo_pbm import deadlines
 from koryo_pbm.crypto.keys import PublicIdentity
 from koryo_pbm.errors import SetupError, StaleError
 from koryo_pbm.match.creation import _fill, _secret, check_emails, next_version
+from koryo_pbm.match.policy import JOIN_KIND
 from koryo_pbm.match.views import ModeratorView
 from koryo_pbm.store import gamelog
 from koryo_pbm.store.gamedoc import GameDoc
@@ -58,13 +59,18 @@ class Replacement:
     new: str
     dropped: str | None
     email: str | None
+    rejoin: list[str] = field(default_factory=list)  # at the join: the others whose joins were dropped
+    rejoined: bool = False  # the seat changed hands during the join: it started again
 
 
 def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: str | None = None) -> Replacement:
     """The next version of the game with ``seat`` held by ``key`` (a substitute): the seat's
     part sealed to the new key from this version on, a public log line saying so, the former
     key remembered (its envelopes are refused by name at resolve), an order it had in for the
-    pending decision dropped (the substitute answers anew). The seat's mail address becomes
+    pending decision dropped (the substitute answers anew). While a joined game's join is
+    pending, the join starts again: every join held is dropped and only joins signed after
+    this version count (a key that came to the table after a contribution was made could
+    choose its own knowing it; ``verify`` reports such a deal as not fair-proof). The seat's mail address becomes
     ``email``, or none (the former player's address is not the substitute's). The caller
     writes the document."""
     doc = mv.doc
@@ -96,13 +102,23 @@ def replace_seat(mv: ModeratorView, seat: str, key: PublicIdentity, *, email: st
         former.setdefault(seat, []).append(old)
     orders = dict(mv.orders)
     dropped = pending.id if orders.pop(seat, None) is not None else None
+    lines = [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint}; "
+             f"the former key was {old.fingerprint()})"]
+    rejoin: list[str] = []
+    if doc.deal == "joined" and pending.kind == JOIN_KIND:
+        # The join starts again: a key that comes to the table after a contribution was made
+        # could choose its own knowing it (the moderator reads every join). Every join held is
+        # dropped, and resolve counts only joins that answer this version or a later one.
+        rejoin = sorted(orders)
+        orders = {}
+        lines.append(f"the join starts again: every player joins anew (joins signed before {seat}'s seat changed "
+                     "hands are not counted)")
     new = next_version(doc)
     unabandon(new, seat)  # an abandoned seat or a bot seat: the substitute plays it from now on
     new.players = {name: (key if name == seat else held) for name, held in doc.players.items()}
-    gamelog.append_log(new, pending.id, [f"{seat}'s seat is taken over by a new player (key fingerprint {fingerprint}; "
-                                          f"the former key was {old.fingerprint()})"], [])
+    gamelog.append_log(new, pending.id, lines, [])
     _fill(new, mv.game, mv.state, _secret(mv.secrets, orders, emails, former))
-    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat))
+    return Replacement(new, seat, old.fingerprint(), fingerprint, dropped, emails.get(seat), rejoin, bool(lines[1:]))
 
 
 def unabandon(doc: GameDoc, seat: str) -> bool:

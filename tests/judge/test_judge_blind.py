@@ -39,10 +39,10 @@ def judge(cli, po, *extra):
     return r
 
 
-def co_dealer(cli, po, carl_home):
+def co_dealer(cli, po, carl_home, *extra):
     r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--maildir", po.box(CARL),
             "--sendmail", po.sendmail, "--from", CARL_FROM, "--retry", "0.01",
-            "--log-file", cli.cwd / "carl.log", home=carl_home)
+            "--log-file", cli.cwd / "carl.log", *extra, home=carl_home)
     assert r.code == 0, r.err
     return r
 
@@ -270,3 +270,102 @@ def test_the_co_dealer_answers_only_what_its_own_games_ask(cli, tmp_path, monkey
     assert len(list((po.box(CARL) / "new").iterdir())) == 1  # left alone, not answered
     assert sorted(p.name for p in sent.rglob("outbox/sent/*.eml")) == answers
     assert not list(sent.rglob("outbox/*.eml"))
+
+
+def test_the_co_dealer_is_no_relay(cli, tmp_path, monkeypatch):
+    """Issue 29, item 7: 10 forged mails carrying the game's file, From a victim's address with
+    the attacker's subject and link, get the victim nothing (before: 10 mails, each quoting 200
+    characters of that subject); forged From the judge's own address, they get the judge at most
+    the one automatic answer an hour its own judge allows (before: 10). No answer quotes the
+    attacker's subject; the game's judge is answered as before."""
+    from email.message import EmailMessage
+
+    from judge_kit import JUDGE, deliver
+
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    judge(cli, po)
+    co_dealer(cli, po, carl_home)  # keys: answered at the judge's address, which it keeps for the game
+    judge(cli, po)
+    co_dealer(cli, po, carl_home)  # the next decision, from the judge's own mail
+    waiting = game_bytes(cli)  # a copy of the file that waits for carl (a player's, a stolen one)
+    state = status(cli)
+    assert [p for p in state["waiting_for"] if p not in state["received"]] == ["carl"]
+    attack = "URGENT: your account http://evil.example/login?id=" + "x" * 150
+    victim = "victim@example.net"
+
+    def forged(sender: str) -> bytes:
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = sender, CARL, attack
+        msg.set_content("see attachment")
+        msg.add_attachment(waiting, maintype="application", subtype="toml", filename="game.toml")
+        return msg.as_bytes()
+
+    def count(address: str) -> tuple[int, int, int]:
+        """Mails in ``address``'s box, their bytes, and how many quote the attacker's subject."""
+        box = po.box(address)
+        mails = list((box / "new").iterdir()) + list((box / "cur").iterdir())
+        return (len(mails), sum(m.stat().st_size for m in mails),
+                sum(b"evil.example" in m.read_bytes() for m in mails))
+
+    judge_before = count(JUDGE)
+    for _ in range(10):
+        deliver(po.box(CARL), forged(f"Victim <{victim}>"))
+    co_dealer(cli, po, carl_home)
+    to_victim = count(victim)
+    for _ in range(10):
+        deliver(po.box(CARL), forged(FROM))
+    co_dealer(cli, po, carl_home)
+    judge_after = count(JUDGE)
+    figures = (f"relay: the victim got {to_victim[0]} mails ({to_victim[1]} bytes, {to_victim[2]} quoting the "
+               f"attacker's subject); the judge got {judge_after[0] - judge_before[0]} more")
+    (tmp_path / "relay-figures.txt").write_text(figures)
+    assert to_victim == (0, 0, 0), figures  # before issue 29: 10 mails, each quoting it
+    assert judge_after[0] - judge_before[0] <= 1 and judge_after[2] == 0, figures  # before: 10
+    log = (cli.cwd / "carl.log").read_text()
+    assert log.count(f"is answered at its judge's address only ({JUDGE}), not at the sender's; "
+                     "not answered") == 10
+    assert "rate limit: game " in log
+    # the game's judge counts the co-dealer's answer: the game goes on
+    judge(cli, po)
+    assert status(cli)["decision"] != state["decision"]
+
+
+def test_a_co_dealer_given_its_judges_answers_no_one_else_first(cli, tmp_path, monkeypatch):
+    """With --judge, a forged mail that reaches the co-dealer before the judge's own (a player's
+    copy of the first file, From a victim) is not answered, and does not take the judge's place."""
+    from email.message import EmailMessage
+
+    from judge_kit import JUDGE, deliver
+
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    judge(cli, po)
+    held = tmp_path / "held"
+    held.mkdir()
+    for mail in (po.box(CARL) / "new").iterdir():  # the judge's mail is slow: the forged one comes first
+        mail.rename(held / mail.name)
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "victim@example.net", CARL, "http://evil.example/"
+    msg.set_content("x")
+    msg.add_attachment(game_bytes(cli), maintype="application", subtype="toml", filename="game.toml")
+    deliver(po.box(CARL), msg.as_bytes())
+    co_dealer(cli, po, carl_home, "--judge", JUDGE)
+    assert not (po.root / "victim@example.net").exists()
+    assert ("is answered only at a judge's address given with --judge, not at the sender's; not answered"
+            in (cli.cwd / "carl.log").read_text())
+    for mail in held.iterdir():
+        mail.rename(po.box(CARL) / "new" / mail.name)
+    co_dealer(cli, po, carl_home, "--judge", JUDGE)
+    before = status(cli)["decision"]
+    judge(cli, po)
+    assert status(cli)["decision"] != before  # the judge counted carl's answer
+    r = cli("serve", "games", "--as", "mod", "--once", "--judge", JUDGE)
+    assert r.code != 0 and "--judge is the co-dealer's option" in r.err
+
+
+def test_judge_is_an_option_of_the_co_dealer_by_mail_only(cli, tmp_path, monkeypatch):
+    po, carl_home = blind_table(cli, tmp_path, monkeypatch)
+    r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--judge", "judge@example.org", home=carl_home)
+    assert r.code != 0 and "--judge names the judges a co-dealer answers by mail: give mail options too" in r.err
+    r = cli("serve", "dealt", "--as", "carl", "--co-dealer", "--once", "--maildir", po.box(CARL), "--sendmail",
+            po.sendmail, "--from", CARL_FROM, "--judge", "not an address", home=carl_home)
+    assert r.code != 0 and "--judge address" in r.err and "Traceback" not in r.err

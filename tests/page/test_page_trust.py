@@ -29,6 +29,7 @@ from koryo_pbm import choices
 from koryo_pbm.crypto.envelope import parse_one
 from koryo_pbm.crypto.keys import PublicIdentity, load_identity
 from koryo_pbm.store import gamefile as G
+from koryo_pbm.store import gameparts, playercopy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vectors"))
 import make_ed25519_strict as ed
@@ -54,13 +55,13 @@ def _remenu(path: Path, keys: Path, seat: str, change) -> dict:
     the file (what a dishonest moderator can do with its key): returns the menu sealed."""
     mod, me = load_identity(keys / "mod.key"), load_identity(keys / f"{seat}.key")
     doc = G.decode(path.read_bytes())
-    part = G.open_part(doc, seat, me)
+    part = gameparts.open_part(doc, seat, me)
     menu = choices.decode_menu(part["menu"])
     assert menu is not None
     change(menu)
     part["menu"] = choices.encode_menu(menu)
     sealed = dict(doc.sealed)
-    sealed[seat] = G.seal_part(doc, seat, me.public, part, size=len(G.compact_json(part).encode()) + 64)
+    sealed[seat] = gameparts.seal_part(doc, seat, me.public, part, size=len(gameparts.compact_json(part).encode()) + 64)
     path.write_bytes(G.encode(doc.replace(sealed=sealed), mod))
     return menu
 
@@ -164,7 +165,7 @@ def _moderator_secret(keys: Path) -> tuple[int, bytes]:
 def _resigned(data: bytes, public: bytes, a: int, prefix: bytes, *, torsion: bool) -> bytes:
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     body = data[:cut]
-    sig = ed.signature(a, prefix, public, G.signed_message(body), torsion=torsion)
+    sig = ed.signature(a, prefix, public, playercopy.signed_message(body), torsion=torsion)
     return body + f'signature = "{base64.b64encode(sig).decode()}"\n'.encode()
 
 
@@ -177,7 +178,7 @@ def test_a_torsion_signature_is_refused_by_the_page_as_by_the_command_line(page,
     data = game.read_bytes()
     assert _resigned(data, mod_public, a, prefix, torsion=False) == data  # the signature as the library makes it
     forged = _resigned(data, mod_public, a, prefix, torsion=True)
-    assert ed.zip215(mod_public, G.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
+    assert ed.zip215(mod_public, playercopy.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
                      base64.b64decode(forged.rsplit(b'"', 2)[1]))
     bad = game.parent / "torsion.toml"
     bad.write_bytes(forged)
@@ -199,7 +200,7 @@ def test_a_mixed_order_moderator_key_is_refused_by_the_page_as_by_the_command_li
     data = game.read_bytes().replace(mod.line().encode(), line.encode())
     forged = _resigned(data, mixed, a, prefix, torsion=False)
     body = forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]
-    assert ed.zip215(mixed, G.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
+    assert ed.zip215(mixed, playercopy.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
     with pytest.raises(Exception, match="not a point of the prime-order group"):
         PublicIdentity.parse(line)
     bad = game.parent / "mixed.toml"
