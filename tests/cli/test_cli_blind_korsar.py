@@ -128,8 +128,8 @@ def test_at_every_version_neither_dealer_key_opens_a_hidden_card(korsar_game):
             assert not leaked, f"{name} opens {leaked[:3]}"
             assert not _korsar_ids(opened[name]) - public_ids, name
     # checked where it matters, whatever the random deal makes the game's length: the four dealt
-    # hands of six, then a hidden card at most versions
-    assert max(hidden_seen) == 4 * 6 and sum(n > 0 for n in hidden_seen) > len(hidden_seen) // 2
+    # hands of six (a draw may add one before the first play), then a hidden card at most versions
+    assert next(n for n in hidden_seen if n) == 4 * 6 and sum(n > 0 for n in hidden_seen) > len(hidden_seen) // 2
     assert korsar_game["sealed_tried"] > 50
     folder = root / "v"
     folder.mkdir()
