@@ -194,6 +194,9 @@ def _serve_signup(judge: Judging, ref: GameRef) -> None:
                                   deadlines=(policy.describe() or [""])[0])
         if judge._queue(ref, clubmail.invitation(inv, seat.email, key=f"invite-{seat.name}-{seat.code}"),
                         automatic="auto-generated"):
+            from koryo_pbm.judge import notify
+
+            notify.page_sent(_limits(judge), seat.email)  # the invitation carries it: not again
             judge.log(f"sign-up {ref.tag}: invitation queued for {seat.name} ({seat.email})")
         if judge._now() >= answer_by:
             line = (f"sign-up {ref.tag}: seat {seat.name} ({seat.email}) was not taken by its deadline "

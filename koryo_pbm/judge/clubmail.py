@@ -67,8 +67,8 @@ def invitation(inv: Invitation, to: str, *, key: str) -> Outgoing:
         "  1. Save the attached koryo-pbm-player-page.html and open it in your browser.",
         *_wrap(f"2. Under \"No key yet? Make one\", give your name {inv.seat} and a passphrase, make the key, and "
                "save the key file it offers (keep it, and never send it to anyone).", "  ", "   ").split("\n"),
-        *_wrap("3. Press \"Copy\" by the public key line it shows (koryo-pbm-pub-v1:...), reply to this mail, "
-               "paste it into the text, and send. Keep the subject: it holds your invitation code.",
+        *_wrap("3. Copy the public key line it shows (it begins koryo-pbm-pub-v1:), reply to this mail, paste "
+               "it into the text, and send. Keep the subject: it holds your invitation code.",
                "  ", "   ").split("\n"),
         "",
         _wrap("The judge answers with your key's fingerprint: compare it with the fingerprint your page showed "

@@ -76,33 +76,34 @@ def holds_secret_key(data: bytes) -> bool:
 
 
 def mistake(data: bytes, texts: list[str], subject: str) -> tuple[str, str] | None:
-    """``(what was received, what to send instead)`` for a mail without a readable envelope that
-    holds something a player sends by mistake; None for a mail that holds none of these."""
+    """``(what was received, what to send instead)``, each a sentence, for a mail without a
+    readable envelope that holds something a player sends by mistake; None for a mail that holds
+    none of these."""
     text = "\n".join(texts)
     own = "\n".join(line for t in texts[:1] for line in own_lines(t)).strip()
     if holds_secret_key(data):
-        return ("a secret key file", "Never send it to anyone. Make a new key, and tell the moderator.")
+        return ("It holds a secret key file.", "Never send it to anyone. Make a new key, and tell the moderator.")
     if b'format = "koryo-pbm-game/' in data or b"Zm9ybWF0ID0gImtvcnlvLXBibS1nYW1lL" in data:
-        return ("the game file (game.toml)",
+        return ("It holds the game file (game.toml).",
                 "The judge sends you the game file; it needs only your answer back: open the game file in your "
                 "player page, choose, and paste the envelope the page makes (from its BEGIN line to its END line) "
                 "into your reply.")
     if _ENVELOPE_BEGIN in text and _ENVELOPE_END not in text:
-        return ("a cut envelope (its BEGIN line without its END line)",
+        return ("It holds a cut envelope (its BEGIN line without its END line).",
                 "Send the whole envelope again: in the page, press Copy and paste everything into your reply.")
     if "koryo-pbm-pub-v1:" in text:
-        return ("a public key line",
+        return ("It holds a public key line.",
                 "Your seat is taken already: your key is not needed again. Send orders as an envelope the page "
                 "makes.")
     if subject.lower().startswith(("fwd:", "fw:", "wg:", "tr:")) or b"message/rfc822" in data.lower():
-        return ("a forwarded mail, without an envelope of yours",
+        return ("It is a forwarded mail, without an envelope of yours.",
                 "Reply to the judge's mail instead of forwarding it, and paste the envelope the page makes.")
     if _html_only(data):
-        return ("a mail in HTML only, without an envelope",
+        return ("It came in HTML only, without an envelope.",
                 "If you pasted an envelope, your mail program may have changed it: send it again as plain text, "
                 "or attach the file the page saves.")
     if not own:
-        return ("an empty mail", "")
+        return ("It is empty.", "")
     return None
 
 

@@ -289,7 +289,7 @@ def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: s
     lines = [_wrap(first), ""]
     if received is not None:
         what, instead = received
-        lines += [_wrap(f"It holds {what}." + (f" {instead}" if instead else "")), ""]
+        lines += [_wrap(what + (f" {instead}" if instead else "")), ""]
     lines += [_wrap("It was forwarded to the moderator, who can answer you." if forwarded else WRITE_TO_MODERATOR), ""]
     if info.decision is not None and player in waiting(info):
         lines += ["To send your orders:", "",
@@ -310,8 +310,9 @@ def secret_key_reply(mail: ParsedMail, to: str, tag: str, *, key: str, forwarded
     """The answer to a mail that carries a secret key file: said first; nothing of it quoted."""
     body = "\n".join([
         _wrap("WARNING: your mail holds a SECRET KEY FILE. Whoever has it and its passphrase can play your seat. "
-              f"{mail.describe()[0].upper()}{mail.describe()[1:]} changed nothing in the game, and the judge did "
-              "not keep or forward the key."),
+              f"{mail.describe()[0].upper()}{mail.describe()[1:]} changed nothing in the game. The judge did not "
+              "forward it, but it is still in the judge's mailbox and in your own sent mail: treat the key as "
+              "known to others."),
         "",
         _wrap("Make a new key now: in your player page, \"No key yet? Make one\" (if you use the command line: "
               "koryo-pbm keygen NAME). Then "
@@ -336,7 +337,7 @@ def secret_key_forward(mail: ParsedMail, to: str, tag: str, player: str, address
     body = "\n".join([
         _wrap(f"A mail to the judge about game {tag} (received {mail.received}, mail {mail.short}), from "
               f"{player}'s address ({address}), holds a secret key file. The judge told {player} to make a new "
-              "key and did not keep or forward the mail."),
+              "key and did not forward the mail; it is in the judge's folder of handled mail: delete it there."),
         "",
         _wrap(f"If it is {player}'s key, it is exposed: replace the seat's key with the new public key line "
               f"{player} sends you: koryo-pbm replace GAME {player}=NEW-PUBLIC-KEY-LINE (see the "
@@ -426,7 +427,8 @@ def page_steps(info: GameInfo, player: str, *, attached: bool = True, page: str 
     return [
         *_wrap(f"With {page}:", "  ", "  ").split("\n"),
         *_wrap(f"1. {save}", "  ", "   ").split("\n"),
-        *_wrap("2. Open the player page in your browser and drop game.toml on it.", "  ", "   ").split("\n"),
+        *_wrap("2. Open the player page in your browser and drop game.toml on it (and your key file, unless "
+               "the page remembers your key).", "  ", "   ").split("\n"),
         *_wrap(f"3. Type your key's passphrase, make {what}, and press \"Sign and seal\".", "  ", "   ").split("\n"),
         *_wrap("4. Press \"Copy\", reply to this mail, paste, and send.", "  ", "   ").split("\n"),
     ]

@@ -739,9 +739,11 @@ class Judge:
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
         if now >= deadline:
+            act = notify.mode_of(doc) == "act"  # then only the late players are told (they must act)
             for player in doc.players:
                 address = ref.emails.get(player)
-                if address is None or (player == info.co_dealer and player not in missing):
+                if address is None or (player == info.co_dealer and player not in missing) or (
+                        act and player not in missing):
                     continue
                 out = messages.late_notice(info, player, address, late=missing, deadline=when,
                                            next_step=policy.next_step(deadline), key=f"late-{tag}-{player}",

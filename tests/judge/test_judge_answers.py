@@ -7,6 +7,7 @@ import hashlib
 import re
 import shlex
 
+import mail_golden as golden
 from judge_kit import PostOffice, attachment, body, player_copy
 from test_judge_mail_game import PLAYERS, serve_once, setup_game
 
@@ -178,6 +179,7 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     # a mail without a game's tag from a player's address: the list of the games they play
     assert untagged["Subject"] == "[koryo-pbm friday] list"
     assert "Your mail has no game tag in its subject" in " ".join(ut.split())
+    golden.check("list-untagged", untagged)
     assert "* [koryo-pbm friday] (Koryo) as alice: round 1, r1-orders: waiting for alice, bob" in " ".join(ut.split())
     assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in " ".join(t.split())

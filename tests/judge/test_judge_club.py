@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import mail_golden as golden
 from judge_kit import FROM, PostOffice, attachment, player_copy
 from judge_kit import body as raw_body
 
@@ -72,6 +73,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
         # the page first, the command line after it, for those who use it
         assert text.index("player page") < text.index("If you use the command line")
         invites[p] = msg
+    golden.check("invitation", invites["bob"])
     serve(cli, po)  # an invitation is sent once
     assert po.messages("bob@example.org") == []
 
@@ -88,6 +90,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
     serve(cli, po)
     (msg,) = po.messages("bob@example.org")
     assert "key not taken" in str(msg["Subject"]) and "invitation's code" in body(msg)
+    golden.check("seat-refused", msg)
 
     # bob's reply takes the seat, answered with the fingerprint
     po.send_to_judge("Bob <bob@example.org>", "Re: " + str(invites["bob"]["Subject"]),
@@ -97,6 +100,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
     fpr = _fingerprint(pubs["bob"])
     assert str(msg["Subject"]) == f"[koryo-pbm friday] seat bob taken, fingerprint {fpr}"
     assert f"fingerprint {fpr}" in body(msg) and "still open: carol" in body(msg)
+    golden.check("seat-taken", msg)
 
     # a second key for bob's taken seat: one line, nothing changed
     po.send_to_judge("bob@example.org", "Re: " + str(invites["bob"]["Subject"]), pubs["carol"])
@@ -165,6 +169,8 @@ def test_mail_commands(cli, tmp_path):
     assert [str(m["Subject"]) for m in alice] == [f"{tag} help", f"{tag} history"]
     assert all(w in body(alice[0]) for w in ("status", "resend", "history", "list"))
     assert "(nothing yet" in body(alice[1])
+    golden.check("command-help", alice[0])
+    golden.check("command-history", alice[1])
     bob, human = po.messages("bob@example.org")
     assert str(human["Subject"]).startswith(f"{tag} no envelope, help")  # "Status please?" is no command
     assert ("The judge is a program: it reads envelopes and mail commands only. For anything else, write to the "
@@ -172,9 +178,12 @@ def test_mail_commands(cli, tmp_path):
             "judge.") in " ".join(body(human).split())  # no --moderator: nobody else reads it, and it says so
     assert bob["Subject"] == f"{tag} status"
     assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
+    golden.check("command-status", bob)
+    golden.check("help-no-envelope", human)
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]).startswith(f"{tag} resend: game.toml version 1")
     assert attachment(carol) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
+    golden.check("command-resend", carol)
     # a second game of alice's: list names both
     pubs = {n: (cli.home / "keys" / f"{n}.pub").read_text().strip() for n in PLAYERS}
     cli.ok("new", "games/saturday", "--as", "mod", "--seed", "x", "--player", f"alice={pubs['alice']}",
@@ -187,6 +196,7 @@ def test_mail_commands(cli, tmp_path):
     text = " ".join(body(msg).split())
     assert "* [koryo-pbm friday] (Koryo) as alice: round 1, r1-orders: waiting for alice, bob, carol; your turn" in text
     assert "* [koryo-pbm saturday] (Koryo) as alice:" in text
+    golden.check("command-list", msg)
     assert "bob@example.org" not in text
 
 
@@ -212,6 +222,7 @@ def test_mail_commands_as_players_write_them(cli, tmp_path):
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]) == f"{tag} resend page: the player page"
     assert attachment(carol, "koryo-pbm-player-page.html") == player_page()
+    golden.check("command-resend-page", carol)
 
 
 def test_mail_commands_are_rate_limited(cli, tmp_path):
@@ -255,6 +266,8 @@ def test_press_by_mail_is_relayed_and_the_moderator_cannot_read_it(cli, tmp_path
     assert po.messages("carol@example.org") == []
     (relayed,) = po.messages("bob@example.org")
     assert relayed["Subject"] == "[koryo-pbm friday] press from alice"
+    golden.check("press-answer", answer)
+    golden.check("press", relayed)
     saved = cli.cwd / "mail-to-bob.eml"
     saved.write_bytes(relayed.as_bytes())
     out = cli.ok("read", saved, "--as", "bob", "--game", game).out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import golden
+import mail_golden as golden
 from judge_kit import FROM, JUDGE, PostOffice, attachment, body
 
 PLAYERS = ["alice", "bob", "carol"]

@@ -11,6 +11,7 @@ import re
 import shutil
 from email.message import EmailMessage
 
+import mail_golden as golden
 from judge_kit import JUDGE, body, deliver
 from test_judge_answers import answers, envelope_text, start
 from test_judge_deadlines import serve_at
@@ -39,6 +40,7 @@ def test_a_new_signed_envelope_is_answered_to_its_seat_whatever_the_hourly_limit
         "(re: round 1)"]
     text = " ".join(got[1][1].split())
     assert "LATE, NOT COUNTED" in text and "made from an old game file" in text
+    golden.check("answer-late", got[1][0])
     # the same envelope again (anyone who saw it can send copies): within the limit, and logged
     po.send_to_judge("alice@example.org", "again", late)
     assert serve_once(cli, po, "--log-file", log).code == 0
@@ -66,6 +68,8 @@ def test_a_mailed_secret_key_is_warned_about_first_never_quoted_and_the_moderato
     assert str(note["Subject"]) == "[koryo-pbm friday] alice mailed a secret key file"
     assert "koryo-pbm replace GAME alice=NEW-PUBLIC-KEY-LINE" in " ".join(nt.split())
     assert not list(note.iter_attachments())  # the mail, and the key in it, go nowhere
+    golden.check("secret-key", m)
+    golden.check("secret-key-moderator", note)
     lines = [line for line in secret.decode().splitlines() if len(line) > 20]
     for text in (m.as_string(), note.as_string(), log.read_text(), r.out, r.err):
         assert not any(line in text for line in lines)
@@ -95,12 +99,12 @@ def test_mistakes_are_named_with_what_to_send_instead_and_nothing_is_counted(cli
                                   attachments=[("game.toml", game.read_bytes())]), "the game file (game.toml)"),
         (lambda: po.send_to_judge("alice@example.org", f"Re: {tag} round 1", env[: len(env) // 2]),
          "CANNOT BE READ"),
-        (lambda: po.send_to_judge("alice@example.org", f"Re: {tag} round 1", ""), "It holds an empty mail."),
+        (lambda: po.send_to_judge("alice@example.org", f"Re: {tag} round 1", ""), "It is empty."),
         (lambda: deliver(po.judge_box, _raw_mail("alice@example.org", f"Re: {tag} round 1",
                                                  html="<p>my orders are <b>below</b></p>")),
-         "It holds a mail in HTML only, without an envelope."),
+         "It came in HTML only, without an envelope."),
         (lambda: po.send_to_judge("alice@example.org", f"Fwd: {tag} round 1", "see below\n\n---------- Forwarded "
-                                  "message ---------\nFrom: judge"), "It holds a forwarded mail"),
+                                  "message ---------\nFrom: judge"), "It is a forwarded mail"),
         (lambda: po.send_to_judge("alice@example.org", f"{tag} key", cli.ok("keygen", "other").out.strip()),
          "It holds a public key line."),
     ]
@@ -110,6 +114,7 @@ def test_mistakes_are_named_with_what_to_send_instead_and_nothing_is_counted(cli
         [(m, t)] = answers(po, "alice@example.org")
         text = " ".join(t.split())
         assert named in text, (named, text)
+        golden.check(f"mistake-{n}", m)
         if "CANNOT BE READ" not in named:
             assert "holds no envelope, so it changed nothing in game friday" in text
             assert "Open the player page in your browser" in text  # what to send instead: the page first
@@ -140,6 +145,8 @@ def test_a_plain_question_goes_to_the_moderator_email_of_the_game(cli, tmp_path)
     [(m, t)] = answers(po, "bob@example.org")
     assert "It was forwarded to the moderator, who can answer you." in " ".join(t.split())
     [(fwd, _)] = answers(po, "mod@example.org")
+    golden.check("help-forwarded", m)
+    golden.check("forward", fwd)
     assert str(fwd["Subject"]) == "[koryo-pbm friday] from bob: Re: round 1" and fwd["Reply-To"] == "bob@example.org"
     assert "not a mail address" in cli.fails("new", "games/x", "--as", "mod", "--player", f"alice={pubs['alice']}",
                                               "--moderator-email", "nobody").err

@@ -156,7 +156,7 @@ def test_a_club_game_signed_up_played_and_talked_over_by_real_mail(club):
     assert "bob joined" in body(history) and "the cards were dealt from the moderator's committed secret" in \
         body(history), body(history)
     listing = next(m for s, m in bob.items() if s == "[koryo-pbm club] list")
-    assert "* club (Koryo) as bob:" in body(listing)
+    assert "* [koryo-pbm club] (Koryo) as bob:" in body(listing)
     # one wording of who is awaited (the words of show and status), and the steps a player reads
     status = next(m for s, m in bob.items() if s == "[koryo-pbm club] status")
     assert re.search(r"\(\w+\): waiting for [a-z, ]+( \([a-z, ]+ answered\))?\. ", body(status)), body(status)

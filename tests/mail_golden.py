@@ -11,14 +11,17 @@ import os
 import re
 from pathlib import Path
 
-from judge_kit import body
+GOLDEN = Path(__file__).resolve().parent / "judge" / "golden"
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+
+def body(msg) -> str:
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content() if part is not None else ""
 _VARYING = [
     (re.compile(r"koryo-pbm-pub-v1:[A-Za-z0-9_-]+"), "koryo-pbm-pub-v1:<KEY>"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<STAMP>"),
     (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC"), "<TIME>"),
-    (re.compile(r"\(mail [0-9a-f]{8}\)"), "(mail <MAIL>)"),
+    (re.compile(r"\bmail(\s)[0-9a-f]{8}\b"), r"mail\1<MAIL>"),
     (re.compile(r"\bmail-[0-9a-f]{8}\.eml"), "mail-<MAIL>.eml"),
     (re.compile(r"\(code [A-Za-z0-9-]+\)"), "(code <CODE>)"),
     (re.compile(r"[0-9a-f]{10,}"), "<HEX>"),
