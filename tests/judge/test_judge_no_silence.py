@@ -12,7 +12,7 @@ import shutil
 from email.message import EmailMessage
 
 import mail_golden as golden
-from judge_kit import JUDGE, body, deliver
+from judge_kit import JUDGE, deliver
 from test_judge_answers import answers, envelope_text, start
 from test_judge_deadlines import serve_at
 from test_judge_mail_game import PLAYERS, serve_once
@@ -53,7 +53,7 @@ def _key_file(cli, name="alice"):
 
 
 def test_a_mailed_secret_key_is_warned_about_first_never_quoted_and_the_moderator_told(cli, tmp_path):
-    po, game = start(cli, tmp_path)
+    po, _ = start(cli, tmp_path)
     secret = _key_file(cli)
     po.send_to_judge("alice@example.org", "[koryo-pbm friday] my key", "Is this what you need?",
                      attachments=[("alice.key", secret)])
@@ -127,7 +127,6 @@ def test_mistakes_are_named_with_what_to_send_instead_and_nothing_is_counted(cli
 
 
 def test_a_plain_question_goes_to_the_moderator_email_of_the_game(cli, tmp_path):
-    po = None
     pubs = {n: cli.ok("keygen", n).out.strip() for n in ["mod", *PLAYERS]}
     (cli.cwd / "games").mkdir(exist_ok=True)
     args = ["new", "games/friday", "--as", "mod", "--seed", "q", "--moderator-email", "mod@example.org"]
@@ -165,4 +164,3 @@ def test_the_judges_help_and_answers_need_no_terminal():
         command = re.search(r"koryo-pbm (play|submit|show|orders|read|keygen) ", text)
         assert command is not None
         assert text.index("player page") < text.index("If you use the command line") < command.start()
-    assert body  # (judge_kit's body is used by the other tests of this file)
