@@ -139,6 +139,9 @@ def command_help(mail: ParsedMail, to: str, tag: str, *, key: str) -> Outgoing:
 def status_text(info: GameInfo, player: str) -> str:
     lines = [_wrap(f"{info.title} game {info.tag} ({info.game_id}), version {info.version}."), "",
              _status_lines(info, player), ""]
+    if info.decision is not None and player in waiting(info):
+        lines += [_wrap("To answer: open the game.toml of the judge's latest mail to you in your player page (mail "
+                        "\"resend\" to get the current one), choose, and paste the envelope into a reply."), ""]
     return "\n".join(lines)
 
 
