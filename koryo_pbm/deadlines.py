@@ -15,6 +15,9 @@ A game's policy is the optional ``[service]`` table of the game file, public::
     bots = {carol = "heuristic"}                   # seats the moderator's bot plays itself
     abandoned = ["bob"]                            # seats the bot plays until a substitute comes
     missed_in_row = {bob = 2}                      # consecutive missed decisions, per seat
+    press = "public"                               # press allowed: private (""), public, none
+    state_mail = "every"                           # the judge's state mails: act (""), every, all
+    moderator_email = "mod@example.org"            # the judge forwards players' plain mails there
 
 The pending decision's deadline is ``decision.deadline``, an absolute UTC time
 (``2026-11-27T18:00:00Z``).
