@@ -12,7 +12,8 @@ per player) and a 3-player Koryo game (at most 0.5 MB per player).
 ``--src DIR`` (repeatable) compares source trees in one run (e.g. main, extracted with ``git
 archive``, and this branch): each plays the same seeds with the same interpreter.
 
-Run: ``python benchmarks/bench_mail_volume.py [--seeds 2] [--src DIR ...]``.
+Run: ``python benchmarks/bench_mail_volume.py [--seeds 2] [--src DIR ...]`` (``BENCH_DEBUG=1``: each
+mail bob gets, its size and subject, on stderr).
 """
 
 from __future__ import annotations
