@@ -141,9 +141,14 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--press", "press", type=click.Choice(["private", "public", "none"]), default="private",
               show_default=True, help="Press between players (koryo-pbm say): to any players, only to all "
                                       "players at once, or none.")
-@click.option("--state-mail", "state_mail", type=click.Choice(["turn", "all"]), default="turn", show_default=True,
-              help="What the judge mails when the game moves on: game.toml to the players who must act and a "
-                   "short text to the others (turn), or game.toml to every player (all).")
+@click.option("--state-mail", "state_mail", type=click.Choice(["act", "every", "turn", "all"]), default="act",
+              show_default=True,
+              help="What the judge mails when the game moves on: a mail only to the players who must act, what "
+                   "happened meanwhile in each player's next mail (act); also a short text to the others at every "
+                   "move (every; turn is its old name); or game.toml to every player at every move (all).")
+@click.option("--moderator-email", "moderator_email", metavar="ADDRESS",
+              help="Your own address, written into the game: the judge forwards players' plain mails (without "
+                   "an envelope or a command) there, and tells them so.")
 @click.option("--invite", "invite_specs", multiple=True, metavar="NAME=ADDRESS",
               help="A seat offered by mail: the judge (serve) mails ADDRESS an invitation, and a reply with a "
                    "public key line takes the seat. The game is made when every seat is taken.")
@@ -159,7 +164,7 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
-            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str,
+            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str, moderator_email: str | None,
             invite_specs: tuple[str, ...], signup_deadline: str, blind: bool, co_dealer: str | None,
             as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
@@ -228,7 +233,12 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     else:
         policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     policy.press = "" if press == "private" else press
-    policy.state_mail = "" if state_mail == "turn" else state_mail
+    policy.state_mail = {"act": "", "turn": "every"}.get(state_mail, state_mail)
+    if moderator_email is not None:
+        from koryo_pbm.transport.address import check_address
+
+        check_address(moderator_email, who="--moderator-email address")
+        policy.moderator_email = moderator_email
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     if invites:
