@@ -162,8 +162,7 @@ class _Builder:
         from koryo_pbm.match import canonical_orders
 
         self.canonical = canonical_orders  # imported once, not for each order
-        # Game.menu_answers, optional (a game object of another kind may not have it)
-        self.answers = getattr(game, "menu_answers", None) or (lambda *_args: None)
+        self.answers = game.menu_answers
         self.game, self.view, self.player, self.hint = game, view, player, hint
         self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
         self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags

@@ -107,7 +107,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
         check = next(c for c in report.checks if c.name == "blind")
         echo(f"verify: {'ok' if report.ok else 'FAILED'}; the blind table: {check.detail}")
     outcome = game.view(doc.public, None)  # what everybody sees at the end
-    scores, winners = outcome["scores"], outcome["winners"]
+    scores, winners = outcome.get("scores", {}), outcome.get("winners", [])
     echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
          f"game file version {doc.version}, log verified, seed {doc.seed!r} published")
     return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": winners,

@@ -2,7 +2,7 @@
 ``koryo_pbm.games`` whose value is its :class:`~koryo_pbm.engine.contract.Game` subclass::
 
     [project.entry-points."koryo_pbm.games"]
-    koryo = "koryo_pbm_games.koryo:KoryoGame"
+    mygame = "mygame_pbm:MyGame"
 
 The entry points are read where installers write them, on every call (nothing cached between
 calls, so a game installed or removed is seen at once): the ``entry_points.txt`` of each
@@ -21,7 +21,7 @@ import os
 import sys
 from functools import cache
 
-from koryo_pbm.engine.contract import Game
+from koryo_pbm.engine.contract import Game, contract_problem
 from koryo_pbm.errors import UnknownGame
 from koryo_pbm.values import Frozen
 
@@ -136,7 +136,9 @@ def names() -> list[str]:
 
 @cache
 def find_game(name: str) -> Game:
-    """The game registered as ``name``; :class:`UnknownGame` names the ones there are."""
+    """The game registered as ``name``; :class:`UnknownGame` names the ones there are, or says in
+    one line what breaks the contract in a registered game
+    (:func:`~koryo_pbm.engine.contract.contract_problem`): only that game is refused."""
     ep = _entry_points().get(name)
     if ep is None:
         known = ", ".join(names()) or "none"
@@ -147,7 +149,12 @@ def find_game(name: str) -> Game:
         raise UnknownGame(f"game {name!r} is registered but cannot be loaded: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, Game)):
         raise UnknownGame(f"game {name!r} is registered but is not a koryo_pbm Game")
-    game = cls()
-    if game.name != name:
-        raise UnknownGame(f"game registered as {name!r} calls itself {game.name!r}")
-    return game
+    problem = contract_problem(cls)
+    if problem is not None:
+        raise UnknownGame(f"game {name!r} breaks the game contract: {problem}")
+    if cls.name != name:
+        raise UnknownGame(f"game registered as {name!r} calls itself {cls.name!r}")
+    try:
+        return cls()
+    except Exception as exc:  # a plug-in's own constructor: one line, never a traceback
+        raise UnknownGame(f"game {name!r} cannot be set up: {exc}") from exc
