@@ -31,7 +31,7 @@ import pytest
 import tomli_w
 
 from koryo_pbm.engine import bots
-from koryo_pbm.engine.contract import RESERVED_PUBLIC_KEYS, Game, contract_problem
+from koryo_pbm.engine.contract import RESERVED_PUBLIC_KEYS, Decision, Game, contract_problem
 from koryo_pbm.engine.menus import Menu
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.engine.simulate import play_random, seat_names
@@ -62,6 +62,12 @@ def check_contract(game: Game) -> None:
     every mark its pictures may carry is declared."""
     problem = contract_problem(type(game))
     assert problem is None, f"{game.name}: {problem}"
+
+
+def pending(game: Game, state: Any) -> Decision:
+    decision = game.pending(state)
+    assert decision is not None, "the match is over"
+    return decision
 
 
 def states(game: Game, players: Sequence[str], seed: str, options: Options | None = None) -> Iterator[Any]:
@@ -169,7 +175,7 @@ def check_bots(game: Game, n: int, options: Options | None = None, seed: str = "
     never = lambda: 0.0  # noqa: E731 - a clock that never moves: the work is a count
     for state in list(states(game, seat_names(n), seed, options))[::5][:2]:
         public = game.public(state)
-        for p in game.pending(state).players:
+        for p in pending(game, state).players:
             other = game.from_view(public, game.private(state, p), p)
             for level in bots.levels(game):
                 a = bots.choose(game, state, p, level, seed="x", clock=never)
@@ -204,7 +210,7 @@ def check_menus(game: Game, n: int, options: Options | None = None, seed: str = 
     order when the game lists them."""
     lists = type(game).legal_orders is not Game.legal_orders
     for state in list(states(game, seat_names(n), seed, options))[::3][:6]:
-        for p in game.pending(state).players:
+        for p in pending(game, state).players:
             view = game.from_view(game.public(state), game.private(state, p), p)
             reached = menu_orders(game, view, p)
             for order in reached:
@@ -230,7 +236,7 @@ def check_sizes(game: Game, n: int, options: Options | None = None, seeds: int =
     for i in range(seeds):
         for k, state in enumerate(states(game, seat_names(n), f"sizes-{i}", options)):
             public = game.public(state)
-            decision = game.pending(state)
+            decision = pending(game, state)
             key = json.dumps(public, sort_keys=True)
             for p in seat_names(n):
                 sizes.setdefault((key, p), set()).add(padded_size(game.private(state, p)))
