@@ -116,7 +116,7 @@ class GopsGame(Game):
         points = sum(map(value, s.table))
         if len(best) == 1:
             s.won[best[0]] += s.table
-            events.append(Event("award", f"{best[0]} wins {prize} ({points} points)", {"player": best[0], "points": points}))
+            events.append(Event("award", f"{best[0]} wins {prize} ({points} point{'s' if points > 1 else ''})", {"player": best[0], "points": points}))
             s.table = []
         elif s.ties == "carry" and s.deck:
             events.append(Event("tie", f"{' and '.join(best)} tie: {prize} stays on the table"))
@@ -171,7 +171,9 @@ class GopsGame(Game):
         return public.get("round"), None
 
     def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
-        return f"round {decision[1:].partition('-')[0]}" if event is None and decision.startswith("r") else None
+        if event is None:  # a round begins as its prize is turned up (round 1's at the deal)
+            return "round 1" if decision == "r1-bid" else None
+        return event.partition(":")[0] if event.endswith(" is turned up") else None
 
     def score_breakdown(self, view: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         if any(view["hands"].values()):
