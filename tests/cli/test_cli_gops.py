@@ -45,3 +45,15 @@ def test_status_names_the_round_and_a_bad_bid_is_refused_in_one_line(cli):
     cli.ok("resolve", folder, "--as", "mod")
     assert cli.ok("status", folder, "--json").json["round"] == 2
     assert "the random bot played bob's seat" in cli.ok("log", folder).out
+
+
+def test_the_ties_option_is_set_at_new_and_a_wrong_one_refused_in_one_line(cli):
+    lines = make_keys(cli, ["alice", "bob"])
+    players = [f"--player={n}={lines[n]}" for n in ("alice", "bob")]
+    for spec, reason in (("ties=split", 'GOPS takes one option: ties = "discard" or "carry"'),
+                         ("colour=red", "GOPS has no option 'colour' (options: ties)"),
+                         ("ties", "--option takes NAME=VALUE, not 'ties'")):
+        r = cli.fails("new", "bad", "--game", "gops", "--as", "mod", "--option", spec, *players)
+        assert r.err.strip() == f"koryo-pbm: error: {reason}" and not (cli.cwd / "bad").exists()
+    cli.ok("new", "g", "--game", "gops", "--as", "mod", "--seed", "s", "--option", "ties=carry", *players)
+    assert cli.ok("show", "g", "--json").json["ties"] == "carry"
