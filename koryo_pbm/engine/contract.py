@@ -565,6 +565,44 @@ class Game(abc.ABC):
         checks nothing."""
 
 
+class BlindHooks(Protocol):
+    """The optional hooks of :class:`BlindRules`, with their parameters: a game's blind rules
+    define those they need (``None`` on :class:`BlindRules`: the blind table does without)."""
+
+    def viewers(self, state: State, player: str) -> Sequence[str]:
+        """Who sees ``player``'s cards (the player, and a team partner)."""
+        ...
+
+    def claims(self, state: State, player: str, order: Order) -> Sequence[tuple[str, str, Any]]:
+        """The cards ``order`` shows: (slot, card id, the co-dealer's share given for it)."""
+        ...
+
+    def hidden(self, state: State, player: str | None = None) -> Sequence[str]:
+        """The slots held hidden in hands (those ``player`` sees; all when ``None``)."""
+        ...
+
+    def event_text(self, text: str) -> str:
+        """An event's text as the audit compares it with the open game's."""
+        ...
+
+    def random_order(self, state: State, player: str, rng: BotRandom, cards: Mapping[str, str]) -> dict[str, Any]:
+        """A random legal order from the player's own cards (slot -> card id)."""
+        ...
+
+    def describe_choices(self, state: State, player: str, cards: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+        """For an orders file: an example legal order and the choices explained."""
+        ...
+
+    def render(self, data: Mapping[str, Any], cards: Mapping[str, str], me: str | None) -> str:
+        """The table as text from the public state ``data`` and the cards ``me`` sees."""
+        ...
+
+    def bot_order(self, state: State, player: str, level: str, rng: BotRandom, limit: float,
+                  clock: Callable[[], float], cards: Mapping[str, str]) -> dict[str, Any]:
+        """A bot of one of the game's levels on the player's own cards."""
+        ...
+
+
 #: The hooks every game writes itself.
 REQUIRED: tuple[str, ...] = ("setup", "pending", "apply", "outcome")
 #: What :meth:`Game.legal_orders` gives by default, which a game that does not list its orders writes.
@@ -681,9 +719,9 @@ class BlindRules(abc.ABC):
       ``{player: {"cards": [card id per slot]}}`` (the ids the dealers' shares proved).
     """
 
-    # Optional hooks. Each is ``None`` here (the blind table then does without: its cards are
-    # seen by their holder alone, no order shows a card, no bot, no orders file...); a game's
-    # rules define the methods they need, with these parameters.
+    # Optional hooks (:class:`BlindHooks` gives their parameters). Each is ``None`` here (the
+    # blind table then does without: its cards are seen by their holder alone, no order shows a
+    # card, no bot, no orders file...); a game's rules define the methods they need.
 
     #: ``viewers(state, player) -> sequence of players``: who sees ``player``'s cards (the
     #: player, and a team partner); the co-dealer seals the shares of each to all of them.
