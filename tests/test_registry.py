@@ -101,3 +101,20 @@ def test_a_plug_in_that_breaks_the_contract_is_refused_in_one_line_and_nothing_e
     ok = subprocess.run([sys.executable, "-m", "koryo_pbm", "simulate", "--game", "gops", "--games", "1", "--players", "2"],
                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_the_default_game_is_the_one_a_distribution_declares_else_the_only_one(monkeypatch):
+    """The engine names no game: koryo-pbm's own pyproject declares its default (Koryo) in the
+    group koryo_pbm.settings; without that, the only game installed; else --game is asked for."""
+    import pytest
+
+    from koryo_pbm.errors import UnknownGame
+
+    assert registry.default_name() == "koryo"
+    real = registry._scan
+    monkeypatch.setattr(registry, "_scan", lambda group: [] if group == registry.SETTINGS else real(group))
+    with pytest.raises(UnknownGame, match=r"^say which game: --game NAME \(registered games: gops, korsar, koryo"):
+        registry.default_name()
+    only = {"gops": registry._entry_points()["gops"]}
+    monkeypatch.setattr(registry, "_entry_points", lambda: only)
+    assert registry.default_name() == "gops"

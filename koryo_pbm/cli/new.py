@@ -109,7 +109,7 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 
 @click.command("new")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@click.option("--game", "game_name", help="Which game (default: the default game, koryo-pbm games).")
 @identity_options(role="moderator")
 @click.option("--player", "player_specs", multiple=True, metavar="NAME=PUB",
               help="A player and their public key (the line from keygen, or a .pub file); in seat order.")
@@ -158,7 +158,7 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--co-dealer", "co_dealer", metavar="NAME=PUB",
               help="The co-dealer of a --blind game: a key run by someone else (koryo-pbm co-deal answers for it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
+def command(directory: Path, game_name: str | None, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
             position_file: Path | None, teams: tuple[str, ...], option_specs: tuple[str, ...],
             deadline_specs: tuple[str, ...],
@@ -182,11 +182,11 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     import shlex
 
     from koryo_pbm import match
-    from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.engine.registry import default_name, find_game
     from koryo_pbm.store import gamefile, inbox
 
     moderator = load_identity(as_name, key_file)
-    game = find_game(game_name)
+    game = find_game(game_name or default_name())
     blind_spec = None
     if blind or co_dealer:
         if not (blind and co_dealer):

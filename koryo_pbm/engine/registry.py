@@ -129,6 +129,31 @@ def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in found}
 
 
+#: The entry-point group of settings: ``default_game``, the class of the game commands play when
+#: they are not told which (koryo-pbm's own distribution names one of its games).
+SETTINGS = "koryo_pbm.settings"
+
+
+def default_name() -> str:
+    """The game ``new``, ``demo`` and ``simulate`` play without ``--game``: the registered game
+    whose class a distribution declares as ``default_game`` in :data:`SETTINGS`, else the only
+    game installed; :class:`UnknownGame` asks for ``--game`` otherwise."""
+    found = _scan(SETTINGS)
+    if found is None:
+        from importlib.metadata import entry_points
+
+        found = [EntryPoint(ep.name, ep.value) for ep in entry_points(group=SETTINGS)]
+    games = _entry_points()
+    for ep in found:
+        if ep.name == "default_game":
+            match = [name for name, game in games.items() if game.value == ep.value]
+            if match:
+                return match[0]
+    if len(games) == 1:
+        return next(iter(games))
+    raise UnknownGame(f"say which game: --game NAME (registered games: {', '.join(names()) or 'none'})")
+
+
 def names() -> list[str]:
     """The names of the registered games, sorted."""
     return sorted(_entry_points())
