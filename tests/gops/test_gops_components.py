@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ALL
+from gops_kit import ALL
 
 from koryo_pbm.errors import SetupError
 

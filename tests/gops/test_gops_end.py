@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import bid, position
+from gops_kit import bid, position
 
 
 def last_round(game, alice_won, bob_won):

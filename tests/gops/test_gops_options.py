@@ -4,7 +4,7 @@ round's winner; a tie in the last round discards what is on the table)."""
 from __future__ import annotations
 
 import pytest
-from conftest import bid, position
+from gops_kit import bid, position
 
 from koryo_pbm.errors import SetupError
 

@@ -3,7 +3,7 @@ scores are public; the prize deck's order is the moderator's alone (and bids sea
 
 from __future__ import annotations
 
-from conftest import bid, position
+from gops_kit import bid, position
 
 
 def test_the_public_part_shows_all_but_the_prize_decks_order(game):

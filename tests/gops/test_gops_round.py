@@ -5,7 +5,7 @@ highest: nobody), bid cards discarded face up."""
 from __future__ import annotations
 
 import pytest
-from conftest import bid, position
+from gops_kit import bid, position
 
 from koryo_pbm.errors import IllegalOrder, OrderError
 
