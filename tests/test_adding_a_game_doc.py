@@ -58,9 +58,8 @@ def test_every_method_the_doc_shows_exists_with_those_parameters(cls_name):
 def test_every_hook_is_in_the_doc():
     assert set(contract.hooks()) <= set(shown("Game")), set(contract.hooks()) - set(shown("Game"))
     assert set(contract.BlindRules.__abstractmethods__) <= set(shown("BlindRules"))
-    optional = {k for k, v in vars(contract.BlindRules).items() if v is None}
-    hooks = {k for k in vars(contract.BlindHooks) if not k.startswith("_")}
-    assert optional == hooks == set(shown("BlindHooks"))
+    hooks = {k for k, v in vars(contract.BlindHooks).items() if not k.startswith("_") and callable(v)}
+    assert set(contract.BLIND_HOOKS) == hooks == set(shown("BlindHooks"))
     for required in contract.REQUIRED:
         assert f"`{required}`" in DOC.split("### The whole contract")[0], required
     for attr in ("name", "title", "player_counts", "decision_kinds", "options", "marks", "state_type",
@@ -69,6 +68,23 @@ def test_every_hook_is_in_the_doc():
     documented = {a for a, v in vars(contract.Game).items() if not a.startswith("_") and not callable(v)}
     assert documented <= {"decision_kinds", "options", "marks", "state_type", "secret_fields", "private_fields",
                           "order_questions"}, documented
+
+
+@pytest.mark.parametrize("name", ["koryo", "korsar"])
+def test_the_built_in_blind_rules_give_the_optional_hooks_the_documented_parameters(name):
+    from koryo_pbm.engine.registry import find_game
+
+    rules = find_game(name).blind_rules()
+    given = [h for h in contract.BLIND_HOOKS if contract.blind_hook(rules, h) is not None]
+    assert given
+    for hook in given:
+        raw = next(vars(c)[hook] for c in type(rules).__mro__ if hook in vars(c))
+        if isinstance(raw, staticmethod):
+            raw = raw.__func__
+            want = [p for p in params_of_code(getattr(contract.BlindHooks, hook)) if p[0] != "self"]
+        else:
+            want = params_of_code(getattr(contract.BlindHooks, hook))
+        assert [p[0] for p in params_of_code(raw)] == [p[0] for p in want], (name, hook)
 
 
 def test_the_gops_example_is_gopss_code():

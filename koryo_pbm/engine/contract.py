@@ -567,7 +567,7 @@ class Game(abc.ABC):
 
 class BlindHooks(Protocol):
     """The optional hooks of :class:`BlindRules`, with their parameters: a game's blind rules
-    define those they need (``None`` on :class:`BlindRules`: the blind table does without)."""
+    define those they need; the blind table does without the others (:func:`blind_hook`)."""
 
     def viewers(self, state: State, player: str) -> Sequence[str]:
         """Who sees ``player``'s cards (the player, and a team partner)."""
@@ -602,6 +602,19 @@ class BlindHooks(Protocol):
         """A bot of one of the game's levels on the player's own cards."""
         ...
 
+
+def blind_hook(rules: BlindRules, name: str) -> Callable[..., Any] | None:
+    """The optional hook ``name`` (one of :class:`BlindHooks`) of a game's blind rules, or
+    ``None`` when they do without it."""
+    if name not in BLIND_HOOKS:
+        raise ValueError(f"{name} is no optional hook of BlindRules")
+    hook: Callable[..., Any] | None = getattr(rules, name, None)
+    return hook
+
+
+#: The names of :class:`BlindHooks`.
+BLIND_HOOKS: tuple[str, ...] = ("viewers", "claims", "hidden", "event_text", "random_order", "describe_choices",
+                                "render", "bot_order")
 
 #: The hooks every game writes itself.
 REQUIRED: tuple[str, ...] = ("setup", "pending", "apply", "outcome")
@@ -719,34 +732,8 @@ class BlindRules(abc.ABC):
       ``{player: {"cards": [card id per slot]}}`` (the ids the dealers' shares proved).
     """
 
-    # Optional hooks (:class:`BlindHooks` gives their parameters). Each is ``None`` here (the
-    # blind table then does without: its cards are seen by their holder alone, no order shows a
-    # card, no bot, no orders file...); a game's rules define the methods they need.
-
-    #: ``viewers(state, player) -> sequence of players``: who sees ``player``'s cards (the
-    #: player, and a team partner); the co-dealer seals the shares of each to all of them.
-    viewers: Callable[..., Sequence[str]] | None = None
-    #: ``claims(state, player, order) -> [(slot, card id, co-dealer's share)]``: the cards an
-    #: order shows as it is played (a card played from a hidden hand), each checked at once.
-    claims: Callable[..., Sequence[tuple[str, str, Any]]] | None = None
-    #: ``hidden(state, player=None) -> [slot]``: the slots held hidden in hands (those
-    #: ``player`` sees; all when ``None``). Without it: the ``hands`` and ``facedown`` lists of
-    #: :meth:`dump_state`.
-    hidden: Callable[..., Sequence[str]] | None = None
-    #: ``event_text(text) -> text``: an event's text as the audit compares it with the open
-    #: game's (e.g. without the note of a move the hidden hand forced).
-    event_text: Callable[[str], str] | None = None
-    #: ``random_order(state, player, rng, cards) -> order``: a random legal order from the
-    #: player's own cards ``cards`` (slot -> card id): the demo's and absent players' bots.
-    random_order: Callable[..., dict[str, Any]] | None = None
-    #: ``describe_choices(state, player, cards) -> (example, comment lines)``: for orders files.
-    describe_choices: Callable[..., tuple[dict[str, Any], list[str]]] | None = None
-    #: ``render(data, cards, me) -> text``: the table from the public state ``data`` and the
-    #: cards ``me`` sees.
-    render: Callable[..., str] | None = None
-    #: ``bot_order(state, player, level, rng, limit, clock, cards) -> order``: a bot of one of
-    #: the game's levels (:meth:`Game.bot_order`) on the player's own cards.
-    bot_order: Callable[..., dict[str, Any]] | None = None
+    # Optional hooks: :class:`BlindHooks` gives them with their parameters; a game's rules
+    # define those they need, and the blind table does without the others (:func:`blind_hook`).
 
     @abc.abstractmethod
     def setup(self, players: Sequence[str], first: str,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.engine.contract import Game, State, blind_hook
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
 from koryo_pbm.match.orders import parse_orders
@@ -162,7 +162,7 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
 
         private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity)
         rules = find_game(doc.game).blind_rules()
-        if rules is not None and rules.claims is not None:  # an order that shows a card gives its share
+        if rules is not None and blind_hook(rules, "claims") is not None:  # an order that shows a card gives its share
             private["shares"] = shares
     return name, private
 
