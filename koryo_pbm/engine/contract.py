@@ -373,8 +373,11 @@ class Game(abc.ABC):
 
     def bot_levels(self) -> tuple[str, ...]:
         """The bot levels this game plays beyond ``random`` (which every game has, through
-        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``."""
-        return ()
+        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``. The default:
+        the engine's generic ``search`` (:mod:`koryo_pbm.engine.search`) for a game that lists its
+        legal orders, else none; a game with levels of its own adds ``*super().bot_levels()``
+        to keep it."""
+        return ("search",) if self._lists_orders() else ()
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
@@ -387,8 +390,43 @@ class Game(abc.ABC):
         same order on any machine and ``verify`` chooses it again. ``limit`` seconds by
         ``clock`` is a safety limit only: a bot that thinks for a while reads ``clock``
         between steps and raises :class:`TimeLimit` once past it. It leaves ``state`` as it was:
-        a player's menu is built from the state its suggestion was chosen on."""
+        a player's menu is built from the state its suggestion was chosen on.
+
+        The default plays the engine's generic ``search``; a game's own levels come first and
+        leave other levels to ``super().bot_order``."""
+        if level == "search" and self._lists_orders():
+            from koryo_pbm.engine.search import search_order
+
+            return search_order(self, state, player, rng, limit, clock)
         raise GameError(f"{self.title} has no bot level {level!r}")
+
+    def determinize(self, state: State, player: str, rng: BotRandom) -> State:
+        """A state ``player`` cannot tell from ``state`` (a :meth:`from_view` state): what they
+        cannot see dealt anew among itself, and chance to come drawn anew, from ``rng``: the
+        worlds the generic ``search`` plays in. The default, for a plain state: the values of
+        ``secret_fields`` and of the other players' entries of ``private_fields`` (lists)
+        shuffled together and dealt back in the same sizes, and the generators re-seeded; for
+        another state, ``state`` itself (the search then plays in that one world)."""
+        if self.state_type is None:
+            return state
+        from koryo_pbm.engine import plain
+        from koryo_pbm.engine.rng import Rng
+
+        world = plain.copy(state)
+        places: list[tuple[Any, Any, int]] = []  # (a table, its key, how many values)
+        for f in self.secret_fields:
+            if isinstance(getattr(world, f), list):
+                places.append((world.__dict__, f, len(getattr(world, f))))
+        for f in self.private_fields:
+            table = getattr(world, f)
+            places += [(table, p, len(v)) for p, v in table.items() if p != player and isinstance(v, list)]
+        pool = [x for table, key, _ in places for x in table[key]]
+        rng.shuffle(pool)
+        for table, key, n in places:
+            table[key], pool = pool[:n], pool[n:]
+        for f in plain.rng_fields(type(world)):
+            setattr(world, f, Rng.derived("determinize", str(rng.getrandbits(64))))
+        return world
 
     # -- storage and views ---------------------------------------------------------------
 

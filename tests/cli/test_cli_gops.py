@@ -57,3 +57,18 @@ def test_the_ties_option_is_set_at_new_and_a_wrong_one_refused_in_one_line(cli):
         assert r.err.strip() == f"koryo-pbm: error: {reason}" and not (cli.cwd / "bad").exists()
     cli.ok("new", "g", "--game", "gops", "--as", "mod", "--seed", "s", "--option", "ties=carry", *players)
     assert cli.ok("show", "g", "--json").json["ties"] == "carry"
+
+
+def test_a_search_bot_seat_plays_gops_and_verify_chooses_its_orders_again(cli):
+    """The engine's generic search, offered to GOPS by the contract: the moderator's bot seat
+    plays it through a whole game; a player's verify replays the game and re-derives each of
+    the bot's orders from public values."""
+    lines = make_keys(cli, ["alice"])
+    folder = cli.cwd / "g"
+    cli.ok("new", folder, "--game", "gops", "--as", "mod", "--seed", "s", "--player", f"alice={lines['alice']}",
+           "--player", "bob=bot", "--bot", "bob=search")
+    play_template_orders(cli, folder, max_steps=20)
+    assert "the search bot played bob's seat" in cli.ok("log", folder).out
+    out = cli.ok("verify", folder, "--as", "alice").out
+    assert out.splitlines()[-1].startswith("verdict: the game verifies")
+    assert "every one of the 12 orders the moderator's bots played is the one the bot chooses again" in out
