@@ -10,7 +10,7 @@ from koryo_pbm.engine import plain
 from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
-from koryo_pbm.errors import IllegalOrder, OrderError, SetupError
+from koryo_pbm.errors import FormatError, IllegalOrder, OrderError, SetupError
 
 ROUNDS = 13
 BIDS = tuple(f"b{v}" for v in range(1, ROUNDS + 1))
@@ -145,6 +145,10 @@ class GopsGame(Game):
         return {"deck": [c for c in PRIZES if c not in seen]}
 
     def view(self, public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+        try:  # every value checked: a malformed part is one line
+            self.check_invariants(self.from_view(public, {}, ""))
+        except (AssertionError, ValueError) as exc:
+            raise FormatError(f"malformed GOPS view: {exc}") from None
         sc = scores(public["won"])
         over = not any(public["hands"].values())
         return {**super().view(public, private), "scores": sc,

@@ -518,7 +518,11 @@ class Game(abc.ABC):
         for f in self.private_fields:
             if f in private:
                 data[f] = {player: private[f]}
-        for f, v in self.unseen(public, private, player).items():
+        try:
+            unseen = dict(self.unseen(public, private, player))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise FormatError(f"malformed {self.title} view: {type(exc).__name__}: {exc}") from None
+        for f, v in unseen.items():
             data[f] = {**v, **data[f]} if f in self.private_fields and f in data else v
         for f in plain.rng_fields(cls):
             data[f] = Rng.derived("from_view", self.name, player).state()

@@ -22,3 +22,19 @@ def test_a_players_view_rebuilds_the_deck_from_the_prizes_not_yet_seen(game):
     assert mine.deck == [f"p{v}" for v in range(2, 14) if v != 7]  # in order: a view knows no more
     assert game.public(mine) == game.public(s) and mine.hands == s.hands
     assert [o["bid"] for o in game.legal_orders(mine, "bob")] == s.hands["bob"]
+
+
+def test_a_malformed_public_part_is_refused_in_one_line(game):
+    import pytest
+
+    from koryo_pbm.errors import FormatError
+
+    public = game.public(game.load_position(position(), "seed"))
+    for bad, why in (({**public, "round": "1"}, "GOPS view.round: not a whole number"),
+                     ({**public, "table": ["p99"]}, "malformed GOPS view: the 13 prize cards, each once"),
+                     ({**public, "hands": {"alice": ["b1"], "bob": ["b1", "b2"]}},
+                      "malformed GOPS view: every player holds as many cards"),
+                     ({k: v for k, v in public.items() if k != "won"}, "malformed GOPS view: KeyError: 'won'")):
+        with pytest.raises(FormatError) as exc:
+            game.view(bad, None)
+        assert str(exc.value) == why
