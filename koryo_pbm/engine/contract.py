@@ -34,8 +34,10 @@ every game writes; :meth:`Game.legal_orders` ("what may this player do now?") gi
 :meth:`Game.check`, :meth:`Game.random_order`, :meth:`Game.describe_choices`, :meth:`Game.menu`
 and :meth:`Game.menu_answers` by default; a state made of plain values (``state_type``, see
 :mod:`koryo_pbm.engine.plain`) gives storage, the public and private parts, views, text,
-positions and :meth:`Game.from_view` (with :meth:`Game.unseen`). :func:`contract_problem`
-says what a game class lacks; the registry refuses such a game in one line.
+positions and :meth:`Game.from_view` (with :meth:`Game.unseen`); a game that lists its legal
+orders gets the engine's bot level ``search`` (:mod:`koryo_pbm.engine.search`, in the worlds
+:meth:`Game.determinize` draws). :func:`contract_problem` says what a game class lacks; the
+registry refuses such a game in one line.
 """
 
 from __future__ import annotations
