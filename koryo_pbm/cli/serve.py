@@ -201,8 +201,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     \b
     Examples:
       koryo-pbm serve games --as mod --once
-      koryo-pbm serve games --as mod --maildir ~/Maildir/koryo --sendmail /usr/sbin/sendmail \\
-          --from "Koryo judge <judge@example.org>"
+      koryo-pbm serve games --as mod --maildir ~/Maildir/games --sendmail /usr/sbin/sendmail \\
+          --from "Games judge <judge@example.org>"
       koryo-pbm serve dealt --as carl --co-dealer --maildir ~/Maildir/deals --sendmail /usr/sbin/sendmail \\
           --from "Carl (co-dealer) <carl@example.org>"
     """

@@ -242,7 +242,7 @@ def decision_subject(info: GameInfo, player: str) -> str:
                 else f"{subject_tag(info.tag)} join: {waiting_text(info)}")
     where = f"round {info.round}" if info.round is not None else f"decision {d['id']}"
     start = "the game starts, " if not info.log else ""
-    named = "" if kind == "turn" else kind  # a game whose decisions are all "turn"s (Korsar)
+    named = "" if kind == "turn" else kind  # a game whose decisions are all "turn"s
     if player in waiting(info):
         return f"{subject_tag(info.tag)} {where}: {start}your {named + ' ' if named else ''}turn"
     return f"{subject_tag(info.tag)} {where}: {start}{named + ', ' if named else ''}{waiting_text(info)}"

@@ -54,7 +54,7 @@ class GameInfo:
 
     tag: str  # the game folder's name, as in "[koryo-pbm friday]"
     game_id: str
-    title: str  # "Koryo"
+    title: str  # the game's title
     version: int
     decision: dict[str, Any] | None
     round: int | None

@@ -491,7 +491,9 @@ class Judge:
             title = find_game(doc.game).title
         except KoryoPbmError:
             title = doc.game
-        rnd = doc.public.get("round") if isinstance(doc.public, dict) else None
+        from koryo_pbm.match.views import progress
+
+        rnd = progress(doc)[0]
         deadline = None
         if doc.decision and "deadline" in doc.decision:
             from koryo_pbm import deadlines
@@ -504,7 +506,7 @@ class Judge:
             co_dealer = co_dealer_of(doc)
         return GameInfo(tag=ref.tag, game_id=doc.game_id, title=title, version=doc.version,
                         decision=dict(doc.decision) if doc.decision else None,
-                        round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+                        round=rnd,
                         players=list(doc.players), log=list(doc.log), deadline=deadline, co_dealer=co_dealer)
 
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None, info: GameInfo | None = None) -> None:
