@@ -229,7 +229,7 @@ def check_sizes(game: Game, n: int, options: Options | None = None, seeds: int =
     from koryo_pbm.crypto.envelope import PAD_QUANTUM
     from koryo_pbm.engine.scene import to_json
     from koryo_pbm.match import canonical_orders
-    from koryo_pbm.store.gamefile import padded_size
+    from koryo_pbm.store.gameparts import padded_size
 
     sizes: dict[tuple[str, str], set[int]] = {}
     lists = type(game).legal_orders is not Game.legal_orders
