@@ -27,7 +27,8 @@ import, at module level and inside functions):
 * :mod:`koryo_pbm.picture` — pictures of the table (HTML, SVG) from the scene a game draws.
 * :mod:`koryo_pbm.transport` — mail files (eml, mbox, Maildir), IMAP and SMTP.
 * :mod:`koryo_pbm.judge` — ``serve``: the games run by mail and shared folder.
-* :mod:`koryo_pbm.cli` — the ``koryo-pbm`` command, one module per command.
+* :mod:`koryo_pbm.cli` — the ``koryo-pbm`` command, one module per command; :mod:`koryo_pbm.testing`,
+  the test kit a game's own tests run (pytest).
 """
 
 __version__ = "0.2.0"
@@ -47,5 +48,5 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("koryo_pbm.picture",),
     ("koryo_pbm.transport",),
     ("koryo_pbm.judge",),
-    ("koryo_pbm.cli", "koryo_pbm.__main__"),
+    ("koryo_pbm.cli", "koryo_pbm.__main__", "koryo_pbm.testing"),
 )

@@ -35,10 +35,10 @@ Sizes leak nothing: a waiting player's part is padded to its usual size (its sha
 :func:`room` bytes, which depend on the decision's public kind alone
 (:meth:`~koryo_pbm.engine.contract.Game.menu_room`), whatever the menu holds; compressing before
 padding changes nothing to that (the padded size is fixed; only what is inside the seal varies).
-Every menu of the join, of Koryo's orders and discards and of Korsar's turns fits whole (the
-rooms keep a margin over the largest measured in many random games; ``tests/test_choices.py``
-fails if one does not). A Koryo action turn with many events and powers can have thousands of
-step orders (once 4,585, 2.2 MB as JSON, 66 KB compressed): such a menu is cut, questions
+A game's rooms keep a margin over the largest menus measured in many random games (the test kit,
+:mod:`koryo_pbm.testing`, and ``tests/test_choices.py`` fail if a menu of listed orders does not
+fit). A decision whose orders are sequences of steps can have thousands of them (an action turn
+with many events and powers once had 4,585, 2.2 MB as JSON, 66 KB compressed): such a menu is cut, questions
 expanded breadth-first, the suggested path first, until the room is full; a question whose
 answers were not expanded is left out, so every option left still leads to a legal order, and
 ``complete`` is false (the page says so; the command line offers every turn).
@@ -163,8 +163,7 @@ class _Builder:
         from koryo_pbm.match.orders import canonical_orders
 
         self.canonical = canonical_orders  # imported once, not for each order
-        # Game.menu_answers, optional (a game object of another kind may not have it)
-        self.answers = getattr(game, "menu_answers", None) or (lambda *_args: None)
+        self.answers = game.menu_answers
         self.game, self.view, self.player, self.hint = game, view, player, hint
         self.game_id, self.decision_id, self.fresh = game_id, decision_id, fresh
         self.spent = len(',"menu":') + 200  # the fixed keys, the root, the flags

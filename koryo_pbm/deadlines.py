@@ -15,6 +15,9 @@ A game's policy is the optional ``[service]`` table of the game file, public::
     bots = {carol = "heuristic"}                   # seats the moderator's bot plays itself
     abandoned = ["bob"]                            # seats the bot plays until a substitute comes
     missed_in_row = {bob = 2}                      # consecutive missed decisions, per seat
+    press = "public"                               # press allowed: private (""), public, none
+    state_mail = "every"                           # the judge's state mails: act (""), every, all
+    moderator_email = "mod@example.org"            # the judge forwards players' plain mails there
 
 The pending decision's deadline is ``decision.deadline``, an absolute UTC time
 (``2026-11-27T18:00:00Z``).
@@ -36,9 +39,12 @@ MAX_ABANDON = 100
 MISSED = ("wait", "bot")
 DEFAULT_KIND = "default"
 SERVICE_KEYS = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-                "missed_in_row", "press", "state_mail")
+                "missed_in_row", "press", "state_mail", "moderator_email")
 PRESS = ("private", "public", "none")  # press between players: any, only to all players, none
-STATE_MAIL = ("turn", "all")  # the judge mails game.toml to the players who must act, or to all
+# What the judge mails when the game moves on: "" (the default) or "act", a mail only to the players
+# who must act (what happened goes into each player's next mail); "every" (or "turn", its old name),
+# game.toml to the players who must act and a short text to the others; "all", game.toml to all
+STATE_MAIL = ("act", "every", "turn", "all")
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
@@ -150,7 +156,7 @@ class Policy(Value):
     """A game's service policy (the ``[service]`` table)."""
 
     _fields = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-               "missed_in_row", "press", "state_mail")
+               "missed_in_row", "press", "state_mail", "moderator_email")
     deadlines: dict[str, str]
     grace: str
     missed: str
@@ -161,12 +167,13 @@ class Policy(Value):
     abandoned: list[str]
     missed_in_row: dict[str, int]
     press: str  # "" is "private": press to any players
-    state_mail: str  # "" is "turn" (the judge's default): game.toml to the players who must act
+    state_mail: str  # "" is "act" (the judge's default): mail only to the players who must act
+    moderator_email: str  # the moderator's own address ("": none): players' plain mails are forwarded there
 
     def __init__(self, deadlines: dict[str, str] | None = None, grace: str = "", missed: str = "wait",
                  bot_level: str = "", abandon_after: int = 0, remind: str = "", bots: dict[str, str] | None = None,
                  abandoned: list[str] | None = None, missed_in_row: dict[str, int] | None = None, press: str = "",
-                 state_mail: str = "") -> None:
+                 state_mail: str = "", moderator_email: str = "") -> None:
         self.deadlines = {} if deadlines is None else deadlines
         self.grace = grace
         self.missed = missed
@@ -178,6 +185,7 @@ class Policy(Value):
         self.missed_in_row = {} if missed_in_row is None else missed_in_row
         self.press = press
         self.state_mail = state_mail
+        self.moderator_email = moderator_email
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""
@@ -223,6 +231,8 @@ class Policy(Value):
             table["press"] = self.press
         if self.state_mail:
             table["state_mail"] = self.state_mail
+        if self.moderator_email:
+            table["moderator_email"] = self.moderator_email
         return table
 
     def next_step(self, deadline: datetime, who: str = "them", *, bot: bool = True) -> str:
@@ -311,6 +321,12 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
             if value and value not in allowed:
                 raise FormatError(f"'service.{key}' must be one of {', '.join(allowed)}")
             setattr(p, key, value)
+        moderator_email = table.get("moderator_email", "")
+        if not isinstance(moderator_email, str) or len(moderator_email) > 254 or (
+                moderator_email and (moderator_email.count("@") != 1 or any(c.isspace() or not c.isprintable()
+                                                                            for c in moderator_email))):
+            raise FormatError("'service.moderator_email' must be a mail address")
+        p.moderator_email = moderator_email
     except DeadlineError as exc:
         raise FormatError(str(exc)) from None
     if players:

@@ -57,7 +57,9 @@ class JoinState(Frozen):
         set_(self, "commitment", commitment)
 
 
-_PUBLIC_KEY = "not_dealt"  # the public part of a game not dealt yet: {not_dealt = true, players = [...]}
+# the public part of a game not dealt yet: {not_dealt = true, players = [...]}; a key no game may
+# use in its own public part (engine.contract.RESERVED_PUBLIC_KEYS)
+_PUBLIC_KEY = "not_dealt"
 
 
 def is_join_public(public: Mapping[str, Any]) -> bool:
@@ -157,6 +159,16 @@ class Joining(Game):
         value = hint.get("contribution") if hint else None
         return {"contribution": value if is_contribution(value) else new_contribution(),
                 "commitment": state.commitment}
+
+    def menu_answers(self, state: State, player: str, picked: Sequence[Any], menu: Any,
+                     hint: Mapping[str, Any] | None = None) -> Any:
+        return None if isinstance(state, JoinState) else self.inner.menu_answers(state, player, picked, menu, hint)
+
+    def legal_orders(self, state: State, player: str) -> Sequence[Mapping[str, Any]]:
+        return [] if isinstance(state, JoinState) else self.inner.legal_orders(state, player)
+
+    def progress(self, public: Mapping[str, Any]) -> tuple[int | None, str | None]:
+        return (None, None) if is_join_public(public) else self.inner.progress(public)
 
     def menu_room(self, kind: str) -> int:
         return 1024 if kind == JOIN else self.inner.menu_room(kind)  # the join's: about 460 bytes

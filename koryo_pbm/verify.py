@@ -491,7 +491,7 @@ def _verify(doc: GameDoc, report: Report, player: str | None, submitted: Sequenc
         happened += events
         texts = [e.text for e in events]
         logged = list(entry["events"])
-        if doc.deal == "blind":  # a Korsar file written before "shuffled the deck" says "shuffled deck deck"
+        if doc.deal == "blind":  # a file written before "shuffled the deck" (a game of one deck) says "shuffled deck deck"
             from koryo_pbm.blind import in_todays_words
 
             logged = [in_todays_words(str(e)) for e in logged]
@@ -642,7 +642,7 @@ def _blind_hands(doc: GameDoc, game: Any, audited: list[Any]) -> Any:
             except KoryoPbmError as exc:
                 raise _Fail("blind", str(exc)) from None
         cards = blind.audited_cards(audited[0])
-        # the co-dealer's share of each card later revealed (a Korsar play gives its card's, checked by the audit)
+        # the co-dealer's share of each card later revealed (an order that shows a card gives its share, checked by the audit)
         revealed = blind.revealed_shares(doc.public)
         slots = [s for s in blind.hidden_slots(game, state, seat) if s in cards]
         return {s: cards[s] for s in slots}, {s: revealed[s] for s in slots if s in revealed}

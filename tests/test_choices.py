@@ -40,7 +40,7 @@ def _walk(menu: dict) -> list[int]:
 
 
 @pytest.mark.parametrize(("name", "n", "seed"), [("koryo", 3, "menus-1"), ("koryo", 4, "menus-2"),
-                                                  ("korsar", 4, "menus-3")])
+                                                  ("korsar", 4, "menus-3"), ("gops", 4, "menus-4")])
 def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, seed):
     game = find_game(name)
     players = [f"p{i}" for i in range(1, n + 1)]
@@ -78,7 +78,7 @@ def test_every_order_in_a_sealed_menu_is_legal_and_sizes_tell_nothing(name, n, s
     assert checked > 20
 
 
-@pytest.mark.parametrize(("name", "n", "games"), [("koryo", 3, 2), ("koryo", 4, 1), ("korsar", 4, 1)])
+@pytest.mark.parametrize(("name", "n", "games"), [("koryo", 3, 2), ("koryo", 4, 1), ("korsar", 4, 1), ("gops", 4, 1)])
 def test_every_menu_of_random_games_fits_its_room_and_only_long_action_turns_are_cut(name, n, games):
     """The rooms (``Game.menu_room``) keep a margin over the largest compressed menus met: every
     menu of every decision of a few random games fits, whole, but a Koryo action turn of many

@@ -1,122 +1,48 @@
-"""The game contract, checked against every registered game (built-in or not) by random play.
+"""The game contract, checked against every registered game (built-in or not).
 
-OpenSpiel-style: one generic test that any new game gets for free. For every legal table
-size, seeded random games are played to the end, and after every decision:
-
-* the game's own invariants hold (``check_invariants``: cards conserved, counters in range);
-* ``apply`` left its input state untouched;
-* the state survives ``dump_state``/``load_state`` through real TOML;
-* public and private parts are TOML-safe, and the views built from them are JSON-safe;
-* every bot order passes ``check``, on the full state and on the player's own view;
-* the history's parts (``log_section``) are names or nothing, and at the end the score
-  breakdown (``score_breakdown``, if the game gives one) adds up to the scores;
-* and the same seed replays the same match exactly.
+OpenSpiel-style: the test kit (:mod:`koryo_pbm.testing`) runs for every registered game, so a
+new game gets it for free (its contract, random play with the contract checked after every
+decision, exact replays, bots, menus against the legal orders, sizes); here too, the join in
+front of every game, matches from any seed, and ``random_playout`` from the middle of a match.
 """
 
 from __future__ import annotations
 
-import json
 import random
-import tomllib
 
 import pytest
-import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from koryo_pbm.engine.contract import Game
 from koryo_pbm.engine.registry import find_game, names
-from koryo_pbm.engine.simulate import play_random, seat_names
-from koryo_pbm.errors import SetupError
+from koryo_pbm.engine.simulate import seat_names
+from koryo_pbm.testing import GameContractTests, checked_play, table_sizes
 
 GAMES = names()
 
 
-def table_sizes(game):
-    sizes = []
-    for n in game.player_counts:
-        options = {}
-        try:
-            game.setup(seat_names(n), "probe", options=options)
-            sizes.append((n, {}))
-        except SetupError:
-            pass
-        if "teams" in game.options and n % 2 == 0:
-            try:
-                game.setup(seat_names(n), "probe", options={"teams": True})
-                sizes.append((n, {"teams": True}))
-            except SetupError:
-                pass
-    return sizes
-
-
 CASES = [(name, n, opts) for name in GAMES for n, opts in table_sizes(find_game(name))]
+IDS = [f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES]
+
+
+class TestEveryRegisteredGame(GameContractTests):
+    """The test kit (:mod:`koryo_pbm.testing`), run for every registered game: built-in, or any
+    plug-in installed next to koryo-pbm."""
+
+    @pytest.fixture(params=GAMES)
+    def game(self, request):
+        return find_game(request.param)
 
 
 def test_builtin_games_are_registered_through_entry_points():
-    assert {"koryo", "korsar"} <= set(GAMES)
+    assert {"koryo", "korsar", "gops"} <= set(GAMES)
     for name in GAMES:
         game = find_game(name)
         assert game.name == name and game.title and game.player_counts
 
 
-def toml_round_trip(data):
-    return tomllib.loads(tomli_w.dumps(data))
-
-
-def checked_play(game, players, seed, options, start=None):
-    """Play one random match (from ``start``, else from ``setup``), checking the contract after
-    every decision; return its log."""
-    log = []
-    bots = random.Random(f"contract:{seed}")
-    state = start if start is not None else game.setup(players, seed, options=options)
-    game.check_invariants(state)
-    while (decision := game.pending(state)) is not None:
-        assert decision.players and set(decision.players) <= set(players)
-        # a game that names its kinds of decision (for deadlines per kind) names them all
-        assert not game.decision_kinds or decision.kind in game.decision_kinds, decision
-        before = json.dumps(game.dump_state(state), sort_keys=True)
-        orders = {}
-        for p in decision.players:
-            order = game.random_order(state, p, bots)
-            game.check(state, p, order)
-            # The same player, seeing only their own view, accepts the same order.
-            public, private = toml_round_trip(game.public(state)), toml_round_trip(game.private(state, p))
-            game.check(game.from_view(public, private, p), p, order)
-            view = game.view(public, private)
-            json.dumps(view)
-            assert game.score_breakdown(view) is None, "a score breakdown before the end"
-            orders[p] = toml_round_trip(order)
-        new, events = game.apply(state, orders)
-        assert json.dumps(game.dump_state(state), sort_keys=True) == before, "apply changed its input"
-        state = game.load_state(toml_round_trip(game.dump_state(new)))
-        game.check_invariants(state)
-        log.append((decision.id, [e.to_dict() for e in events]))
-        for section in (game.log_section(decision.id, None, players),
-                        *(game.log_section(decision.id, e.text, players) for e in events)):
-            assert section is None or (isinstance(section, str) and section)
-    outcome = game.outcome(state)
-    assert outcome is not None and set(outcome.scores) == set(players)
-    assert outcome.winners and max(outcome.scores.values()) == min(outcome.scores[w] for w in outcome.winners)
-    end = game.view(toml_round_trip(game.public(state)), None)
-    json.dumps(end)
-    rows = game.score_breakdown(end)  # optional; when given, the parts add up to the scores
-    if rows is not None:
-        toml_round_trip({"rows": rows})
-        for p in players:
-            assert sum(r["points"] for r in rows if r["player"] == p) == outcome.scores[p]
-        assert all(r["player"] in players or (r["player"] == "" and r["points"] == 0) for r in rows)
-    return log, outcome
-
-
-@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
-def test_random_games_keep_the_contract(name, n, options):
-    game = find_game(name)
-    for i in range(4):
-        checked_play(game, seat_names(n), f"contract-{i}", options)
-
-
-@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
+@pytest.mark.parametrize("name,n,options", CASES, ids=IDS)
 def test_the_join_in_front_of_every_game_keeps_the_contract(name, n, options):
     from koryo_pbm.fair import Joining, JoinState
 
@@ -128,15 +54,6 @@ def test_the_join_in_front_of_every_game_keeps_the_contract(name, n, options):
     assert log[0][0] == "join" and log[0][1][-1]["kind"] == "deal" and log[1][0] != "join"
 
 
-@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
-def test_same_seed_replays_the_same_match(name, n, options):
-    game = find_game(name)
-    a = play_random(game, seat_names(n), "replay", options=options)
-    b = play_random(game, seat_names(n), "replay", options=options)
-    assert game.dump_state(a[0]) == game.dump_state(b[0])
-    assert a[1] == b[1]
-
-
 @settings(max_examples=15)
 @given(seed=st.text(max_size=20), case=st.sampled_from(CASES))
 def test_any_seed_plays_a_valid_match(seed, case):
@@ -144,21 +61,7 @@ def test_any_seed_plays_a_valid_match(seed, case):
     checked_play(find_game(name), seat_names(n), seed, options)
 
 
-@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
-def test_apply_without_a_log_reaches_the_same_states(name, n, options):
-    game = find_game(name)
-    bots = random.Random("quiet")
-    loud = quiet = game.setup(seat_names(n), "quiet", options=options)
-    while (decision := game.pending(loud)) is not None:
-        assert game.pending(quiet) == decision
-        orders = {p: game.random_order(loud, p, bots) for p in decision.players}
-        loud, _events = game.apply(loud, orders)
-        quiet, _ = game.apply(quiet, orders, log=False)
-        assert game.dump_state(quiet) == game.dump_state(loud)
-    assert game.outcome(quiet) == game.outcome(loud)
-
-
-@pytest.mark.parametrize("name,n,options", CASES, ids=[f"{c[0]}-{c[1]}{'-teams' if c[2] else ''}" for c in CASES])
+@pytest.mark.parametrize("name,n,options", CASES, ids=IDS)
 def test_a_random_playout_plays_what_random_orders_and_apply_play(name, n, options):
     """``random_playout``, which a game may play its own faster way (Koryo and Korsar do), ends
     in the state the contract's default ends in (``random_order`` for every player asked, then

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
@@ -68,6 +68,12 @@ class KoryoGame(Game):
     title = "Koryo"
     player_counts = (2, 3, 4)
     decision_kinds = ("orders", "action", "discard")
+    marks: ClassVar[Mapping[str, str]] = {
+        "majority": "scoring majority",
+        "power": "power majority",
+        "omniscient": "power majority by the Omniscient's tie",
+        "control": "in control",
+    }
 
     # -- a match -------------------------------------------------------------------------
 
@@ -323,6 +329,11 @@ class KoryoGame(Game):
         return positions.dump(state)
 
     # -- invariants ----------------------------------------------------------------------
+
+    def progress(self, public: Mapping[str, Any]) -> tuple[int | None, str | None]:
+        rnd, phase = public.get("round"), public.get("phase")
+        return (rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+                phase if isinstance(phase, str) else None)
 
     def log_section(self, decision: str, event: str | None, players: Sequence[str]) -> str | None:
         number = _round_number(event, "round ", ": ") if event is not None else _round_number(decision, "r", "-")

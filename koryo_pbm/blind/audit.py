@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
-from koryo_pbm.engine.contract import Decision, Event, Game, Order
+from koryo_pbm.engine.contract import Decision, Event, Game, Order, blind_hook
 from koryo_pbm.errors import FormatError, GameError, KoryoPbmError
 
 from .dealing import Dealing
@@ -114,7 +114,7 @@ def audit_game(game: Game, public: Mapping[str, Any], answers: Sequence[tuple[De
                                                       *([dict(st.options)] if st.options else []))
     except KoryoPbmError as exc:
         raise GameError(f"the ordinary rules cannot be played on the real cards: {exc}") from None
-    text = getattr(game.rules, "event_text", lambda t: t)  # rules where a move forced by a hidden hand is asked
+    text = blind_hook(game.rules, "event_text") or (lambda t: t)  # rules where a move forced by a hidden hand is asked
     said = [text(e.text) for e in played]
     rules = [text(e.text) for e in open_events]
     if said != rules:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
-from koryo_pbm.engine.contract import Game
+from koryo_pbm.engine.contract import Game, blind_hook
 from koryo_pbm.errors import FormatError, GameError, KoryoPbmError
 
 from .dealing import Dealing, first_feed, proves_end
@@ -287,7 +287,7 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
     from koryo_pbm.crypto.envelope import check_inner, signed_header
     from koryo_pbm.match.orders import parse_orders
 
-    placing = getattr(game.rules, "placing", None)
+    placing = blind_hook(game.rules, "placing")
     if player in st.bots or placing is None or set(slots) <= set(_opened_slots(st, player)):
         return  # the moderator sees these cards already (a bot seat's, a hand opened for the bot)
     decision = placing(st.rules, player)
@@ -297,7 +297,7 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
     if moderator is None:
         raise GameError(f"{said} the co-dealer checks the order shown against the moderator's key, not given")
     if not claim:
-        alone = getattr(game.rules, "placed_alone", None)
+        alone = blind_hook(game.rules, "placed_alone")
         if len(slots) == 1 and alone is not None and any(alone([str(x) for x in e.get("events", ())], player)
                                                          for e in entries):
             return

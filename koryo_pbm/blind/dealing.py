@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
-from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, State
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, State, blind_hook
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, KoryoPbmError, OrderError, PositionError, TamperedError
 
 from .record import (
@@ -236,7 +236,7 @@ class Dealing(Game):
     def _viewers(self, st: DealState, player: str) -> tuple[str, ...]:
         """Who sees ``player``'s cards (a team partner too, in rules that say so): the co-dealer seals
         shares to each."""
-        viewers = getattr(self.rules, "viewers", None)
+        viewers = blind_hook(self.rules, "viewers")
         return tuple(viewers(st.rules, player)) if viewers is not None else (player,)
 
     def _claimed(self, st: DealState, player: str, order: Order) -> list[dict[str, Any]]:
@@ -244,7 +244,7 @@ class Dealing(Game):
         once: the co-dealer's share given in the order and the moderator's (its own, or the
         player's copy) must open the slot to the card claimed. Returns the reveals to publish
         (both shares)."""
-        claims = getattr(self.rules, "claims", None)
+        claims = blind_hook(self.rules, "claims")
         if claims is None:
             return []
         mod, carl = st.dealers
@@ -434,7 +434,7 @@ class Dealing(Game):
         st.peeks = {p: v for p, v in st.peeks.items() if set(self._hidden_slots(st, p)) & set(_opened_slots(st, p))}
 
     def _hidden_slots(self, st: DealState, player: str | None = None) -> list[str]:
-        hidden = getattr(self.rules, "hidden", None)
+        hidden = blind_hook(self.rules, "hidden")
         if hidden is not None:  # rules that say which slots each player sees (a partner's too)
             return list(hidden(st.rules, player)) if st.rules is not None else []
         data = self.rules.dump_state(st.rules) if st.rules is not None else {}
@@ -456,7 +456,7 @@ class Dealing(Game):
         """A random legal order from the player's own view (the demo's bots); the dealers'
         decisions are answered by :func:`co_deal` and the moderator, never by a bot."""
         d = self.pending(state)
-        chooser = getattr(self.rules, "random_order", None)
+        chooser = blind_hook(self.rules, "random_order")
         if d is None or d.kind == DEAL or chooser is None:
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, rng, state.cards)
@@ -477,11 +477,11 @@ class Dealing(Game):
             raise GameError(f"{player} is the co-dealer: its answer is computed, not written (koryo-pbm co-deal)")
         if d is None or player not in d.players:
             raise GameError(f"{player} is not asked now")
-        describe = getattr(self.rules, "describe_choices", None)
+        describe = blind_hook(self.rules, "describe_choices")
         if describe is None:
             raise GameError(f"{self.inner.title} has no orders files at a blind table")
         example, comments = describe(state.rules, player, state.cards)
-        if getattr(self.rules, "claims", None) is not None and state.shares:
+        if blind_hook(self.rules, "claims") is not None and state.shares:
             comments = [*comments, "The share of each card you see (a play or discard gives its card's):",
                         *(f"  {s} = {v}" for s, v in sorted(state.shares.items()))]
         return self._with_share(state, example), comments
@@ -602,7 +602,7 @@ class Dealing(Game):
         rules = view.get("rules") or {}
         if not rules:
             return f"{head}\nnot dealt yet: the co-dealer's key share is awaited"
-        render = getattr(self.rules, "render", None)
+        render = blind_hook(self.rules, "render")
         body = render(rules, view.get("cards", {}), view.get("me") or view.get("player")) if render else ""
         return f"{head}\n{body}" if body else head
 
@@ -630,7 +630,7 @@ class Dealing(Game):
         opened for them (``state.cards``: a bot seat's, opened by the moderator who runs it)."""
         assert isinstance(state, DealState)
         d = self.pending(state)
-        chooser = getattr(self.rules, "bot_order", None)
+        chooser = blind_hook(self.rules, "bot_order")
         if d is None or d.kind == DEAL or chooser is None:
             raise GameError("a blind game has no bots for this decision")
         order: dict[str, Any] = chooser(state.rules, player, level, rng, limit, clock, state.cards)
@@ -666,7 +666,7 @@ def claim_wanted(game: Game, state: Any) -> tuple[str, str] | None:
     if not isinstance(game, Dealing) or not isinstance(state, DealState) or state.rules is None or state.opening:
         return None
     rd = game.rules.pending(state.rules)
-    placing = getattr(game.rules, "placing", None)
+    placing = blind_hook(game.rules, "placing")
     if rd is None or rd.kind != "reveal" or not rd.players or placing is None or rd.players[0] in state.bots:
         return None
     decision = placing(state.rules, rd.players[0])

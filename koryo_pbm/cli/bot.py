@@ -71,7 +71,7 @@ def answer(folder: Path, doc: Any, identity: Any, level: str, limit: float, out:
 @click.argument("target", required=False, metavar="[DIR|FILE]")
 @identity_options()
 @click.option("--level", metavar="LEVEL", default="heuristic", show_default=True,
-              help="The bot's level: random, heuristic (Koryo, Korsar) or search (Koryo).")
+              help="The bot's level: random (every game) or one of the game's own (koryo-pbm games --json lists them).")
 @click.option("--time-limit", "--budget", "limit", type=click.FloatRange(min=0.001, max=600),
               default=30.0, show_default=True,
               help="A safety limit: seconds of CPU the bot may think per decision before a random legal order "

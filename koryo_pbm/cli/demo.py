@@ -111,7 +111,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
         check = next(c for c in report.checks if c.name == "blind")
         echo(f"verify: {'ok' if report.ok else 'FAILED'}; the blind table: {check.detail}")
     outcome = game.view(doc.public, None)  # what everybody sees at the end
-    scores, winners = outcome["scores"], outcome["winners"]
+    scores, winners = outcome.get("scores", {}), outcome.get("winners", [])
     echo(f"{decisions} decisions answered through {envelopes} signed, sealed envelopes; "
          f"game file version {doc.version}, log verified, seed {doc.seed!r} published")
     return {"id": doc.game_id, "dir": str(folder), "scores": scores, "winners": winners,
@@ -119,7 +119,7 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
 
 
 @click.command("demo")
-@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@click.option("--game", "game_name", help="Which game (default: the default game, koryo-pbm games).")
 @click.option("--players", "n_players", type=int, default=4, show_default=True, help="Number of bots.")
 @click.option("--seed", default="demo", show_default=True, help="Seed text for the deal and the bots.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -128,11 +128,14 @@ def run_demo(game_name: str, n_players: int, seed: str, folder: Path, *, teams: 
 @click.option("--blind", is_flag=True, help="At a blind table: a co-dealer deals with the moderator, so that "
                                             "neither sees a hand; verify then audits every card.")
 @click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary.")
-def command(game_name: str, n_players: int, seed: str, directory: Path | None, teams: bool,
+def command(game_name: str | None, n_players: int, seed: str, directory: Path | None, teams: bool,
             blind: bool, as_json: bool) -> None:
     """Play a complete game between random bots through the real protocol: keys, new, orders
     files, signed and sealed envelopes in the inbox, resolve. Prints the public events and the
     final scores."""
+    from koryo_pbm.engine.registry import default_name
+
+    game_name = game_name or default_name()
     echo = (lambda *_a, **_k: None) if as_json else click.echo
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)

@@ -109,7 +109,7 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 
 @click.command("new")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@click.option("--game", "game_name", help="Which game (default: the default game, koryo-pbm games).")
 @identity_options(role="moderator")
 @click.option("--player", "player_specs", multiple=True, metavar="NAME=PUB",
               help="A player and their public key (the line from keygen, or a .pub file); in seat order.")
@@ -123,7 +123,10 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--position", "position_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Start from a position file instead of a new deal (no join: not fair-proof).")
 @click.option("--team", "teams", multiple=True, metavar="A,B",
-              help="A team of two neighbouring players (games with teams, e.g. korsar).")
+              help="A team of two neighbouring players (games with a teams option).")
+@click.option("--option", "option_specs", multiple=True, metavar="NAME=VALUE",
+              help="One of the game's options (`koryo-pbm games --json` lists them): a text, a whole number, "
+                   "true or false.")
 @click.option("--deadline", "deadline_specs", multiple=True, metavar="[KIND=]DURATION",
               help="Time to answer each decision (30m, 12h, 3d, 1w, 1d12h), or decisions of one KIND "
                    "(orders=3d, action=1d). Public; the deadline of the pending decision is shown to all.")
@@ -141,9 +144,14 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--press", "press", type=click.Choice(["private", "public", "none"]), default="private",
               show_default=True, help="Press between players (koryo-pbm say): to any players, only to all "
                                       "players at once, or none.")
-@click.option("--state-mail", "state_mail", type=click.Choice(["turn", "all"]), default="turn", show_default=True,
-              help="What the judge mails when the game moves on: game.toml to the players who must act and a "
-                   "short text to the others (turn), or game.toml to every player (all).")
+@click.option("--state-mail", "state_mail", type=click.Choice(["act", "every", "turn", "all"]), default="act",
+              show_default=True,
+              help="What the judge mails when the game moves on: a mail only to the players who must act, what "
+                   "happened meanwhile in each player's next mail (act); also a short text to the others at every "
+                   "move (every; turn is its old name); or game.toml to every player at every move (all).")
+@click.option("--moderator-email", "moderator_email", metavar="ADDRESS",
+              help="Your own address, written into the game: the judge forwards players' plain mails (without "
+                   "an envelope or a command) there, and tells them so.")
 @click.option("--invite", "invite_specs", multiple=True, metavar="NAME=ADDRESS",
               help="A seat offered by mail: the judge (serve) mails ADDRESS an invitation, and a reply with a "
                    "public key line takes the seat. The game is made when every seat is taken.")
@@ -155,11 +163,12 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--co-dealer", "co_dealer", metavar="NAME=PUB",
               help="The co-dealer of a --blind game: a key run by someone else (koryo-pbm co-deal answers for it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(directory: Path, game_name: str, as_name: str | None, key_file: Path | None,
+def command(directory: Path, game_name: str | None, as_name: str | None, key_file: Path | None,
             player_specs: tuple[str, ...], email_specs: tuple[str, ...], first: str | None, seed: str | None,
-            position_file: Path | None, teams: tuple[str, ...], deadline_specs: tuple[str, ...],
+            position_file: Path | None, teams: tuple[str, ...], option_specs: tuple[str, ...],
+            deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
-            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str,
+            remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str, moderator_email: str | None,
             invite_specs: tuple[str, ...], signup_deadline: str, blind: bool, co_dealer: str | None,
             as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
@@ -178,11 +187,11 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     import shlex
 
     from koryo_pbm import match
-    from koryo_pbm.engine.registry import find_game
+    from koryo_pbm.engine.registry import default_name, find_game
     from koryo_pbm.store import gamedoc, gamefile, inbox
 
     moderator = load_identity(as_name, key_file)
-    game = find_game(game_name)
+    game = find_game(game_name or default_name())
     blind_spec = None
     if blind or co_dealer:
         if not (blind and co_dealer):
@@ -212,7 +221,17 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
         if name.partition("=")[0].strip() in bot_seats:
             raise UsageError(f"{name.partition('=')[0].strip()} is a bot seat: it has no mail address")
     now = now_utc()
-    options = {}
+    options: dict[str, object] = {}
+    for spec in option_specs:
+        key, eq, text = spec.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"--option takes NAME=VALUE, not {spec[:40]!r}")
+        if key not in game.options or key == "teams":
+            known = ", ".join(k for k in game.options if k != "teams") or "none"
+            raise SetupError(f"{game.title} has no option {key[:40]!r} (options: {known})")
+        text = text.strip()
+        options[key] = {"true": True, "false": False}.get(text, int(text) if text.lstrip("-").isdigit() else text)
     if teams:
         if "teams" not in game.options:
             raise SetupError(f"{game.title} has no teams")
@@ -228,7 +247,12 @@ def command(directory: Path, game_name: str, as_name: str | None, key_file: Path
     else:
         policy = make_policy(game, deadline_specs, grace, missed, bot_level, abandon_after, remind, bot_seats)
     policy.press = "" if press == "private" else press
-    policy.state_mail = "" if state_mail == "turn" else state_mail
+    policy.state_mail = {"act": "", "turn": "every"}.get(state_mail, state_mail)
+    if moderator_email is not None:
+        from koryo_pbm.transport.address import check_address
+
+        check_address(moderator_email, who="--moderator-email address")
+        policy.moderator_email = moderator_email
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     if invites:

@@ -27,7 +27,7 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
 
     \b
     Examples:
-      koryo-pbm position examples/positions/koryo-senator-discard.toml
+      koryo-pbm position my-position.toml
       koryo-pbm position --from friday --as mod -o bug-report.toml
     """
     import tomli_w
@@ -49,7 +49,10 @@ def command(position_file: Path | None, source: str | None, as_name: str | None,
     doc = match.read_position(position_file)
     name = doc.get("game")
     if not isinstance(name, str):
-        raise PositionError(f"{position_file} does not say which game it is for (game = \"koryo\")")
+        from koryo_pbm.engine.registry import names
+
+        raise PositionError(f"{position_file} does not say which game it is for (game = \"NAME\", one of: "
+                            f"{', '.join(names())})")
     game = find_game(name)
     state = game.load_position(doc, seed)
     decision = game.pending(state)

@@ -164,8 +164,9 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
 @click.option("--remind", default="1d", show_default=True, metavar="DURATION",
               help="Remind missing players this long before a deadline (a game's own --remind wins).")
 @click.option("--moderator", "moderator", metavar="ADDRESS",
-              help="The moderator's own address: a player's mail to the judge without an envelope is forwarded "
-                   "there (at most 5 per game and player an hour) as well as answered.")
+              help="The moderator's own address: a player's plain mail to the judge without an envelope is "
+                   "forwarded there (at most 5 per game and player an hour) as well as answered, and a notice when "
+                   "a player mails a secret key (a game's new --moderator-email is used when this is not given).")
 @click.option("--judge", "judges", metavar="ADDRESS", multiple=True,
               help="A co-dealer by mail: the address of a moderator's judge it answers (repeatable). Each game is "
                    "answered at one address only, the first of these that mails it the game (without --judge: "
@@ -200,8 +201,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     \b
     Examples:
       koryo-pbm serve games --as mod --once
-      koryo-pbm serve games --as mod --maildir ~/Maildir/koryo --sendmail /usr/sbin/sendmail \\
-          --from "Koryo judge <judge@example.org>"
+      koryo-pbm serve games --as mod --maildir ~/Maildir/games --sendmail /usr/sbin/sendmail \\
+          --from "Games judge <judge@example.org>"
       koryo-pbm serve dealt --as carl --co-dealer --maildir ~/Maildir/deals --sendmail /usr/sbin/sendmail \\
           --from "Carl (co-dealer) <carl@example.org>"
     """

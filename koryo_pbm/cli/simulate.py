@@ -7,13 +7,13 @@ import time
 
 import click
 
-from koryo_pbm.engine.registry import find_game
+from koryo_pbm.engine.registry import default_name, find_game
 from koryo_pbm.engine.simulate import SimulationResult, simulate
 from koryo_pbm.errors import SetupError, UsageError
 
 
 @click.command("simulate")
-@click.option("--game", "game_name", default="koryo", show_default=True, help="Which game.")
+@click.option("--game", "game_name", help="Which game (default: the default game, koryo-pbm games).")
 @click.option("--players", "n_players", type=int, default=None,
               help="Players per game  [default: 4, or one per --bots level]")
 @click.option("--games", "n_games", type=click.IntRange(min=1), default=100, show_default=True, help="How many games.")
@@ -28,7 +28,7 @@ from koryo_pbm.errors import SetupError, UsageError
 @click.option("--progress", "every", type=click.IntRange(min=1), default=None, metavar="N",
               help="Print the standings so far on stderr every N games.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def command(game_name: str, n_players: int | None, n_games: int, seed: str, teams: bool,
+def command(game_name: str | None, n_players: int | None, n_games: int, seed: str, teams: bool,
             bots_text: str | None, limit: float, every: int | None, as_json: bool) -> None:
     """Play GAMES complete games and print wins and mean score per seat; with --bots, per bot
     level too (wins, win share per seat, seconds per decision).
@@ -37,12 +37,12 @@ def command(game_name: str, n_players: int | None, n_games: int, seed: str, team
     Examples:
       koryo-pbm simulate --games 1000
       koryo-pbm simulate --bots heuristic,random,random,random --games 2000
-      koryo-pbm simulate --game korsar --bots heuristic,random,random
+      koryo-pbm simulate --game GAME --bots heuristic,random,random
     """
     from koryo_pbm.cli.common import check_player_count
     from koryo_pbm.engine import bots as B
 
-    game = find_game(game_name)
+    game = find_game(game_name or default_name())
     options = {}
     if teams:
         if "teams" not in game.options:

@@ -66,6 +66,7 @@ def _role(doc: Any, identity: Any) -> str:
 
 
 def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json: bool) -> None:
+    from koryo_pbm.match.views import progress
     from koryo_pbm.store.folder import game_paths
     from koryo_pbm.store.gamedoc import describe_deal
     from koryo_pbm.store.gamefile import read_game
@@ -103,8 +104,8 @@ def _one(target: str | None, as_name: str | None, key_file: Path | None, as_json
         "missing": missing,
         "bot_plays": by_bot,
         **deadline_json(doc, now_utc()),
-        "round": doc.public.get("round"),
-        "phase": doc.public.get("phase") if doc.decision else "over",
+        "round": progress(doc)[0],
+        "phase": progress(doc)[1] if doc.decision else "over",
         "over": doc.decision is None,
         "deal": doc.deal,
         **({"you": role} if role else {}),
@@ -163,6 +164,7 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
     import time
 
     from koryo_pbm import deadlines
+    from koryo_pbm.match.views import progress
     from koryo_pbm.printable import printable
     from koryo_pbm.store.folder import GAME_FILE
     from koryo_pbm.store.gamefile import read_game
@@ -199,7 +201,7 @@ def _overview(root: Path, as_name: str | None, key_file: Path | None, as_json: b
         last = _last_activity(folder, path)
         rows.append({
             "folder": folder.name, "id": doc.game_id, "game": doc.game, "version": doc.version,
-            "over": doc.decision is None, "decision": d.get("id"), "round": doc.public.get("round"),
+            "over": doc.decision is None, "decision": d.get("id"), "round": progress(doc)[0],
             "awaited": awaited, "received": [p for p in d.get("waiting_for", []) if p in received],
             "deadline": d.get("deadline"),
             "last_activity": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(last)),

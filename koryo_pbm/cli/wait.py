@@ -84,7 +84,7 @@ def command(target: str, as_name: str | None, key_file: Path | None, timeout: fl
 
     \b
     Example (a notification when it is your turn):
-      koryo-pbm wait friday --as alice && notify-send "koryo: your turn"
+      koryo-pbm wait friday --as alice && notify-send "your turn"
     """
     from koryo_pbm import match
     from koryo_pbm.store.folder import game_paths

@@ -482,8 +482,16 @@ def _resolve_passphrase(passphrase: Passphrase, path: Path) -> bytes:
     return value
 
 
-def _check_mode(path: Path, st: os.stat_result) -> None:
+def _check_mode(path: Path, st: os.stat_result, data: bytes = b"") -> None:
+    """A key file others can read is refused, unless a passphrase protects it (a key saved by the
+    player page is a browser download, mode 644): then a warning on stderr, and it is read."""
     if os.name == "posix" and st.st_mode & 0o077:
+        if data and key_file_version(data) == (2, True):  # scrypt: the old PBKDF2 blocks are cheap to guess
+            import sys
+
+            print(f"warning: key {path} can be read by other users (mode {st.st_mode & 0o777:o}); its passphrase "
+                  f"protects it, but run: chmod 600 {path}", file=sys.stderr)
+            return
         raise KeyFileError(
             f"key {path} can be read by other users (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}"
         )
@@ -510,7 +518,7 @@ def load_identity(path: Path, passphrase: Passphrase = None) -> Identity:
     if len(data) > KEY_FILE_LIMIT:
         raise KeyFileError(f"key {path} is larger than {KEY_FILE_LIMIT} bytes: not a koryo-pbm key")
     _refuse_public(data, path)  # first: the permissions of a public key do not matter
-    _check_mode(path, st)
+    _check_mode(path, st, data)
     return parse_identity(data, path, passphrase)
 
 

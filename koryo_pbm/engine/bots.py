@@ -2,8 +2,8 @@
 
 Every game has the level ``random`` (:meth:`~koryo_pbm.engine.contract.Game.random_order`);
 a game adds its own levels through :meth:`~koryo_pbm.engine.contract.Game.bot_levels` and
-:meth:`~koryo_pbm.engine.contract.Game.bot_order` (Koryo: ``heuristic`` and ``search``;
-Korsar: ``heuristic``).
+:meth:`~koryo_pbm.engine.contract.Game.bot_order` (e.g. ``heuristic`` and ``search``;
+``koryo-pbm games --json`` lists each game's).
 
 A bot never sees what its player may not: :func:`choose` reduces whatever state it is given to
 the player's public and private parts and rebuilds a state from them

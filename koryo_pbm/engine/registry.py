@@ -2,7 +2,7 @@
 ``koryo_pbm.games`` whose value is its :class:`~koryo_pbm.engine.contract.Game` subclass::
 
     [project.entry-points."koryo_pbm.games"]
-    koryo = "koryo_pbm_games.koryo:KoryoGame"
+    mygame = "mygame_pbm:MyGame"
 
 The entry points are read where installers write them, on every call (nothing cached between
 calls, so a game installed or removed is seen at once): the ``entry_points.txt`` of each
@@ -21,7 +21,7 @@ import os
 import sys
 from functools import cache
 
-from koryo_pbm.engine.contract import Game
+from koryo_pbm.engine.contract import Game, contract_problem
 from koryo_pbm.errors import UnknownGame
 from koryo_pbm.values import Frozen
 
@@ -129,6 +129,31 @@ def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in found}
 
 
+#: The entry-point group of settings: ``default_game``, the class of the game commands play when
+#: they are not told which (koryo-pbm's own distribution names one of its games).
+SETTINGS = "koryo_pbm.settings"
+
+
+def default_name() -> str:
+    """The game ``new``, ``demo`` and ``simulate`` play without ``--game``: the registered game
+    whose class a distribution declares as ``default_game`` in :data:`SETTINGS`, else the only
+    game installed; :class:`UnknownGame` asks for ``--game`` otherwise."""
+    found = _scan(SETTINGS)
+    if found is None:
+        from importlib.metadata import entry_points
+
+        found = [EntryPoint(ep.name, ep.value) for ep in entry_points(group=SETTINGS)]
+    games = _entry_points()
+    for ep in found:
+        if ep.name == "default_game":
+            match = [name for name, game in games.items() if game.value == ep.value]
+            if match:
+                return match[0]
+    if len(games) == 1:
+        return next(iter(games))
+    raise UnknownGame(f"say which game: --game NAME (registered games: {', '.join(names()) or 'none'})")
+
+
 def names() -> list[str]:
     """The names of the registered games, sorted."""
     return sorted(_entry_points())
@@ -136,7 +161,9 @@ def names() -> list[str]:
 
 @cache
 def find_game(name: str) -> Game:
-    """The game registered as ``name``; :class:`UnknownGame` names the ones there are."""
+    """The game registered as ``name``; :class:`UnknownGame` names the ones there are, or says in
+    one line what breaks the contract in a registered game
+    (:func:`~koryo_pbm.engine.contract.contract_problem`): only that game is refused."""
     ep = _entry_points().get(name)
     if ep is None:
         known = ", ".join(names()) or "none"
@@ -147,7 +174,12 @@ def find_game(name: str) -> Game:
         raise UnknownGame(f"game {name!r} is registered but cannot be loaded: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, Game)):
         raise UnknownGame(f"game {name!r} is registered but is not a koryo_pbm Game")
-    game = cls()
-    if game.name != name:
-        raise UnknownGame(f"game registered as {name!r} calls itself {game.name!r}")
-    return game
+    problem = contract_problem(cls)
+    if problem is not None:
+        raise UnknownGame(f"game {name!r} breaks the game contract: {problem}")
+    if cls.name != name:
+        raise UnknownGame(f"game registered as {name!r} calls itself {cls.name!r}")
+    try:
+        return cls()
+    except Exception as exc:  # a plug-in's own constructor: one line, never a traceback
+        raise UnknownGame(f"game {name!r} cannot be set up: {exc}") from exc

@@ -12,15 +12,6 @@ from typing import Any, ClassVar
 
 from koryo_pbm.values import Frozen
 
-#: The marks a card tile may carry, and what the legend says of each.
-MARKS: dict[str, str] = {
-    "majority": "scoring majority",
-    "power": "power majority",
-    "omniscient": "power majority by the Omniscient's tie",
-    "control": "in control",
-}
-
-
 # Plain frozen value classes (:mod:`koryo_pbm.values`), not dataclasses: every resolve that
 # opens a decision draws the waiting players' pictures, and five dataclasses cost some 7 ms to
 # import (docs/speed.md). ``_defaults``: the fields with a default, left out by :func:`to_json`.
@@ -28,7 +19,8 @@ MARKS: dict[str, str] = {
 
 class Card(Frozen):
     """One tile: ``count`` cards of one ``id``. ``back`` is a face-down pile (its id is
-    ``"back"``): only its size is shown."""
+    ``"back"``): only its size is shown. ``marks`` are the game's own words
+    (:attr:`~koryo_pbm.engine.contract.Game.marks` declares them and what each means)."""
 
     _fields = ("id", "name", "rank", "count", "fill", "ink", "marks", "back", "note")
     _defaults: ClassVar[dict[str, Any]] = {"rank": "", "count": 1, "fill": "#6b7280", "ink": "#ffffff",
@@ -45,9 +37,6 @@ class Card(Frozen):
 
     def __init__(self, id: str, name: str, rank: str = "", count: int = 1, fill: str = "#6b7280",
                  ink: str = "#ffffff", marks: tuple[str, ...] = (), back: bool = False, note: str = "") -> None:
-        unknown = [m for m in marks if m not in MARKS]
-        if unknown:
-            raise ValueError(f"unknown card marks {unknown}")
         set_ = object.__setattr__  # a picture has dozens of tiles: each field set once, directly
         set_(self, "id", id)
         set_(self, "name", name)

@@ -8,8 +8,8 @@ Hooks of :class:`koryo_pbm.judge.service.Judge`:
   one), and the game made once every seat is taken;
 * :func:`without_envelope` (a mail without orders envelopes): a press block is relayed; a public
   key line from an invited address takes its seat; a mail whose subject carries a game's tag and
-  whose text begins with a line holding only ``help``, ``status``, ``resend``, ``history`` or
-  ``list`` is answered, to the game's players' addresses only and within the judge's rate limits
+  whose text begins with a line holding only ``help``, ``status``, ``resend``, ``resend page``,
+  ``history`` or ``list`` (as a player writes it: see :mod:`koryo_pbm.judge.commands`) is answered, to the game's players' addresses only and within the judge's rate limits
   (:mod:`koryo_pbm.judge.limits`). Anything else is left to the judge's help reply;
 * :func:`state_mail`: the mail of ``--state-mail turn`` (``game.toml`` to the players who must act,
   a short text to the others) or of ``all``.
@@ -127,18 +127,6 @@ def mail_texts(data: bytes) -> list[str]:
     return plain + other
 
 
-def first_word(texts: list[str]) -> str:
-    """The command a mail's text begins with: its first line when that line is one word of
-    letters (``status``, ``Resend``), lower-case; else "" (a person writing "Help! ..." is not
-    giving a command: that mail goes the way of human mail, to the moderator)."""
-    for text in texts[:1]:
-        for line in text.splitlines():
-            word = line.strip()
-            if word:
-                return word.lower() if word.isascii() and word.isalpha() else ""
-    return ""
-
-
 # -- sign-up ---------------------------------------------------------------------------------------
 
 
@@ -206,6 +194,9 @@ def _serve_signup(judge: Judging, ref: GameRef) -> None:
                                   deadlines=(policy.describe() or [""])[0])
         if judge._queue(ref, clubmail.invitation(inv, seat.email, key=f"invite-{seat.name}-{seat.code}"),
                         automatic="auto-generated"):
+            from koryo_pbm.judge import notify
+
+            notify.page_sent(_limits(judge), seat.email)  # the invitation carries it: not again
             judge.log(f"sign-up {ref.tag}: invitation queued for {seat.name} ({seat.email})")
         if judge._now() >= answer_by:
             line = (f"sign-up {ref.tag}: seat {seat.name} ({seat.email}) was not taken by its deadline "
@@ -372,6 +363,8 @@ def _command(judge: Judging, parsed: ParsedMail, word: str, digest: str) -> bool
             out = clubmail.command_status(parsed, address, info, player, key=key)
         elif word == "resend":
             out = clubmail.command_resend(parsed, address, info, player, data, key=key)
+        elif word == "resend page":
+            out = clubmail.command_resend_page(parsed, address, info, player, key=key)
         elif word == "history":
             game = find_game(doc.game)
             lines = [line for part in history.sections(game, list(doc.players), history.log_events(doc.log))
@@ -385,6 +378,10 @@ def _command(judge: Judging, parsed: ParsedMail, word: str, digest: str) -> bool
                     mine.append((judge._info(other), name))
             out = clubmail.command_list(parsed, address, ref.tag, mine, key=key)
         if judge._queue_limited(ref, out, parsed, why, COMMAND_RATE):  # counted once queued
+            if word == "resend page":
+                from koryo_pbm.judge import notify
+
+                notify.page_sent(_limits(judge), address)
             judge.log(f"{parsed.names()}: mail command {word!r} of {player} in {ref.tag}: answered")
         return True
     judge.log(f"{parsed.names()}: mail command {word!r} for {', '.join(g.tag for g in tagged)} from an address "
@@ -416,8 +413,10 @@ def without_envelope(judge: Judging, data: bytes, parsed: ParsedMail, digest: st
     done = _signup_mail(judge, parsed, texts, digest)
     if done is not None:
         return done
-    word = first_word(texts)
-    if word in clubmail.COMMANDS:
+    from koryo_pbm.judge.commands import find_command
+
+    word = find_command(texts)
+    if word:
         return _command(judge, parsed, word, digest)
     return None
 
@@ -426,13 +425,12 @@ def without_envelope(judge: Judging, data: bytes, parsed: ParsedMail, digest: st
 
 
 def state_mail(info: GameInfo, doc: Any, player: str, to: str, since_version: int, game_file: bytes, *,
-               key: str) -> Outgoing:
-    """The state mail of the game's ``--state-mail`` (``turn`` unless it says ``all``)."""
-    from koryo_pbm import deadlines
-    from koryo_pbm.judge import messages
+               key: str, page: bool = False) -> Outgoing:
+    """The state mail of the game's ``--state-mail`` (see :mod:`koryo_pbm.judge.notify`), with the
+    player page attached when ``page``."""
+    from koryo_pbm.judge import messages, notify
 
-    mode = deadlines.policy_of(doc.service, list(doc.players)).state_mail or "turn"
-    if mode == "all":
-        return messages.state_mail(info, player, to, since_version, game_file, key=key)
+    if notify.mode_of(doc) == "all":
+        return messages.state_mail(info, player, to, since_version, game_file, key=key, page=page)
     full = info.decision is None or player in waiting(info) or since_version == 0
-    return clubmail.light_state_mail(info, player, to, since_version, game_file, key=key, full=full)
+    return clubmail.light_state_mail(info, player, to, since_version, game_file, key=key, full=full, page=page)

@@ -45,6 +45,7 @@ class Outcome:
     replaces: bool = False
     receipt: str | None = None  # the armoured, signed receipt (accepted and held)
     game: str | None = None  # the tag of the game it went to
+    signed: bool = False  # signed by the key of the seat it names (only such a seat's key holder makes it)
 
 
 @dataclass
@@ -53,7 +54,7 @@ class GameInfo:
 
     tag: str  # the game folder's name, as in "[koryo-pbm friday]"
     game_id: str
-    title: str  # "Koryo"
+    title: str  # the game's title
     version: int
     decision: dict[str, Any] | None
     round: int | None
@@ -220,8 +221,11 @@ def answer(mail: ParsedMail, to: str, outcomes: Sequence[Outcome], info: GameInf
         lines += ["Game " + info.tag + " is over.", ""]
     if receipts:
         game = f"{info.tag}/game.toml" if info is not None else "GAME"
-        lines.append(_wrap("Your receipt, signed by the moderator: keep this mail. Saved to a file "
-                           f"(receipt.txt), `koryo-pbm receipt receipt.txt --game {game}` checks it."))
+        lines.append(_wrap("Your receipt, signed by the moderator, is below: keep this mail. It proves that the "
+                           "judge received your orders; there is nothing to do with it."))
+        lines.append("")
+        lines.append(_wrap("If you use the command line: saved to a file (receipt.txt), `koryo-pbm receipt "
+                           f"receipt.txt --game {game}` checks it."))
         lines.append("")
         for r in receipts:
             lines.append(r.rstrip("\n"))
@@ -253,44 +257,96 @@ def _detail(o: Outcome, info: GameInfo | None = None) -> str:
                     "resolved.")
         return "This envelope was received before and is counted once; nothing else to do for this decision."
     if o.status == "late":
-        return (f"It arrived after decision {o.decision} was resolved, so it was not counted."
-                if _named(o, info) else "It arrived after its decision was resolved, so it was not counted.")
+        return ((f"It arrived after decision {o.decision} was resolved, so it was not counted."
+                 if _named(o, info) else "It arrived after its decision was resolved, so it was not counted.")
+                + " It was made from an old game file: make your orders from the game file of the judge's latest "
+                  "mail to you.")
     if o.status == "superseded":
         reason = safe_reason(o.reason)
         return f"{reason[:1].upper()}{reason[1:]}."
     if o.status == "unreadable":
         reason = safe_reason(o.reason).rstrip(".")
         return (f"{reason[:1].upper()}{reason[1:]}. Nothing was counted: send it again, the whole "
-                "envelope from its BEGIN line to its END line pasted as plain text, or the file attached "
-                "(koryo-pbm submit ... --out orders.txt writes it).")
+                "envelope from its BEGIN line to its END line (the page's Copy button copies all of it) pasted "
+                "as plain text, or the file the page saves attached. If you use the command line: "
+                "koryo-pbm submit ... --out orders.txt writes it.")
     return f"Reason: {safe_reason(o.reason)}"
 
 
+WRITE_TO_MODERATOR = ("The judge is a program: it reads envelopes and mail commands only. For anything else, write "
+                      "to the moderator of the game (the person who set it up and invited you) at their own address, "
+                      "not to the judge.")
+
+
 def help_reply(mail: ParsedMail, to: str, info: GameInfo, player: str, *, key: str,
-               game_file: bytes = b"", forwarded: bool = False) -> Outgoing:
-    """The short help for a mail with the game's tag but no envelope; with the current
-    ``game_file`` attached (the steps it gives start with saving it). ``forwarded``: the mail
-    goes to the moderator's own address too (``serve --moderator``), which the player is told."""
+               game_file: bytes = b"", forwarded: bool = False, received: tuple[str, str] | None = None,
+               page: bool = False) -> Outgoing:
+    """The answer to a mail with the game's tag but no envelope: what it held (``received``:
+    what was sent by mistake and what to send instead), whether it went to the moderator
+    (``forwarded``) or whom to write to, and the steps to send orders with the current
+    ``game_file`` attached (and the player page, when ``page``)."""
+    first = f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing in game {info.tag}."
+    lines = [_wrap(first), ""]
+    if received is not None:
+        what, instead = received
+        lines += [_wrap(what + (f" {instead}" if instead else "")), ""]
+    lines += [_wrap("It was forwarded to the moderator, who can answer you." if forwarded else WRITE_TO_MODERATOR), ""]
+    if info.decision is not None and player in waiting(info):
+        lines += ["To send your orders:", "",
+                  *_commands(info, player, route="mail", attached=bool(game_file),
+                             page="the attached player page (koryo-pbm-player-page.html)" if page else PAGE_HOME), ""]
+    lines += [_status_lines(info, player), "",
+              _wrap("Mail commands, alone on the first line of a mail to the judge with "
+                    f"{subject_tag(info.tag)} in the subject: help, status, resend (the game file), resend page "
+                    "(the player page), history, list."), "", SIGNATURE]
+    refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
+    attach = ((game_attachment(game_file),) if game_file and info.decision is not None and player in waiting(info)
+              else ()) + (player_page_attachment() if page else ())
+    return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"),
+                    body="\n".join(lines), in_reply_to=mail.message_id, references=refs, attachments=attach)
+
+
+def secret_key_reply(mail: ParsedMail, to: str, tag: str, *, key: str, forwarded: bool) -> Outgoing:
+    """The answer to a mail that carries a secret key file: said first; nothing of it quoted."""
     body = "\n".join([
-        _wrap(f"{mail.describe()[0].upper()}{mail.describe()[1:]} holds no envelope, so it changed nothing "
-              f"in game {info.tag}."
-              + (" It was forwarded to the moderator, who can answer you." if forwarded else
-                 " The judge is a program: it reads envelopes and mail commands (\"help\" lists them); write to the "
-                 "moderator for anything else.")),
+        _wrap("WARNING: your mail holds a SECRET KEY FILE. Whoever has it and its passphrase can play your seat. "
+              f"{mail.describe()[0].upper()}{mail.describe()[1:]} changed nothing in the game. The judge did not "
+              "forward it, but it is still in the judge's mailbox and in your own sent mail: treat the key as "
+              "known to others."),
         "",
-        _wrap("To send orders, write them with koryo-pbm and paste the envelope it makes into a reply "
-              "(or attach the file):"),
+        _wrap("Make a new key now: in your player page, \"No key yet? Make one\" (if you use the command line: "
+              "koryo-pbm keygen NAME). Then "
+              + ("the moderator, who has been told, will replace your seat's key with your new public key line: "
+                 "send it to them." if forwarded else
+                 "write to the moderator of the game (the person who set it up) at their own address: tell them "
+                 "your key was exposed and send them your new public key line, so that they replace your seat's "
+                 "key.")),
         "",
-        *_commands(info, player, route="mail"),
-        "",
-        _status_lines(info, player),
+        _wrap("Never attach the key file to a mail: the judge needs only the envelope the page makes."),
         "",
         SIGNATURE,
     ])
     refs = tuple([*mail.references, mail.message_id] if mail.message_id else mail.references)[-10:]
-    return Outgoing(key=key, to=to, subject=_reply_subject(info.tag, mail.subject, "no envelope, help"), body=body,
-                    in_reply_to=mail.message_id, references=refs,
-                    attachments=(game_attachment(game_file), *player_page_attachment()) if game_file else ())
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} WARNING: your mail holds your secret key",
+                    body=body, in_reply_to=mail.message_id, references=refs)
+
+
+def secret_key_forward(mail: ParsedMail, to: str, tag: str, player: str, address: str, *, key: str) -> Outgoing:
+    """The moderator told that a player mailed a secret key file (the mail itself is not attached:
+    the key goes nowhere)."""
+    body = "\n".join([
+        _wrap(f"A mail to the judge about game {tag} (received {mail.received}, mail {mail.short}), from "
+              f"{player}'s address ({address}), holds a secret key file. The judge told {player} to make a new "
+              "key and did not forward the mail; it is in the judge's folder of handled mail: delete it there."),
+        "",
+        _wrap(f"If it is {player}'s key, it is exposed: replace the seat's key with the new public key line "
+              f"{player} sends you: koryo-pbm replace GAME {player}=NEW-PUBLIC-KEY-LINE (see the "
+              "moderators' guide)."),
+        "",
+        SIGNATURE,
+    ])
+    return Outgoing(key=key, to=to, subject=f"{subject_tag(tag)} {player} mailed a secret key file", body=body,
+                    reply_to=address)
 
 
 def too_large(mail: ParsedMail, to: str, size: int, limit: int, tag: str, *, key: str) -> Outgoing:
@@ -357,7 +413,28 @@ def _co_dealer_commands(info: GameInfo, player: str, *, route: str) -> list[str]
     return ["  In this folder (where game.toml is), as the co-dealer:", f"     koryo-pbm co-deal --as {player}"]
 
 
-def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
+PAGE_ATTACHED = "the attached player page (koryo-pbm-player-page.html: keep it, the judge sends it once)"
+PAGE_HOME = ("your player page (koryo-pbm-player-page.html, the file that came with the judge's first mail to you; "
+             "mail the judge \"resend page\" to get it again)")
+
+
+def page_steps(info: GameInfo, player: str, *, attached: bool = True, page: str = PAGE_HOME) -> list[str]:
+    """What to do with the player page, for someone who has never opened a terminal."""
+    what = ("your join (it holds fresh random bytes for the deal: nothing to choose)" if _is_join(info)
+            else "your choices")
+    save = "Save the attached game.toml." if attached else ("Save game.toml from the judge's latest mail to you (or "
+                                                            "mail \"resend\" for it).")
+    return [
+        *_wrap(f"With {page}:", "  ", "  ").split("\n"),
+        *_wrap(f"1. {save}", "  ", "   ").split("\n"),
+        *_wrap("2. Open the player page in your browser and drop game.toml on it (and your key file, unless "
+               "the page remembers your key).", "  ", "   ").split("\n"),
+        *_wrap(f"3. Type your key's passphrase, make {what}, and press \"Sign and seal\".", "  ", "   ").split("\n"),
+        *_wrap("4. Press \"Copy\", reply to this mail, paste, and send.", "  ", "   ").split("\n"),
+    ]
+
+
+def _commands(info: GameInfo, player: str, *, route: str, attached: bool = True, page: str = PAGE_HOME) -> list[str]:
     if player == info.co_dealer:
         return _co_dealer_commands(info, player, route=route)
     edit = ("     (it holds your contribution to the deal, fresh random bytes: submit it as it is)"
@@ -365,22 +442,17 @@ def _commands(info: GameInfo, player: str, *, route: str) -> list[str]:
     if route == "mail":
         g = f"{info.tag}/game.toml"
         return [
-            f"  1. Save the attached game.toml as {g} (a folder of its own).",
-            f"  2. koryo-pbm play {g} --as {player} --out orders.txt",
-            "     (it shows what happened and your hand, asks from menus of your legal",
-            "     choices and writes your signed orders to orders.txt), or step by step:",
+            *page_steps(info, player, attached=attached, page=page),
+            "",
+            *_wrap(f"If you use the command line: save game.toml as {g} (a folder of its own), then",
+                   "  ").split("\n"),
+            f"     koryo-pbm play {g} --as {player} --out orders.txt",
+            "  and reply with orders.txt pasted into the text, or attached. Step by step:",
             f"     koryo-pbm show {g} --as {player}",
             f"     koryo-pbm orders {g} --as {player} -o orders.toml",
             "  " + edit,
             f"     koryo-pbm submit orders.toml --as {player} --game {g} --out orders.txt",
-            "  3. Reply to this mail with orders.txt pasted into the text, or attached.",
             f"  (--as {player}: the name of your key, if you gave it another one)",
-            "",
-            *_wrap("Without the command line: open your player page (koryo-pbm-player-page.html: it comes with "
-                   "an invitation, and with the judge's answer to any mail of yours that holds no envelope; "
-                   "`koryo-pbm player-page --check` tells the genuine one), drop the "
-                   "attached game.toml on it, choose, and paste the envelope it makes into your reply.",
-                   "  ", "  ").split("\n"),
         ]
     # a report lies next to the game file: its commands run from that folder (no path needed)
     return [
@@ -431,7 +503,7 @@ def state_subject(info: GameInfo, player: str) -> str:
     return f"{subject_tag(info.tag)} {where}: {waiting_text(info)}"
 
 
-def report(info: GameInfo, player: str, since_version: int, *, route: str) -> str:
+def report(info: GameInfo, player: str, since_version: int, *, route: str, page: bool = False) -> str:
     """The per-player text after the game starts or moves on: what happened since version
     ``since_version`` (public events), whose turn it is, the deadline, and the commands to run."""
     lines = [_wrap(f"{info.title} game {info.tag} ({info.game_id}), version {info.version}, for {player}."), ""]
@@ -447,15 +519,24 @@ def report(info: GameInfo, player: str, since_version: int, *, route: str) -> st
         lines.append("")
     lines += [_status_lines(info, player), ""]
     if info.decision is not None and player in waiting(info):
-        lines += ["What to do now:", "", *_commands(info, player, route=route), ""]
+        lines += ["What to do now:", "", *_commands(info, player, route=route, page=PAGE_ATTACHED if page
+                                                       else PAGE_HOME), ""]
+    elif route == "mail" and page:
+        lines += [_wrap("Attached: your player page (koryo-pbm-player-page.html). Keep it: open it in your browser "
+                        "with the game file when the judge says it is your turn."), ""]
     elif info.decision is None:
         at = f" {info.tag}/game.toml" if route == "mail" else ""  # a report: in its own folder
         if route == "mail":  # the commands need the final file, not the last one the player saved
-            lines += [_wrap(f"The final game file is attached: save it as {info.tag}/game.toml (over the one "
-                            "you have)."), ""]
-        lines += [_wrap(f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
-                        f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as {player}"),
-                  ""]
+            lines += [_wrap("The game is over; nothing more is needed from you. The final game file is attached: "
+                            "open it in your player page to see the final table and the scores."), "",
+                      _wrap(f"If you use the command line: save it as {info.tag}/game.toml (over the one you have). "
+                            f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
+                            f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as "
+                            f"{player}"), ""]
+        else:
+            lines += [_wrap(f"Final state: koryo-pbm show{at} --as {player}. The seed and every order are published "
+                            f"in the game file, so anyone can check the whole game: koryo-pbm verify{at} --as "
+                            f"{player}"), ""]
     return "\n".join(lines)
 
 
@@ -485,11 +566,13 @@ def player_page_attachment() -> tuple[tuple[str, bytes], ...]:
     return ((PLAYER_PAGE_NAME, player_page()),)
 
 
-def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str) -> Outgoing:
-    """The mail to ``player`` after the game starts or moves on, with ``game.toml`` attached."""
-    body = report(info, player, since_version, route="mail") + "\n" + SIGNATURE
+def state_mail(info: GameInfo, player: str, to: str, since_version: int, game_file: bytes, *, key: str,
+               page: bool = False) -> Outgoing:
+    """The mail to ``player`` after the game starts or moves on, with ``game.toml`` attached (and
+    the player page, when ``page``)."""
+    body = report(info, player, since_version, route="mail", page=page) + "\n" + SIGNATURE
     return Outgoing(key=key, to=to, subject=state_subject(info, player), body=body,
-                    attachments=(game_attachment(game_file),))
+                    attachments=(game_attachment(game_file), *(player_page_attachment() if page else ())))
 
 
 def reminder(info: GameInfo, player: str, to: str, *, deadline: str, left: str, next_step: str,

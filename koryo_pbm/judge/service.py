@@ -41,7 +41,7 @@ from typing import Any
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
-from koryo_pbm.judge import messages, outbox
+from koryo_pbm.judge import answering, commands, messages, notify, outbox
 from koryo_pbm.judge.gameref import GameRef, Seen
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
 from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, LIMITS_FILE, STATE_DIR, Limit, Limits
@@ -57,8 +57,6 @@ SYNC_BATCH = 50  # handled mails made durable by one fsync barrier, then marked 
 WRITTEN_KEPT = 256  # at most this many game files the judge wrote last, kept in memory (see Judge._load),
 WRITTEN_BYTES = 16 * 1024 * 1024  # and at most this many bytes of them (in memory about 1.4 times that)
 MAX_ENVELOPES_PER_MAIL = 50  # more are refused in one line: a mail is a player's, not a flood
-FORWARD = Limit("forward", 5, 3600.0, "forwards to the moderator")  # per game and player address
-RECEIPT = "receipt"  # Limits.first: the receipt of one envelope is mailed to its player once
 
 
 def _received(now: float) -> str:
@@ -346,15 +344,21 @@ class Judge:
                 self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} (too large)")
             return True
         parsed = self._parse(mail, full)
+        secret = commands.holds_secret_key(mail.data)
         if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
             from koryo_pbm.judge import club
 
-            if not club.concerns(self, parsed, mail.data):  # press, or a key line for a sign-up
-                return False  # not the judge's mail: left alone (and not logged at every pass)
+            # not press, nor a key line for a sign-up, nor from a player (who gets the list): left alone
+            if not secret and not club.concerns(self, parsed, mail.data) and self._known_sender(parsed) is None:
+                return answering.untagged(self, parsed, digest, mail.data)  # logged once
         self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
             return True
+        if secret:  # said first, never quoted back: make a new key; the moderator told
+            answering.secret_key(self, parsed, digest)
+            if not parsed.found:
+                return True
         if not parsed.found:
             from koryo_pbm.judge import club
 
@@ -422,52 +426,9 @@ class Judge:
             self._limits.take(limit, game=ref.tag, address=out.to, why=what, mail=outbox.safe_key(out.key))
         return queued
 
-    def _forward(self, ref: GameRef, parsed: ParsedMail, raw: bytes, player: str, digest: str, *,
-                 answered: bool) -> None:
-        """A player's mail without envelope goes to the moderator's own address too (--moderator)."""
-        if self.moderator is None:
-            return
-        address = ref.emails[player]
-        out = messages.forward(parsed, raw, self.moderator, ref.tag, player, address, key=f"forward-{digest}",
-                               answered=answered)
-        if self._is_queued(ref, out.key):
-            return
-        if not self._limits.allowed(FORWARD, game=ref.tag, address=address):
-            self._limits.take(FORWARD, game=ref.tag, address=address, why=f"the forward of {parsed.names()}")
-            return
-        if self._queue(ref, out):
-            self._limits.take(FORWARD, game=ref.tag, address=address, mail=outbox.safe_key(out.key))
-            self.log(f"{parsed.names()}: forwarded to the moderator ({self.moderator})")
-
     def _no_envelope(self, parsed: ParsedMail, digest: str, raw: bytes = b"") -> bool:
-        """A mail without envelopes: help if it carries a game's tag and comes from its player."""
-        tagged = [g for g in self.games.values() if g.tag in parsed.tags]
-        if not tagged:
-            return False  # not the judge's mail: left alone
-        for ref in tagged:
-            player = self._player_of(ref, parsed.sender)
-            if player is None:
-                continue
-            if parsed.automatic:
-                self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
-                return True
-            from koryo_pbm.store import gamefile
-
-            data = gamefile.read_game_bytes(ref.path)
-            info = self._info(ref, gamefile.decode_remembered(data, expected_moderator=self.identity.public,
-                                                              source=f"game file {ref.path}"))
-            forwarded = self.moderator is not None and self._limits.allowed(FORWARD, game=ref.tag,
-                                                                            address=ref.emails[player])
-            out = messages.help_reply(parsed, ref.emails[player], info, player, key=f"answer-{digest}",
-                                      game_file=data, forwarded=forwarded)
-            helped = self._queue_limited(ref, out, parsed, f"the help for {parsed.names()}")
-            if helped:
-                self.log(f"{parsed.names()}: no envelope; help queued for {player}")
-            self._forward(ref, parsed, raw, player, digest, answered=helped)
-            return True
-        self.log(f"{parsed.names()}: tagged for {', '.join(g.tag for g in tagged)} but not from a player's "
-                 "address; not answered")
-        return True
+        """A mail without envelopes: see :func:`koryo_pbm.judge.answering.no_envelope`."""
+        return answering.no_envelope(self, parsed, digest, raw)
 
     def _resolve_mail(self, ref: GameRef, envelopes: list[Envelope], parsed: ParsedMail) -> tuple[list[Outcome], GameInfo]:
         from koryo_pbm import match
@@ -500,7 +461,7 @@ class Judge:
             elif status in ("duplicate", "rejected", "set-aside", "skipped"):
                 status = "refused"
             o = Outcome(status, c.reason, env.player, env.decision, env.digest,
-                        replaces=c.replaces is not None, game=ref.tag)
+                        replaces=c.replaces is not None, game=ref.tag, signed=answering.signed_by_seat(doc, env))
             if status in ("accepted", "held", "duplicate"):
                 o.receipt = make_receipt(self.identity, game_id=doc.game_id, decision=env.decision,
                                          player=env.player, envelope=env.digest, submitted=env.submitted,
@@ -515,63 +476,8 @@ class Judge:
 
     def _answer(self, parsed: ParsedMail, outcomes: list[tuple[GameRef | None, Outcome]],
                 infos: dict[Path, GameInfo], digest: str) -> None:
-        """Queue the answer(s). The receipt of an envelope goes to its seat's own address, once
-        (the first time it is counted); a later copy is answered only when it comes from that
-        address. Everything else goes to the sender when the sender is one of the players, at
-        most once an hour per game and address unless the answer carries a new receipt (see
-        :mod:`koryo_pbm.judge.limits`). What is not answered is logged."""
-        if parsed.automatic:
-            self.log(f"{parsed.names()}: automatic mail ({parsed.automatic}); not answered")
-            return
-        involved = [ref for ref, _ in outcomes if ref is not None]
-        known = self._known_sender(parsed, involved)
-        groups: dict[tuple[str, Path], list[Outcome]] = {}
-        fresh: set[str] = set()  # digests of envelopes whose receipt was never mailed
-        for ref, o in outcomes:
-            if o.status in ("accepted", "held", "duplicate") and ref is not None and o.player is not None:
-                address = ref.emails.get(o.player)
-                if address is None:
-                    self.log(f"{parsed.names()}: {o.player} has no address in {ref.tag}; the receipt is not sent")
-                    continue
-                if o.digest and not self._limits.seen(RECEIPT, game=ref.game_id, key=o.digest):
-                    fresh.add(o.digest)
-                elif not (parsed.sender and same_address(parsed.sender, address)):
-                    self.log(f"{parsed.names()}: a copy of {o.player}'s envelope for {o.decision}, whose receipt was "
-                             f"mailed to {o.player} before; the sender is not {o.player}'s address: not answered")
-                    continue
-                groups.setdefault((address, ref.folder), []).append(o)
-            elif known is not None:
-                target, player = known
-                if ref is not None and self._player_of(ref, parsed.sender) is not None:
-                    target, player = ref, self._player_of(ref, parsed.sender) or player
-                groups.setdefault((target.emails[player], target.folder), []).append(o)
-            else:
-                self.log(f"{parsed.names()}: {o.status}: {o.reason} (the sender is not a player's address; "
-                         "not answered)")
-        for n, ((address, folder), items) in enumerate(sorted(groups.items())):
-            ref = self.games[folder]
-            info = infos.get(folder) or self._info(ref)
-            key = f"answer-{digest}" + (f"-{n}" if n else "")
-            seat = self._player_of(ref, address)
-            current = info.decision["id"] if info.decision else None
-            game_file = b""
-            if (seat is not None and seat in messages.waiting(info)
-                    and any(o.status in ("late", "duplicate", "refused") and o.decision and o.decision != current
-                            for o in items)):
-                from koryo_pbm.store import gamefile
-
-                game_file = gamefile.read_game_bytes(ref.path)  # what the steps to answer begin with
-            out = messages.answer(parsed, address, items, info, key=key, player=seat, game_file=game_file)
-            new = [o.digest for o in items if o.digest in fresh]
-            what = ", ".join(sorted({o.status for o in items}))
-            if new:
-                queued = self._queue(ref, out) or self._is_queued(ref, out.key)
-            else:
-                queued = self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} ({what})")
-            if queued:
-                for d in new:  # only once it is queued: a judge stopped before this mails it again
-                    self._limits.first(RECEIPT, game=ref.game_id, key=d)
-                self.log(f"{parsed.names()}: answered ({what}), queued for {address}")
+        """Queue the answer(s): see :func:`koryo_pbm.judge.answering.answer`."""
+        answering.answer(self, parsed, outcomes, infos, digest)
 
     # -- state mails and reports ----------------------------------------------------------------
 
@@ -585,7 +491,9 @@ class Judge:
             title = find_game(doc.game).title
         except KoryoPbmError:
             title = doc.game
-        rnd = doc.public.get("round") if isinstance(doc.public, dict) else None
+        from koryo_pbm.match.views import progress
+
+        rnd = progress(doc)[0]
         deadline = None
         if doc.decision and "deadline" in doc.decision:
             from koryo_pbm import deadlines
@@ -598,7 +506,7 @@ class Judge:
             co_dealer = co_dealer_of(doc)
         return GameInfo(tag=ref.tag, game_id=doc.game_id, title=title, version=doc.version,
                         decision=dict(doc.decision) if doc.decision else None,
-                        round=rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+                        round=rnd,
                         players=list(doc.players), log=list(doc.log), deadline=deadline, co_dealer=co_dealer)
 
     def _owed(self, ref: GameRef, written: tuple[bytes, Any] | None = None, info: GameInfo | None = None) -> None:
@@ -638,6 +546,7 @@ class Judge:
         moved = _moved(doc)
         info = info if info is not None else self._info(ref, doc)
         mailed = self._mailed(ref)
+        mode = notify.mode_of(doc)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
@@ -662,8 +571,14 @@ class Judge:
                 if (player == info.co_dealer and not dealer_only) or (player != info.co_dealer and dealer_only
                                                                      and last > 0):
                     continue
-            out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}")
+            if not notify.wants_state_mail(mode, info, player, last):
+                continue  # nothing for them to do: what happened goes into their next mail
+            page = notify.page_due(self._limits, address)
+            out = club.state_mail(info, doc, player, address, last, data, key=f"state-v{doc.version:07d}-{player}",
+                                  page=page)
             if self._queue(ref, out, automatic="auto-generated"):
+                if page:
+                    notify.page_sent(self._limits, address)
                 self.log(f"game {ref.tag} version {doc.version}: state mail queued for {player}")
                 told = True
         if told and doc.decision is None:
@@ -829,9 +744,11 @@ class Judge:
                 if self._queue(ref, out, automatic="auto-generated"):
                     self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
         if now >= deadline:
+            act = notify.mode_of(doc) == "act"  # then only the late players are told (they must act)
             for player in doc.players:
                 address = ref.emails.get(player)
-                if address is None or (player == info.co_dealer and player not in missing):
+                if address is None or (player == info.co_dealer and player not in missing) or (
+                        act and player not in missing):
                     continue
                 out = messages.late_notice(info, player, address, late=missing, deadline=when,
                                            next_step=policy.next_step(deadline, bot=bot), key=f"late-{tag}-{player}",

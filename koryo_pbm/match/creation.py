@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from koryo_pbm import choices, deadlines
 from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.engine.contract import Game, State, blind_hook
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamedoc, gameparts
 from koryo_pbm.store.gamedoc import GameDoc
@@ -180,15 +180,15 @@ def check_blind_table(game: Game, seats: Sequence[str], *, seed: str | None = No
 
         if not Dealing(game, rules).bot_levels():
             raise SetupError(f"{game.title} has no bots at a blind table: no --bot seat, no --missed bot")
-        if missed == "bot" and getattr(rules, "claims", None) is not None:
+        if missed == "bot" and blind_hook(rules, "claims") is not None:
             # a play shows the co-dealer's share of its card: an absent hand opened to the moderator has none
             raise SetupError(f"{game.title} has no --missed bot at a blind table yet (its bot seats, --bot, can play)")
     if abandon_after:
         raise SetupError("a blind game has no abandoned seats yet (--abandon-after): with --missed bot the dealers "
                          "open an absent player's hand to the moderator at each missed deadline")
-    viewers = getattr(rules, "viewers", None)
+    viewers = blind_hook(rules, "viewers")
     if bots and viewers is not None and seats:
-        # the moderator sees a bot seat's cards, and so every card its bot sees: a Korsar partner's
+        # the moderator sees a bot seat's cards, and so every card its bot sees: a team partner's
         # too. A player's seat is never a bot's partner there: both partners are bots, or neither.
         state = rules.setup(list(seats), seats[0], *([dict(options)] if options else []))
         for bot in bots:

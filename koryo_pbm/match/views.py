@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
-from koryo_pbm.engine.contract import Game, State
+from koryo_pbm.engine.contract import Game, State, blind_hook
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError, KoryoPbmError, NotForYou, StaleError
 from koryo_pbm.match.orders import parse_orders
@@ -85,6 +85,18 @@ def game_of(doc: GameDoc) -> Game:
 
         return fair.Joining(game)
     return game
+
+
+def progress(doc: GameDoc) -> tuple[int | None, str | None]:
+    """Where the game of ``doc`` is, as its game reads its public part
+    (:meth:`~koryo_pbm.engine.contract.Game.progress`): the round and the phase, each ``None``
+    when the game names none, the game is not installed here or cannot read the part."""
+    try:
+        rnd, phase = find_game(doc.game).progress(doc.public)
+    except Exception:  # an unknown game, a plug-in's slip: the status is shown without
+        return None, None
+    return (rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+            phase if isinstance(phase, str) else None)
 
 
 def require_moderator(doc: GameDoc, identity: Identity) -> None:
@@ -163,7 +175,8 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
 
         private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity,
                                                           game_of(doc))
-        if getattr(find_game(doc.game).blind_rules(), "claims", None) is not None:  # a Korsar play shows its share
+        rules = find_game(doc.game).blind_rules()
+        if rules is not None and blind_hook(rules, "claims") is not None:  # an order that shows a card gives its share
             private["shares"] = shares
     return name, private
 

@@ -76,7 +76,7 @@ def card_html(card: Card, row: Row) -> str:
     marks = " ".join(card.marks)
     title = card.note or (f"{card.name} ×{card.count}" if card.count > 1 else card.name)
     if card.marks:
-        title += " — " + ", ".join(MARKS[m] for m in card.marks)
+        title += " — " + ", ".join(MARKS.get(m, m) for m in card.marks)
     cls = " ".join(["card", *(["back"] if card.back else []), *card.marks])
     style = f"--c:{card.fill};--i:{card.ink}"
     parts = [f"<div{_attrs(class_=cls, data_card=card.id, data_count=card.count, data_zone=row.zone, data_owner=row.owner, data_marks=marks, style=style, title=title)}>"]

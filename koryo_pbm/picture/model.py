@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from koryo_pbm.engine.scene import MARKS, Card, Group, Panel, Row, Scene
+from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
+
+#: The marks this layer (and the player page's picture.js, which mirrors it) draws in a style of
+#: their own (a star, a band), and their tooltip words; any other mark a game declares is drawn
+#: plain and named by its own word. TODO(issue 33): a game should declare each mark's style, and
+#: the page read it from the scene, so that no game's words are here.
+MARKS: dict[str, str] = {
+    "majority": "scoring majority",
+    "power": "power majority",
+    "omniscient": "power majority by the Omniscient's tie",
+    "control": "in control",
+}
 
 __all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene"]
 

@@ -76,7 +76,7 @@ def card(c: Canvas, x: float, y: float, k: Card, row: Row) -> None:
     marks = " ".join(k.marks)
     note = k.note or k.name
     if k.marks:
-        note += " — " + ", ".join(MARKS[m] for m in k.marks)
+        note += " — " + ", ".join(MARKS.get(m, m) for m in k.marks)
     c.parts.append(f'<g class="card" data-card="{esc(k.id)}" data-count="{k.count}" data-zone="{esc(row.zone)}"'
                    f' data-owner="{esc(row.owner)}" data-marks="{esc(marks)}"><title>{esc(note)}</title>')
     if k.back:

@@ -7,7 +7,7 @@ exact bytes of everything before the last line, which is ``signature = "<base64>
 
     format = "koryo-pbm-game/v4"       # the first line, always (v3, v2: see below)
     game_id = "..."
-    game = "koryo"
+    game = "mygame"
     version = 12                       # state number, +1 at every write (set by the caller)
     moderator = "koryo-pbm-pub-v1:..."
     deal = "joined"                    # how the deal is made: "joined" (the moderator's secret and

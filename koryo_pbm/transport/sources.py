@@ -53,7 +53,7 @@ class IncomingMail:
     """One message as received.
 
     ``key`` identifies it within its source (a Maildir file name, an IMAP ``UIDVALIDITY:UID``);
-    ``label`` names it for people and logs (``Maildir ~/Mail/koryo new/1700000000.M1.host``);
+    ``label`` names it for people and logs (``Maildir ~/Mail/games new/1700000000.M1.host``);
     ``data`` is the raw RFC 5322 message (``truncated``: only its first :data:`HEAD_LIMIT` bytes,
     the whole being ``size`` bytes, over :data:`MAIL_LIMIT`)."""
 

@@ -170,6 +170,22 @@ def test_group_or_world_readable_refused(tmp_path, alice, mode):
         load_identity(key)
 
 
+@posix_only
+def test_a_passphrase_protected_key_with_a_looser_mode_is_read_with_a_warning(tmp_path, alice, capsys, monkeypatch):
+    """Issue 30: the key file the player page saves is a browser download (mode 644); sealed by
+    its passphrase (scrypt), it is read, with a warning on stderr. An unprotected one is refused."""
+    monkeypatch.delenv("KORYO_PBM_PASSPHRASE", raising=False)
+    key, _ = save_identity(alice, tmp_path / "sealed", b"correct horse")
+    key.chmod(0o644)
+    assert load_identity(key, b"correct horse").public == alice.public
+    err = capsys.readouterr().err
+    assert f"warning: key {key} can be read by other users (mode 644)" in err and f"chmod 600 {key}" in err
+    plain, _ = save_identity(alice, tmp_path / "plain")
+    plain.chmod(0o644)
+    with pytest.raises(KeyFileError, match=f"chmod 600 {plain}"):
+        load_identity(plain)
+
+
 @pytest.mark.parametrize(
     "name", ["", "-x", ".hidden", "a/b", "a b", "x" * 65, "é", "../evil", "a\n"]
 )

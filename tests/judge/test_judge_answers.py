@@ -7,6 +7,7 @@ import hashlib
 import re
 import shlex
 
+import mail_golden as golden
 from judge_kit import PostOffice, attachment, body, player_copy
 from test_judge_mail_game import PLAYERS, serve_once, setup_game
 
@@ -166,13 +167,20 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     asked = po.send_to_judge("Alice <alice@example.org>", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("eve@evil.example", "[koryo-pbm friday] what now?", "How do I play?")
     po.send_to_judge("alice@example.org", "lunch?", "Lunch tomorrow?")
-    assert serve_once(cli, po, "--moderator", "mod@example.org").code == 0
+    po.send_to_judge("dora@example.net", "lunch?", "Lunch tomorrow?")
+    log = cli.cwd / "judge.log"
+    assert serve_once(cli, po, "--moderator", "mod@example.org", "--log-file", log).code == 0
     # the player's mail is forwarded to the moderator's own address too, as it came; eve's is not
     [(fwd, ft)] = answers(po, "mod@example.org")
     assert fwd["Subject"] == "[koryo-pbm friday] from alice: what now?" and fwd["Reply-To"] == "alice@example.org"
     assert attachment(fwd, f"mail-{hashlib.sha256(asked).hexdigest()[:8]}.eml") == asked
     assert "The judge answered alice with its help." in " ".join(ft.split())
-    [(m, t)] = answers(po, "alice@example.org")
+    [(m, t), (untagged, ut)] = answers(po, "alice@example.org")
+    # a mail without a game's tag from a player's address: the list of the games they play
+    assert untagged["Subject"] == "[koryo-pbm friday] list"
+    assert "Your mail has no game tag in its subject" in " ".join(ut.split())
+    golden.check("list-untagged", untagged)
+    assert "* [koryo-pbm friday] (Koryo) as alice: round 1, r1-orders: waiting for alice, bob" in " ".join(ut.split())
     assert m["Subject"] == "[koryo-pbm friday] no envelope, help (re: what now?)"
     assert "holds no envelope, so it changed nothing in game friday" in " ".join(t.split())
     assert "It was forwarded to the moderator, who can answer you." in " ".join(t.split())
@@ -180,10 +188,11 @@ def test_help_only_with_the_tag_and_only_to_players(cli, tmp_path):
     # the steps begin with saving the attached game.toml: it is attached, byte-exact
     assert attachment(m) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
     assert not po.box("eve@evil.example").joinpath("new").exists() or not answers(po, "eve@evil.example")
-    # the untagged mail is left alone, where it was; the others are moved to the done folder
+    # the untagged mail of a stranger is left alone, where it was, with a line in the log saying why
     left = [p.read_bytes() for p in (po.judge_box / "new").iterdir()]
-    assert len(left) == 1 and b"Lunch tomorrow?" in left[0]
-    assert len(list((po.judge_box / ".koryo-pbm.done" / "cur").iterdir())) == 2
+    assert len(left) == 1 and b"dora@example.net" in left[0]
+    assert "from dora@example.net" in log.read_text() and "not for the judge, left alone" in log.read_text()
+    assert len(list((po.judge_box / ".koryo-pbm.done" / "cur").iterdir())) == 3
 
 
 def test_forged_senders_and_automatic_mail_get_no_answer(cli, tmp_path):

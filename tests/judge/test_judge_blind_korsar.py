@@ -95,15 +95,17 @@ def test_a_blind_korsar_team_game_through_the_judge_with_the_co_dealer_by_mail(c
         named_by.append((int(e.get("version", 0)), named + card_words(json.dumps(e.get("events", [])), CARD_IDS)))
     files: set[bytes] = set()  # every game file mailed (the same file goes to several seats)
     for p in SEATS:
+        pages = [m for m in received[p] if attachment(m, "koryo-pbm-player-page.html") is not None]
+        assert len(pages) <= 1, f"{p} got the player page {len(pages)} times"
         for msg in received[p]:
             names = [part.get_filename() for part in msg.iter_attachments()]
-            assert set(names) <= {"game.toml"}, names
+            assert set(names) <= {"game.toml", "koryo-pbm-player-page.html"}, names  # the page: once
             text = body(msg)
             version = re.search(r", version (\d+), for ", text)
             if version is not None:
                 public = [Counter(), *(c for v, c in named_by if v <= int(version.group(1)))][-1]
                 assert not (card_words(text, CARD_IDS) - public), str(msg["Subject"])
-            if names:
+            if "game.toml" in names:
                 files.add(attachment(msg))
     # each file's clear part (all but its sealed parts) holds no card of the game beside its slot
     # but the slots revealed by that version; the log is append-only (each file's is the next

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import mail_golden as golden
 from judge_kit import FROM, PostOffice, attachment, player_copy
 from judge_kit import body as raw_body
 
@@ -68,8 +69,11 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
         from koryo_pbm.assets import player_page
 
         assert attachment(msg, "koryo-pbm-player-page.html") == player_page()
-        assert "open the attached player page" in " ".join(text.split())
+        assert "1. Save the attached koryo-pbm-player-page.html and open it in your browser." in text
+        # the page first, the command line after it, for those who use it
+        assert text.index("player page") < text.index("If you use the command line")
         invites[p] = msg
+    golden.check("invitation", invites["bob"])
     serve(cli, po)  # an invitation is sent once
     assert po.messages("bob@example.org") == []
 
@@ -86,6 +90,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
     serve(cli, po)
     (msg,) = po.messages("bob@example.org")
     assert "key not taken" in str(msg["Subject"]) and "invitation's code" in body(msg)
+    golden.check("seat-refused", msg)
 
     # bob's reply takes the seat, answered with the fingerprint
     po.send_to_judge("Bob <bob@example.org>", "Re: " + str(invites["bob"]["Subject"]),
@@ -95,6 +100,7 @@ def test_seats_taken_by_mail_and_the_bad_key_lines(cli, tmp_path):
     fpr = _fingerprint(pubs["bob"])
     assert str(msg["Subject"]) == f"[koryo-pbm friday] seat bob taken, fingerprint {fpr}"
     assert f"fingerprint {fpr}" in body(msg) and "still open: carol" in body(msg)
+    golden.check("seat-taken", msg)
 
     # a second key for bob's taken seat: one line, nothing changed
     po.send_to_judge("bob@example.org", "Re: " + str(invites["bob"]["Subject"]), pubs["carol"])
@@ -163,15 +169,21 @@ def test_mail_commands(cli, tmp_path):
     assert [str(m["Subject"]) for m in alice] == [f"{tag} help", f"{tag} history"]
     assert all(w in body(alice[0]) for w in ("status", "resend", "history", "list"))
     assert "(nothing yet" in body(alice[1])
+    golden.check("command-help", alice[0])
+    golden.check("command-history", alice[1])
     bob, human = po.messages("bob@example.org")
     assert str(human["Subject"]).startswith(f"{tag} no envelope, help")  # "Status please?" is no command
-    assert ('The judge is a program: it reads envelopes and mail commands ("help" lists them); write to the '
-            "moderator for anything else.") in body(human)  # no --moderator: nobody else reads it
+    assert ("The judge is a program: it reads envelopes and mail commands only. For anything else, write to the "
+            "moderator of the game (the person who set it up and invited you) at their own address, not to the "
+            "judge.") in " ".join(body(human).split())  # no --moderator: nobody else reads it, and it says so
     assert bob["Subject"] == f"{tag} status"
     assert "r1-orders (orders): waiting for alice, bob, carol. It is your turn." in " ".join(body(bob).split())
+    golden.check("command-status", bob)
+    golden.check("help-no-envelope", human)
     (carol,) = po.messages("carol@example.org")
     assert str(carol["Subject"]).startswith(f"{tag} resend: game.toml version 1")
     assert attachment(carol) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
+    golden.check("command-resend", carol)
     # a second game of alice's: list names both
     pubs = {n: (cli.home / "keys" / f"{n}.pub").read_text().strip() for n in PLAYERS}
     cli.ok("new", "games/saturday", "--as", "mod", "--seed", "x", "--player", f"alice={pubs['alice']}",
@@ -181,10 +193,36 @@ def test_mail_commands(cli, tmp_path):
     po.send_to_judge("alice@example.org", f"{tag} games?", "list")
     serve(cli, po)
     (msg,) = po.messages("alice@example.org")
-    text = body(msg)
-    assert "* friday (Koryo) as alice: round 1, r1-orders: waiting for alice, bob, carol; your turn" in text
-    assert "* saturday (Koryo) as alice:" in text
+    text = " ".join(body(msg).split())
+    assert "* [koryo-pbm friday] (Koryo) as alice: round 1, r1-orders: waiting for alice, bob, carol; your turn" in text
+    assert "* [koryo-pbm saturday] (Koryo) as alice:" in text
+    golden.check("command-list", msg)
     assert "bob@example.org" not in text
+
+
+def test_mail_commands_as_players_write_them(cli, tmp_path):
+    """Case, punctuation, quoted text below, a signature below "-- ", "resend page"; the page goes
+    with its first mail to an address, and again only on request."""
+    from koryo_pbm.assets import player_page
+
+    po, first = started_game(cli, tmp_path)
+    # the first mail to each address carries the page (once per address and release)
+    assert all(attachment(first[p][0], "koryo-pbm-player-page.html") == player_page() for p in PLAYERS)
+    tag = "[koryo-pbm friday]"
+    po.send_to_judge("alice@example.org", f"Re: {tag} round 1", "Status?\n\nOn Monday the judge wrote:\n> help\n")
+    po.send_to_judge("bob@example.org", f"{tag} x", "  *HELP!*  \n-- \nBob Smith\nstatus\n")
+    po.send_to_judge("carol@example.org", f"{tag} the page", "Resend page.\n")
+    serve(cli, po)
+    (alice,) = po.messages("alice@example.org")
+    assert alice["Subject"] == f"{tag} status"
+    (bob,) = po.messages("bob@example.org")
+    assert bob["Subject"] == f"{tag} help"
+    assert "resend page the player page, attached" in body(bob)
+    assert attachment(bob, "koryo-pbm-player-page.html") is None  # had it with the first mail
+    (carol,) = po.messages("carol@example.org")
+    assert str(carol["Subject"]) == f"{tag} resend page: the player page"
+    assert attachment(carol, "koryo-pbm-player-page.html") == player_page()
+    golden.check("command-resend-page", carol)
 
 
 def test_mail_commands_are_rate_limited(cli, tmp_path):
@@ -228,6 +266,8 @@ def test_press_by_mail_is_relayed_and_the_moderator_cannot_read_it(cli, tmp_path
     assert po.messages("carol@example.org") == []
     (relayed,) = po.messages("bob@example.org")
     assert relayed["Subject"] == "[koryo-pbm friday] press from alice"
+    golden.check("press-answer", answer)
+    golden.check("press", relayed)
     saved = cli.cwd / "mail-to-bob.eml"
     saved.write_bytes(relayed.as_bytes())
     out = cli.ok("read", saved, "--as", "bob", "--game", game).out
@@ -297,12 +337,12 @@ def test_press_through_a_shared_folder(cli, tmp_path):
     assert "allows no press" in r.err and not (cli.cwd / "quiet" / "press").exists()
 
 
-def test_state_mail_turn_attaches_the_game_only_for_those_who_act(cli, tmp_path):
-    """By default (--state-mail turn) the file goes to the players the decision waits for; the
-    others get what happened; the subject names the decision. --state-mail all: to everyone."""
+def test_state_mail_every_attaches_the_game_only_for_those_who_act(cli, tmp_path):
+    """With --state-mail every (turn, its old name) the file goes to the players the decision waits
+    for; the others get what happened; the subject names the decision."""
     from test_judge_mail_game import play_turn
 
-    po, first = started_game(cli, tmp_path)
+    po, first = started_game(cli, tmp_path, "--state-mail", "every")
     for p in PLAYERS:  # round 1 orders: everyone acts, everyone has the file
         (msg,) = first[p]
         assert msg["Subject"] == "[koryo-pbm friday] round 1: the game starts, your orders turn"

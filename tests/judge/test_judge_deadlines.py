@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 
+import mail_golden as golden
 from judge_kit import FROM, PostOffice, attachment, body, player_copy
 
 from koryo_pbm.judge import messages
@@ -69,13 +70,16 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     assert "koryo-pbm orders friday/game.toml --as bob -o orders.toml" in text
     # its steps begin with saving the attached game.toml: it is attached (issue 18)
     assert attachment(reminder) == player_copy(cli.cwd / "games" / "friday" / "game.toml")
+    golden.check("reminder", reminder)
     # a restarted judge does not remind again
     serve_at(cli, po, monkeypatch, "2026-11-26T10:00Z")
     assert mails(po) == {p: [] for p in PLAYERS}
-    # the deadline passes: everyone is told, once, who is late and what happens next
+    # the deadline passes: the late player is told, once, and what happens next; the others are
+    # not mailed (--state-mail act, the default: nothing for them to do)
     serve_at(cli, po, monkeypatch, "2026-11-26T18:05Z")
     got = mails(po)
-    for p in PLAYERS:
+    assert got["alice"] == [] and got["carol"] == []
+    for p in ["bob"]:
         (late,) = got[p]
         assert str(late["Subject"]) == "[koryo-pbm friday] deadline passed: waiting for bob"
         text = " ".join(body(late).split())
@@ -84,6 +88,7 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
         assert "What happens next: the game waits for them; the moderator may extend the deadline." in text
         assert ("That includes you." in text) == (p == "bob")
         assert (attachment(late) is not None) == (p == "bob")  # the late player's has the steps, and the file
+        golden.check("late-notice", late)
     serve_at(cli, po, monkeypatch, "2026-11-26T23:00Z")
     assert mails(po) == {p: [] for p in PLAYERS}
     # the game waits: the reminders go on, one a day (the judge's --remind), to bob alone
@@ -101,11 +106,12 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     cli.ok("deadline", "games/friday", "--as", "mod", "+2d")
     serve_at(cli, po, monkeypatch, "2026-11-29T09:00Z")
     got = mails(po)
-    for p in PLAYERS:  # everyone is mailed the new version, which says so
-        state = got[p][0]
-        assert "the moderator extended the deadline of r1-orders to 2026-11-29 18:10 UTC" in body(state)
-        assert "Deadline: 2026-11-29 18:10 UTC." in " ".join(body(state).split())
-    assert len(got["alice"]) == 1 and len(got["carol"]) == 1
+    # bob, who must act, is mailed the new version, which says so; alice and carol, who answered,
+    # are not (--state-mail act, the default): it is in the next mail each of them gets
+    state = got["bob"][0]
+    assert "the moderator extended the deadline of r1-orders to 2026-11-29 18:10 UTC" in body(state)
+    assert "Deadline: 2026-11-29 18:10 UTC." in " ".join(body(state).split())
+    assert got["alice"] == [] and got["carol"] == []
     reminder = got["bob"][1]
     assert "due 2026-11-29 18:10 UTC" in str(reminder["Subject"])
     outbox = cli.cwd / "games" / "friday" / "outbox"
@@ -113,7 +119,7 @@ def test_reminders_and_late_notices_are_sent_once_each_across_restarts(cli, tmp_
     assert [n for n in sent if n.startswith("remind-")] == [
         "remind-r1-orders-20261126T1800-bob.eml", "remind-r1-orders-20261126T1800-late1-bob.eml",
         "remind-r1-orders-20261129T1810-bob.eml"]
-    assert len([n for n in sent if n.startswith("late-")]) == 3
+    assert len([n for n in sent if n.startswith("late-")]) == 1
 
 
 def test_the_judge_plays_missed_orders_after_the_grace_period(cli, tmp_path, monkeypatch):
@@ -123,7 +129,8 @@ def test_the_judge_plays_missed_orders_after_the_grace_period(cli, tmp_path, mon
     submit_by_folder(cli, ["alice", "carol"])
     serve_at(cli, po, monkeypatch, "2026-11-25T18:30Z")  # late, within the grace period
     got = mails(po)
-    for p in PLAYERS:
+    assert got["alice"] == [] and got["carol"] == []  # only the late player is told (--state-mail act)
+    for p in ["bob"]:
         (late,) = got[p]
         text = " ".join(body(late).split())
         assert ("What happens next: the heuristic bot plays for them from 2026-11-25 20:00 UTC if the orders are "

@@ -142,7 +142,7 @@ def _no_hand_in_clear(table: BlindTable, final_log: list, cards: tuple[str, ...]
     for name in table.names:
         for msg in table.received[name]:
             names = [p.get_filename() for p in msg.iter_attachments()]
-            assert set(names) <= {"game.toml"}, names
+            assert set(names) <= {"game.toml", "koryo-pbm-player-page.html"}, names  # the page: first mail
             text = msg.get_body(preferencelist=("plain",)).get_content()
             version = re.search(r", version (\d+), for ", text)
             if version is not None:  # a state mail: it tells what happened, from the public log
@@ -150,8 +150,8 @@ def _no_hand_in_clear(table: BlindTable, final_log: list, cards: tuple[str, ...]
                               if int(e.get("version", 0)) <= int(version.group(1))), Counter())
                 named = card_words(text, cards)
                 assert not (named - public), (str(msg["Subject"]), named - public)
-            if names:
-                [part] = list(msg.iter_attachments())
+            if "game.toml" in names:
+                [part] = [p for p in msg.iter_attachments() if p.get_filename() == "game.toml"]
                 doc = tomllib.loads(part.get_payload(decode=True).decode())
                 doc.pop("sealed", None)
                 revealed = {r["slot"] for r in doc["public"]["blind"]["reveals"]}

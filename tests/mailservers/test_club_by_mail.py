@@ -156,15 +156,18 @@ def test_a_club_game_signed_up_played_and_talked_over_by_real_mail(club):
     assert "bob joined" in body(history) and "the cards were dealt from the moderator's committed secret" in \
         body(history), body(history)
     listing = next(m for s, m in bob.items() if s == "[koryo-pbm club] list")
-    assert "* club (Koryo) as bob:" in body(listing)
+    assert "* [koryo-pbm club] (Koryo) as bob:" in body(listing)
     # one wording of who is awaited (the words of show and status), and the steps a player reads
     status = next(m for s, m in bob.items() if s == "[koryo-pbm club] status")
     assert re.search(r"\(\w+\): waiting for [a-z, ]+( \([a-z, ]+ answered\))?\. ", body(status)), body(status)
     turn = next(m for s, m in bob.items() if re.search(r"round \d+: your orders turn$", s))
-    assert "2. koryo-pbm play club/game.toml --as bob --out orders.txt" in body(turn)
+    assert "koryo-pbm play club/game.toml --as bob --out orders.txt" in body(turn)
+    # the page first: the steps for someone who never opened a terminal, the command line after them
+    assert body(turn).index("Open the player page in your browser") < body(turn).index("If you use the command line")
     # the game over mail says to save its file over the last one, and the commands it gives then work
     over = next(m for s, m in bob.items() if s.endswith("game over"))
-    assert "The final game file is attached: save it as club/game.toml (over the one you have)." in body(over)
+    assert "save it as club/game.toml (over the one you have)." in body(over)
+    assert "The final game file is attached: open it in your player page" in body(over)
     final = next(p for p in over.iter_attachments() if p.get_filename() == "game.toml").get_payload(decode=True)
     (t.tmp / "players" / "bob" / "club").mkdir(exist_ok=True)
     (t.tmp / "players" / "bob" / "club" / "game.toml").write_bytes(final)

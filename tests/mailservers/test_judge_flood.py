@@ -119,7 +119,8 @@ def test_a_forged_sender_flood_gets_alice_one_mail_and_carries_none_of_its_text(
     attacker = f"{g.attacker}@{DOMAIN}"
     for run in range(2):
         for i in range(6):
-            g.send(attacker, g.address("alice"), f"[koryo-pbm friday] {LURE} {run}-{i}", "Help!",
+            # (a person's words: "Help!" alone would be the mail command help, with its own limit of 5)
+            g.send(attacker, g.address("alice"), f"[koryo-pbm friday] {LURE} {run}-{i}", "Help! What now?",
                    date=f"Tue, 24 Nov 2026 10:00:0{i} +0000 {LURE}")
             g.send(attacker, attacker, f"{LURE} {run}-{i}", envelope, date=f"{LURE} {i}")
             g.send(attacker, g.address("alice"), f"Re: {LURE} {run}-{i}", envelope, date=f"{LURE} {i}")
@@ -142,7 +143,7 @@ def test_a_forged_sender_flood_gets_alice_one_mail_and_carries_none_of_its_text(
     assert all(str(m["Subject"]).startswith("[koryo-pbm friday] from alice: ") for m in forwards)
     assert str(forwards[0]["Reply-To"]) == g.address("alice")
     raw = next(p for p in forwards[0].iter_attachments()).get_payload(decode=True)
-    assert b"Help!" in raw and hashlib.sha256(raw).hexdigest()[:8] in _text(forwards[0])
+    assert b"Help! What now?" in raw and hashlib.sha256(raw).hexdigest()[:8] in _text(forwards[0])
     assert g.mailbox(g.attacker) == []
     sent_after = len(list((tmp_path / "games" / "friday" / "outbox" / "sent").iterdir()))
     assert sent_after - sent_before == 1 + len(forwards)

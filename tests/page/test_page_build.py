@@ -188,11 +188,11 @@ def test_the_help_reply_attaches_the_genuine_page_and_the_mails_say_how_to_use_i
                              round=None, players=["alice", "bob"])
     state = messages.state_mail(info, "alice", "alice@example.org", 0, b"game", key="k1")
     said = " ".join(state.body.split())
-    assert "open your player page" in said and "paste the envelope it makes into your reply" in said
-    assert [name for name, _ in state.attachments] == ["game.toml"]  # the mail volume stays as it was
+    assert "With your player page" in said and 'Press "Copy", reply to this mail, paste, and send.' in said
+    assert [name for name, _ in state.attachments] == ["game.toml"]  # the page goes once per address (page=True)
     asked = parse_mail(b"From: alice@example.org\r\nSubject: [koryo-pbm friday] help\r\n"
                        b"Message-ID: <q1@example.org>\r\n\r\nhow do I play?\r\n", "mail 1")
-    helped = messages.help_reply(asked, "alice@example.org", info, "alice", key="k2", game_file=b"game")
+    helped = messages.help_reply(asked, "alice@example.org", info, "alice", key="k2", game_file=b"game", page=True)
     assert [name for name, _ in helped.attachments] == ["game.toml", "koryo-pbm-player-page.html"]
     assert helped.attachments[1][1] == player_page()
     raw = render(helped, from_header="judge@example.org", message_id="<m1@example.org>", date=0.0, tag="friday")

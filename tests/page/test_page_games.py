@@ -135,3 +135,30 @@ def test_a_4_player_korsar_team_game_played_on_the_page(cli, page, tmp_path):
     assert "the draw pile is empty: from now on a player may discard" in cli.ok("log", folder).out
     cli.ok("verify", folder / "game.toml")
     _record("korsar-4-teams", figures)
+
+
+def test_a_gops_ending_played_on_the_page(cli, page, tmp_path):
+    """GOPS, the third game, needs no page code of its own: two players bid on the page from the
+    menus the contract's defaults give (its legal orders), from round 11 to the end."""
+    import tomli_w
+
+    names = ("alice", "bob")
+    for n in (*names, "mod"):
+        cli.ok("keygen", n)
+    keyring = cli.home / "keys"
+    position = {"game": "gops", "players": list(names), "ties": "discard", "round": 11,
+                "hands": {"alice": ["b1", "b5", "b9"], "bob": ["b2", "b3", "b13"]}, "deck": ["p12", "p13"],
+                "table": ["p11"], "won": {"alice": ["p1", "p2", "p3", "p4", "p5"], "bob": ["p6", "p7", "p8", "p9", "p10"]},
+                "discarded": [], "bids": {}}
+    (tmp_path / "ending.toml").write_text(tomli_w.dumps(position))
+    folder = cli.cwd / "g"
+    cli.ok("new", folder, "--game", "gops", "--as", "mod", "--position", tmp_path / "ending.toml",
+           *[f"--player={n}={keyring / (n + '.pub')}" for n in names])
+    figures: dict = {}
+    page.load()
+    assert _play(cli, page, folder, {n: keyring / f"{n}.key" for n in names}, dict.fromkeys(names, ""), "gops",
+                 figures) == 2  # rounds 11 and 12; round 13's last cards play themselves
+    final = cli.ok("show", folder, "--json").json
+    assert final["decision"] is None and sum(final["scores"].values()) <= 91 and final["winners"]
+    assert "(the only legal move)" in cli.ok("log", folder).out
+    cli.ok("verify", folder / "game.toml")
