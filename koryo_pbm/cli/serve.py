@@ -39,6 +39,17 @@ def _plug_in(module: str, cls: str, option: str) -> Any:
         raise UsageError(f"{option} is not available in this koryo-pbm (no koryo_pbm.transport.{module})") from None
 
 
+def program_path(given: str) -> str:
+    """The absolute path of the program at ``given`` (relative to the current folder: a path,
+    never a name looked up on ``$PATH``), resolved once; refused when it cannot be run."""
+    path = os.path.abspath(os.path.expanduser(given))
+    if not os.path.exists(path):
+        raise UsageError(f"--sendmail {given}: no such file {path}")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise UsageError(f"--sendmail {given}: {path} is not executable")
+    return path
+
+
 _log_file: list[Any] = []  # the open --log-file, if any
 
 
@@ -151,8 +162,9 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
               help=f"Send mail by SMTP: smtps://USER@HOST[:PORT] (smtp:// uses STARTTLS). Password from ${SMTP_PASSWORD_ENV} "
                    "or --smtp-password-file.")
 @click.option("--smtp-password-file", type=click.Path(dir_okay=False, path_type=Path), help="File holding the SMTP password.")
-@click.option("--sendmail", "sendmail", type=click.Path(dir_okay=False, path_type=Path),
-              help="Send mail with this sendmail-compatible program (e.g. /usr/sbin/sendmail).")
+@click.option("--sendmail", "sendmail", metavar="PATH",
+              help="Send mail with the sendmail-compatible program at this path (e.g. /usr/sbin/sendmail; "
+                   "a relative path is from the current folder, never looked up on $PATH).")
 @click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Trust this CA certificate for the IMAP and SMTP servers' TLS (a private server).")
 @click.option("--from", "from_header", metavar='"NAME <ADDRESS>"', help="The judge's From address (needed to send mail).")
@@ -174,7 +186,7 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
                    "ROOT. Implied when ROOT holds blind games of which the key is the co-dealer.")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
-            smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
+            smtp_password_file: Path | None, sendmail: str | None, ca_file: Path | None, from_header: str | None, once: bool,
             poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None,
             co_dealer: bool) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
@@ -240,7 +252,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                                                                          poll=poll))
     sender: Any = None
     if sendmail:
-        sender = SendmailSender(sendmail)
+        sender = SendmailSender(program_path(sendmail))
     elif smtp_url:
         sender = _plug_in("smtp", "SmtpSender", "--smtp").from_url(
             smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP") or "", ca_file=ca_file)
