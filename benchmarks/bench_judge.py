@@ -28,6 +28,15 @@ process (the timed run's overwrites the start mails'): ``BENCH_PROFILE=FILE`` (c
 time: ``FILE``, ``FILE.tottime`` and the binary ``FILE.prof``), ``BENCH_SAMPLE=FILE`` (a sampling
 profile, every 2 ms of CPU: the share of samples in each function and below it).
 
+``--idle`` (issue 31, no mail servers): a pass with nothing to do over 100, 1,000 and 10,000 idle
+three-player games (``--idle-games``), each waiting for its join with its start mails sent, for
+each ``--code DIR`` (a checkout's folder holding ``koryo_pbm``, run by this interpreter; default:
+this one's code) side by side in one run, in turn. Two figures each: the CPU of one pass of a
+judge that keeps running (``Judge.run_once``, the median of ``--passes``, after two passes that
+send the start mails and settle), and the CPU of a whole ``serve --once`` process as cron runs it
+(one whose index is already written; its start-up included), with its peak memory. The games are
+made once (``new``, cached under ``--cache``: the code of the first ``--code`` makes them).
+
 Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]
 [--python PY ...] [--rounds N]``. The set-up is cached under ``--cache`` (default
 ``/tmp/koryo-pbm-bench-judge``) per installation (its interpreter's path) and game count: remove
@@ -349,6 +358,120 @@ class Install:
         sys.stdout.flush()
 
 
+IDLE_PASS = r"""
+import json, os, resource, statistics, sys, time
+from pathlib import Path
+import koryo_pbm
+from koryo_pbm.cli.common import load_identity
+from koryo_pbm.judge.service import Judge
+
+class Null:
+    label = "nowhere"
+    def send(self, data, *, sender, recipients):
+        pass
+    def close(self):
+        pass
+
+root, passes = Path(sys.argv[1]), int(sys.argv[2])
+judge = Judge(root=root, identity=load_identity("mod", None), sender=Null(),
+              from_header="Koryo judge <judge@example.org>", log=lambda line: None)
+judge.run_once()  # the start mails
+time.sleep(0.2)  # (files older than a tick of the file system's clock)
+judge.run_once()
+times = []
+for _ in range(passes):
+    t = time.process_time()
+    judge.run_once()
+    times.append(time.process_time() - t)
+print(json.dumps({"code": koryo_pbm.__file__, "pass": statistics.median(times),
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def _idle_games(cache: Path, count: int, env: dict[str, str]) -> Path:
+    """``count`` idle games under ``cache/idle-COUNT/games`` (made once)."""
+    work = cache / f"idle-{count}"
+    if (work / "done").exists():
+        return work
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "games").mkdir(parents=True)
+    script = (
+        "import os, sys\n"
+        "from multiprocessing import Pool\n"
+        "sys.path.insert(0, sys.argv[3])\n"
+        "from bench_judge import _cli\n"
+        "work, count = sys.argv[1], int(sys.argv[2])\n"
+        "os.environ['KORYO_PBM_HOME'] = work + '/home'\n"
+        "pubs = {n: _cli('keygen', n).strip() for n in ['mod', 'p1', 'p2', 'p3']}\n"
+        "def make(n):\n"
+        "    args = ['new', f'{work}/games/g{n:05d}', '--as', 'mod']\n"
+        "    for p in ('p1', 'p2', 'p3'):\n"
+        "        args += ['--player', f'{p}={pubs[p]}', '--email', f'{p}={p}-{n}@example.org']\n"
+        "    _cli(*args)\n"
+        "if __name__ == '__main__':\n"
+        "    with Pool(os.cpu_count() or 1) as pool:\n"
+        "        pool.map(make, range(count), chunksize=50)\n")
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", script, str(work), str(count), str(Path(__file__).parent)],
+                   check=True, env=env)
+    (work / "done").write_text("")
+    print(f"set-up: {count} idle games in {time.perf_counter() - start:.0f} s", flush=True)
+    return work
+
+
+def idle(args: argparse.Namespace) -> None:
+    """The ``--idle`` mode (see the module's docstring)."""
+    import resource
+
+    codes = [Path(c).resolve() for c in (args.code or [REPO])]
+    counts = [int(n) for n in args.idle_games.split(",")]
+    results: dict[tuple[int, Path], dict[str, float]] = {}
+    for count in counts:
+        base_env = {**os.environ, "PYTHONPATH": str(codes[0])}
+        work = _idle_games(args.cache, count, base_env)
+        for code in codes:  # in turn, on copies of the same games
+            run = work / "run"
+            shutil.rmtree(run, ignore_errors=True)
+            shutil.copytree(work / "games", run, symlinks=True)
+            env = {**os.environ, "PYTHONPATH": str(code), "KORYO_PBM_HOME": str(work / "home")}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            out = subprocess.run([sys.executable, "-c", IDLE_PASS, str(run), str(args.passes)], env=env,
+                                 check=True, capture_output=True, text=True, cwd=work).stdout
+            got = json.loads(out.strip().splitlines()[-1])
+            if not got["code"].startswith(str(code)):
+                sys.exit(f"bench_judge: {code}'s run imported {got['code']}")
+            box = work / "box"
+            for sub in ("new", "cur", "tmp"):
+                (box / sub).mkdir(parents=True, exist_ok=True)
+            cron = ["-c", "import sys; from koryo_pbm.cli.main import main; sys.exit(main(sys.argv[1:]))", "serve", str(run), "--as", "mod", "--once", "--maildir", str(box),
+                    "--sendmail", "/bin/true", "--from", "Koryo judge <judge@example.org>"]
+            subprocess.run([sys.executable, *cron], env=env, check=True, cwd=work, capture_output=True)
+            cpu = []
+            for _ in range(3):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run([sys.executable, *cron], env=env, check=True, cwd=work, capture_output=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            results[(count, code)] = {"pass": got["pass"], "rss": got["rss"] / 1024, "cron": sorted(cpu)[1],
+                                      "cron_rss": after.ru_maxrss / 1024}
+            print(f"  {count} games, {code}: a pass {got['pass'] * 1000:.3f} ms, serve --once {sorted(cpu)[1]:.2f} s",
+                  flush=True)
+    print("idle passes, CPU (a running judge's pass: median of "
+          f"{args.passes}; a whole serve --once: median of 3), side by side")
+    for code in codes:
+        print(f"  {code}:")
+        for count in counts:
+            r = results[(count, code)]
+            print(f"    {count:>6} games: pass {r['pass'] * 1000:9.3f} ms ({r['pass'] / count * 1e6:7.2f} us/game), "
+                  f"serve --once {r['cron']:6.2f} s; peak memory: the running judge {r['rss']:.0f} MiB, "
+                  f"serve --once {r['cron_rss']:.0f} MiB")
+        first = results[(counts[0], code)]
+        for count in counts[1:]:
+            r = results[(count, code)]
+            print(f"    {count} / {counts[0]}: pass {r['pass'] / first['pass']:.2f}x, "
+                  f"serve --once {r['cron'] / first['cron']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -359,7 +482,14 @@ def main() -> None:
     parser.add_argument("--own-games", action="store_true",
                         help="each installation makes its own games (for file formats the first cannot make)")
     parser.add_argument("--set-up-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--idle", action="store_true", help="passes with nothing to do over idle games (no mail servers)")
+    parser.add_argument("--idle-games", default="100,1000,10000", help="the counts of idle games (--idle)")
+    parser.add_argument("--code", action="append", help="a checkout's folder holding koryo_pbm (--idle; repeatable)")
+    parser.add_argument("--passes", type=int, default=5, help="timed passes (--idle)")
     args = parser.parse_args()
+    if args.idle:
+        idle(args)
+        return
     if args.set_up_only:  # run by Install with that installation's interpreter
         set_up(args.cache, args.games)
         return

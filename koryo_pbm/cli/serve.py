@@ -180,6 +180,13 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
                    "there (at most 5 per game and player an hour) as well as answered.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the judge's log to this file (default: standard error).")
+@click.option("--shard", "shard", metavar="K/N",
+              help="Serve only the games of shard K of N (a stable hash of each game id): one of N judges, each "
+                   "with its own ROOT and IMAP folder shard-K (see --sieve); mail for another shard's game is moved "
+                   "to its folder, unanswered.")
+@click.option("--sieve", "sieve", type=int, metavar="N",
+              help="Print the Sieve rules (dovecot Pigeonhole) filing the mail of each game under ROOT into its "
+                   "shard's IMAP folder shard-K, for N shards, and exit.")
 @click.option("--co-dealer", "co_dealer", is_flag=True,
               help="Serve as the co-dealer of blind games (the key given by --as): answer what they ask of it, "
                    "by mail with mail options (ROOT keeps a copy of each game), else in the shared folders under "
@@ -188,7 +195,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
             smtp_password_file: Path | None, sendmail: str | None, ca_file: Path | None, from_header: str | None, once: bool,
             poll: float, retry_base: float, remind: str, moderator: str | None, log_file: Path | None,
-            co_dealer: bool) -> None:
+            shard: str | None, sieve: int | None, co_dealer: bool) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -210,6 +217,9 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
       koryo-pbm serve games --as mod --once
       koryo-pbm serve games --as mod --maildir ~/Maildir/koryo --sendmail /usr/sbin/sendmail \\
           --from "Koryo judge <judge@example.org>"
+      koryo-pbm serve games --as mod --sieve 2 > koryo.sieve
+      koryo-pbm serve games --as mod --shard 1/2 --imap imaps://judge@mail.example.org/shard-1 \\
+          --smtp smtps://judge@mail.example.org --from "Koryo judge <judge@example.org>"
       koryo-pbm serve dealt --as carl --co-dealer --maildir ~/Maildir/deals --sendmail /usr/sbin/sendmail \\
           --from "Carl (co-dealer) <carl@example.org>"
     """
@@ -221,6 +231,12 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     from koryo_pbm.transport.senders import SendmailSender
     from koryo_pbm.transport.sources import MaildirSource
 
+    from koryo_pbm.judge import shards
+
+    if sieve is not None:
+        click.echo(shards.sieve(root, sieve), nl=False)
+        return
+    shard_of = shards.parse(shard) if shard is not None else None
     remind_before = parse_duration(remind, what="--remind")
     if moderator is not None:
         check_address(moderator, who="--moderator address")
@@ -296,7 +312,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                 raise
         return _serve_co_dealer(root, identity, once, poll, mail)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
-                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
+                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator, shard=shard_of)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)
         fixed = now_utc().timestamp()
         judge.clock = lambda: fixed

@@ -41,7 +41,21 @@ from typing import Any
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
-from koryo_pbm.judge import messages, outbox
+from koryo_pbm.judge import club, messages, outbox, shards
+from koryo_pbm.judge.games import (
+    FULL_SCAN,
+    INDEX_FILE,
+    GameIndex,
+    GameRef,
+    Seen,
+    next_due,
+    owed_since,
+    report_version,
+    settled,
+    version_in,
+)
+from koryo_pbm.judge.games import moved as moved_on
+from koryo_pbm.judge.games import stamp as _stamp
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
 from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, LIMITS_FILE, STATE_DIR, Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
@@ -69,52 +83,6 @@ def _utc(now: float) -> str:
 
 
 @dataclass
-class GameRef:
-    folder: Path
-    path: Path
-    tag: str
-    game_id: str = ""
-    emails: dict[str, str] = field(default_factory=dict)
-    stamp: tuple[int, int, int] = (0, 0, 0)
-    owed: tuple[int, int, int] | None = None  # the game file's stamp when its mails were last queued
-    no_deadline: tuple[int, int, int] | None = None  # the file's stamp when its decision had no deadline
-    seen: Seen | None = None  # what the judge last read or wrote of the file (see Judge._seen)
-
-
-@dataclass
-class Seen:
-    """The few public facts of one version of a game file that a pass asks of every game, kept
-    from the last time the judge read or wrote it (``stamp``: the file's then): whether its
-    mails and reports are owed, whether a bot is due. ``doc`` is the signed document without
-    its state, log and sealed parts (at most a few kilobytes a game, not the whole file)."""
-
-    stamp: tuple[int, int, int]
-    doc: Any
-    moved: bool  # the version moved the game on (a resolve wrote it): its state mails are owed
-
-
-def _moved(doc: Any) -> bool:
-    """Whether this version of the game moved it on (a resolve wrote it, and its log says so),
-    rather than only holding an order or changing an address."""
-    return bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
-
-
-def _owed_since(last: int, version: int, moved: bool) -> bool:
-    """Whether a player last told of version ``last`` (0: never) is owed a report or a state mail
-    of ``version``: a version that moved the game on, or the first they get."""
-    return last < version and (moved or last == 0)
-
-
-def _stamp(path: Path) -> tuple[int, int, int]:
-    """What tells that a file changed: its modification time, size and inode."""
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
-@dataclass
 class Judge:
     root: Path
     identity: Identity
@@ -126,6 +94,7 @@ class Judge:
     retry_base: float = 60.0
     remind: timedelta = timedelta(days=1)  # before a deadline, unless the game says otherwise
     moderator: str | None = None  # the moderator's own address: players' mails without envelope go there too
+    shard: tuple[int, int] | None = None  # (K, N): serves the games of shard K of N only (koryo_pbm.judge.shards)
     limits: Limits | None = None  # the rate limits (default: under ROOT/.koryo-pbm-judge)
     games: dict[Path, GameRef] = field(default_factory=dict)
     _complained: set[str] = field(default_factory=set)
@@ -139,12 +108,16 @@ class Judge:
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
     _names: dict[Path, set[str]] = field(default_factory=dict)  # each outbox's queued names, this pass (_queued)
     _reports: dict[Path, tuple[tuple[int, int, int], int]] = field(default_factory=dict)  # (stamp, version) written
+    _busy: dict[Path, tuple[GameRef, Any]] = field(default_factory=dict)  # the games this pass looks at, stamps
+    _others: list[Path] = field(default_factory=list)  # folders under the root without a game
+    _index: GameIndex = field(init=False)
 
     def __post_init__(self) -> None:
         if self.limits is None:
             # saved once per batch of mails, with what they changed, before they are marked handled
             self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
                                  log=lambda line: self.log(line), autosave=False)
+        self._index = GameIndex(Path(self.root), Path(self.root) / STATE_DIR / INDEX_FILE, self.remind)
 
     @property
     def _limits(self) -> Limits:
@@ -162,29 +135,62 @@ class Judge:
             self._complained.add(what)
             self.log(message)
 
-    def discover(self) -> list[GameRef]:
-        """Every game folder served: ROOT itself if it holds a game, else each folder in it that does."""
+    def discover(self, full: bool = True) -> list[GameRef]:
+        """Every game folder served: ROOT itself if it holds a game, else each folder in it that
+        does. ``full``: each folder looked at again (else only when the root's listing changed, and
+        the folders that held no game: :class:`GameIndex`)."""
         root = Path(self.root)
-        folders = [root] if (root / GAME_FILE).is_file() else []
-        if not folders:
-            try:
-                names = sorted(os.listdir(root))
-            except OSError as exc:
-                raise StorageError(f"cannot list {root}: {exc.strerror or exc}") from None
-            folders = [root / n for n in names if not n.startswith(".") and (root / n / GAME_FILE).is_file()]
-        found = []
+        names = ["."] if (root / GAME_FILE).is_file() else self._index.names(full)
+        if names is None:  # the listing is as it was: only the folders without a game are looked at
+            folders, keep = list(self._others), True
+        else:
+            folders, keep = [root if n == "." else root / n for n in names if not n.startswith(".")], False
+            self._others = []
+        found = {}
         self._unreadable = set()
         for folder in folders:
-            ref = self.games.get(folder) or GameRef(folder, folder / GAME_FILE, folder.name)
-            try:
-                self._refresh(ref)
-            except KoryoPbmError as exc:
-                self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
-                self._unreadable.add(folder)
+            ref = self.games.get(folder) or self._index.ref_from_entry(folder, folder.name if folder != root else ".")
+            if ref is not None and not full and ref.clean is not None:
+                found[folder] = ref  # its stamps are looked at by the pass (GameIndex.pick)
+            elif folder != root and not (folder / GAME_FILE).is_file():
+                self._others.append(folder)
                 continue
-            self.games[folder] = ref
-            found.append(ref)
-        return found
+            else:
+                ref = ref or GameRef(folder, folder / GAME_FILE, folder.name)
+                try:
+                    self._refresh(ref)
+                except KoryoPbmError as exc:
+                    self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
+                    self._unreadable.add(folder)
+                    self._others.append(folder)
+                    continue
+                found[folder] = ref
+            if folder not in self.games and folder not in self._others:
+                self._index.track(ref)
+                if ref.pending:
+                    self._index.pending.add(folder)
+        if self.shard is not None:  # the other shards' games: not served here (said once)
+            for folder, ref in list(found.items()):
+                k = shards.shard_of(ref.game_id, self.shard[1])
+                if k != self.shard[0]:
+                    self._once(f"shard:{folder}", f"not serving {folder}: game {ref.game_id} is shard {k}'s "
+                               f"of {self.shard[1]}, not this judge's ({self.shard[0]})")
+                    del found[folder]
+                    self._others.append(folder)
+        if keep:
+            for folder in folders:
+                if folder in found:
+                    self._others.remove(folder)
+            self.games.update(found)
+        else:
+            for folder in set(self.games) - set(found):
+                self._index.forget(folder)
+            self.games = found
+        return list(self.games.values())
+
+    def other_folders(self) -> list[Path]:
+        """The folders under the root that held no game when it was last listed (a sign-up's)."""
+        return list(self._others)
 
     def _refresh(self, ref: GameRef) -> None:
         """Re-read the game's id and addresses when its file changed."""
@@ -242,7 +248,7 @@ class Judge:
     @staticmethod
     def _seen(ref: GameRef, stamp: tuple[int, int, int], doc: Any) -> None:
         """Keep the public facts of ``doc``, the file's version at ``stamp`` (:class:`Seen`)."""
-        moved = _moved(doc)
+        moved = moved_on(doc)
         decision = None if doc.decision is None else {k: list(v) if isinstance(v, list) else v
                                                       for k, v in doc.decision.items()}
         ref.seen = Seen(stamp, doc.replace(public={}, log=[], sealed={}, replay=None, decision=decision), moved)
@@ -273,31 +279,76 @@ class Judge:
     # -- one pass ------------------------------------------------------------------------------
 
     def run_once(self) -> None:
-        from koryo_pbm.judge import club
-
+        """One pass over the games that may have something to do (the module's docstring; which
+        games: :mod:`koryo_pbm.judge.games`)."""
         self._names.clear()  # the outboxes are listed again: a pass sees what changed since the last one
+        if self._index.saved is None and not self.games:
+            self._index.load(self.log)
+        full = time.time() >= self._index.next_full
+        self.discover(full)
         signups = club.serve_signups(self)  # invitations; games whose seats are all taken are made
-        games = self.discover()
-        for ref in games:
-            self._guard(f"game {ref.folder}", self._owed, ref)
+        if any((ref.folder / GAME_FILE).is_file() for ref in signups):
+            self.discover(False)  # served from this pass on
+        if full:
+            self._index.next_full = time.time() + FULL_SCAN
+        busy, gone = self._index.pick(self.games, self.clock(), full)
+        for ref in gone:  # its file is gone or unreadable: looked for again at the next pass
+            self._once(f"game:{ref.folder}", f"not serving {ref.folder}: cannot read {ref.path}")
+            self._unreadable.add(ref.folder)
+            self.games.pop(ref.folder, None)
+            self._index.forget(ref.folder)
+            self._others.append(ref.folder)
+        self._busy = {folder: (self.games[folder], stamps) for folder, stamps in busy.items()}
+        failed: set[Path] = set()
+        for ref, _ in list(self._busy.values()):
+            self._step(f"game {ref.folder}", self._owed, ref, failed)
         for source in self.sources:
-            self._poll(source)
+            self._poll(source)  # a game that gets mail joins the busy ones (_resolve_mail)
         self._limits.save()  # (saved at each batch; this is for a pass that ended early)
-        for ref in games:
-            self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
-        for ref in games:
-            self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
+        looked = list(self._busy.values())
+        for ref, _ in looked:
+            self._step(f"the inbox of {ref.folder}", self._serve_inbox, ref, failed)
+        for ref, _ in looked:
+            self._step(f"the deadline of {ref.folder}", self._deadline_mails, ref, failed)
         if self.sender is not None:
-            self._flush_all(games + signups)
+            due = {f: self.games[f] for f in self._index.pending if f in self.games}
+            due.update((ref.folder, ref) for ref, _ in looked)
+            self._flush_all(list(due.values()) + signups)
             self._refund_failed()
+        for ref, stamps in looked:
+            self._settle(ref, stamps, ref.folder in failed)
+        self._busy = {}
+        self._guard("the judge's index", lambda _: self._index.save(list(self.games.values())), None)
 
-    def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
+    def _settle(self, ref: GameRef, stamps: Any, failed: bool) -> None:
+        """Note what the judge knows of a game it finished with in this pass (``stamps``: its
+        stamps before the pass looked at it): looked at again when they change, or when due."""
+        if ref.folder not in self.games:
+            return
+        try:
+            if failed or not settled(stamps) or stamps[0] != _stamp(ref.path):  # changed meanwhile
+                self._index.settle(ref, None, ref.due)
+                return
+            seen = self._seen_now(ref, stamps[0])
+            due = next_due(seen.doc if seen is not None else self._public(ref), self.remind, self._now())
+        except KoryoPbmError:
+            self._index.settle(ref, None, ref.due)
+            return
+        self._index.settle(ref, stamps, due)
+
+    def _step(self, what: str, step: Callable[[GameRef], None], ref: GameRef, failed: set[Path]) -> None:
+        if not self._guard(what, step, ref):
+            failed.add(ref.folder)
+
+    def _guard(self, what: str, step: Callable[[Any], None], ref: Any) -> bool:
         try:
             step(ref)
+            return True
         except KoryoPbmError as exc:
             self._once(f"{what}:{exc}", f"{what}: {exc}")
         except OSError as exc:  # a disk error in one game's folder: the others are still served
             self._once(f"{what}:{exc}", f"{what}: {exc.strerror or exc}; tried again at the next pass")
+        return False
 
     def _poll(self, source: Source) -> None:
         sid = id(source)
@@ -323,7 +374,9 @@ class Judge:
                 for mail in source.fetch():
                     if (source.label, mail.key) in self._ignored:
                         continue
-                    handled = self._handle(mail)
+                    handled = self._handle(mail, source)
+                    if handled == "moved":
+                        continue
                     if handled is True:
                         done.append(mail)
                         if len(done) >= SYNC_BATCH:
@@ -353,9 +406,10 @@ class Judge:
 
     # -- mail --------------------------------------------------------------------------------------
 
-    def _handle(self, mail: IncomingMail) -> bool | None:
+    def _handle(self, mail: IncomingMail, source: Source | None = None) -> bool | str | None:
         """Handle one mail completely: True. False: it is not for the judge (left where it is).
-        None: it cannot be handled now (a game is locked); it is tried again at the next pass."""
+        None: it cannot be handled now (a game is locked); it is tried again at the next pass.
+        ``"moved"``: it is another shard's, moved to that shard's folder of ``source``."""
         full = hashlib.sha256(mail.data).hexdigest()
         digest = full[:24]
         if mail.truncated:
@@ -370,23 +424,24 @@ class Judge:
                 self._queue_limited(ref, out, parsed, f"the answer to {parsed.names()} (too large)")
             return True
         parsed = self._parse(mail, full)
-        if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
-            from koryo_pbm.judge import club
-
-            if not club.concerns(self, parsed, mail.data):  # press, or a key line for a sign-up
-                return False  # not the judge's mail: left alone (and not logged at every pass)
+        if (not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values())
+                and not club.concerns(self, parsed, mail.data)):  # press, or a key line for a sign-up
+            return False  # not the judge's mail: left alone (and not logged at every pass)
         self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
             return True
         if not parsed.found:
-            from koryo_pbm.judge import club
-
             done = club.without_envelope(self, mail.data, parsed, digest)  # press, a key line, a command
             return self._no_envelope(parsed, digest, mail.data) if done is None else done
+        by_id = self._by_id()
+        if self.shard is not None and not any(isinstance(i, Envelope) and i.game_id in by_id for i in parsed.found):
+            elsewhere = [k for i in parsed.found if isinstance(i, Envelope)
+                         for k in [shards.shard_of(i.game_id, self.shard[1])] if k != self.shard[0]]
+            if elsewhere:
+                return self._move(mail, parsed, source, elsewhere[0])
         outcomes: list[tuple[GameRef | None, Outcome]] = []
         groups: dict[Path, list[tuple[int, Envelope]]] = {}
-        by_id = self._by_id()
         for i, item in enumerate(parsed.found):
             if i >= MAX_ENVELOPES_PER_MAIL:
                 outcomes.append((None, Outcome("refused", f"the mail holds more than {MAX_ENVELOPES_PER_MAIL} "
@@ -426,6 +481,18 @@ class Judge:
                 outcomes[index] = (ref, outcome)
         self._answer(parsed, outcomes, infos, digest)
         return True
+
+    def _move(self, mail: IncomingMail, parsed: ParsedMail, source: Source | None, k: int) -> bool | str:
+        """Move a mail for shard ``k``'s games to its folder, unanswered (its judge answers it)."""
+        folder = shards.FOLDER.format(k=k)
+        move = getattr(source, "move_to", None)
+        if move is None:
+            self._once(f"shard-move:{mail.label}", f"{parsed.names()}: for shard {k}'s games; this source has no "
+                       f"folder {folder} to move it to: left where it is, not answered")
+            return False
+        move(mail, folder)
+        self.log(f"{parsed.names()}: for shard {k}'s games: moved to {folder}, not answered here")
+        return "moved"
 
     def _parse(self, mail: IncomingMail, digest: str, *, head_only: bool = False) -> ParsedMail:
         parsed = parse_mail(mail.data, mail.label, head_only=head_only)
@@ -502,6 +569,8 @@ class Judge:
 
         now = self.clock()
         data = None
+        if ref.folder not in self._busy:  # looked at by the rest of the pass (its stamps before the mail)
+            self._busy[ref.folder] = (ref, GameIndex.stamps(ref))
         with game_lock(ref.folder):
             mv = self._load(ref, _stamp(ref.path))
             held = {v.get("digest"): p for p, v in mv.orders.items() if isinstance(v, dict)}
@@ -629,7 +698,6 @@ class Judge:
         """Queue the state mails and write the reports this game owes for its current version
         (``written``: the bytes and document the judge has just written, not read again;
         ``info``: what :meth:`_info` says of that document, when the caller has it)."""
-        from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
@@ -659,14 +727,14 @@ class Judge:
             ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
-        moved = _moved(doc)
+        moved = moved_on(doc)
         info = info if info is not None else self._info(ref, doc)
         mailed = self._mailed(ref)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
             last_report = self._report_version(report_path)
-            if _owed_since(last_report, doc.version, moved):
+            if owed_since(last_report, doc.version, moved):
                 text = messages.report(info, player, last_report, route="folder")
                 report = text.encode("utf-8")
                 write_atomic(report_path, report)
@@ -676,7 +744,7 @@ class Judge:
             if address is None or self.from_header is None:
                 continue
             last = mailed.get(player, 0)
-            if not _owed_since(last, doc.version, moved):
+            if not owed_since(last, doc.version, moved):
                 continue
             if info.co_dealer is not None:
                 # a blind game: the co-dealer is mailed only what it must answer; the players,
@@ -702,11 +770,11 @@ class Judge:
         mailed = self._mailed(ref) if self.from_header is not None else {}
         for player in doc.players:
             last_report = self._report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
-            if _owed_since(last_report, doc.version, seen.moved):
+            if owed_since(last_report, doc.version, seen.moved):
                 return True
             if ref.emails.get(player) is None or self.from_header is None:
                 continue
-            if _owed_since(mailed.get(player, 0), doc.version, seen.moved):
+            if owed_since(mailed.get(player, 0), doc.version, seen.moved):
                 return True
         return False
 
@@ -722,7 +790,7 @@ class Judge:
             if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == kept[0]:
                 return kept[1]
             del self._reports[path]
-        return _report_version(path)
+        return report_version(path)
 
     def _wrote_report(self, path: Path, data: bytes) -> None:
         """Remember the version of the report just written at ``path`` (read from ``data`` as
@@ -733,7 +801,7 @@ class Judge:
             stamp = _stamp(path)
         except StorageError:
             return
-        self._reports[path] = (stamp, _version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
+        self._reports[path] = (stamp, version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
 
     def _queued(self, ref: GameRef) -> set[str]:
         """The names of every mail in the game's outbox (waiting, sent or failed): listed once per
@@ -762,6 +830,8 @@ class Judge:
         if self.from_header is None:
             self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
             return False
+        ref.pending = True
+        self._index.pending.add(ref.folder)
         return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
                             now=self.clock(), automatic=automatic, known=self._queued(ref)) is not None
 
@@ -865,6 +935,9 @@ class Judge:
         assert sender is not None
         outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log,
                      failed=lambda key: self._failed.append((ref.tag, key)))
+        ref.pending = outbox.has_pending(ref.folder)
+        if not ref.pending:
+            self._index.pending.discard(ref.folder)
 
     def _refund_failed(self) -> None:
         """Give back the rate-limit count of each answer the outbox gave up for good: it reached
@@ -892,7 +965,13 @@ class Judge:
 
         assert self.sender is not None
         self._connections()
-        due = [ref for ref in games if outbox.has_pending(ref.folder)]
+        due: list[GameRef] = []
+        for ref in games:
+            ref.pending = outbox.has_pending(ref.folder)
+            if ref.pending:
+                due.append(ref)
+            else:
+                self._index.pending.discard(ref.folder)
         if len(self._senders) == 1 or len(due) < 2:
             for ref in due:
                 self._guard(f"the outbox of {ref.folder}", self._flush, ref)
@@ -914,26 +993,9 @@ class Judge:
 
     def close(self) -> None:
         """Close the extra connections opened for sending in parallel (not ``sender`` itself)."""
+        self._index.close()
         extra, self._senders = self._senders[1:], []
         for sender in extra:
             with contextlib.suppress(Exception):
                 sender.close()
 
-
-def _report_version(path: Path) -> int:
-    """The version a report was written for (0: none yet)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline()
-    except (OSError, UnicodeDecodeError):
-        return 0
-    return _version_in(first)
-
-
-def _version_in(first: str) -> int:
-    """The version named in a report's first line (0: none)."""
-    marker = ", version "
-    if marker not in first:
-        return 0
-    digits = first.split(marker, 1)[1].split(",", 1)[0]
-    return int(digits) if digits.isdigit() else 0
