@@ -226,12 +226,11 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     import signal
 
     from koryo_pbm.deadlines import parse_duration
+    from koryo_pbm.judge import shards
     from koryo_pbm.judge.service import Judge
     from koryo_pbm.transport.address import check_address
     from koryo_pbm.transport.senders import SendmailSender
     from koryo_pbm.transport.sources import MaildirSource
-
-    from koryo_pbm.judge import shards
 
     if sieve is not None:
         click.echo(shards.sieve(root, sieve), nl=False)
@@ -344,7 +343,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         if not once:
-            _log(f"serving {root} ({len(judge.discover())} games)"
+            _log(f"serving {root} ({len(judge.discover(False))} games)"
                  + "".join(f"; reading {s.label}" for s in sources) + (f"; sending by {sender.label}" if sender else ""))
         while True:
             judge.run_once()

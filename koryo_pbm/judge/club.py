@@ -1,7 +1,7 @@
 """The judge for a club: sign-up by mail, mail commands, press relay, and light state mails.
 
 Hooks of :class:`koryo_pbm.judge.service.Judge` (which imports this module; this one knows the
-judge only as a :class:`Host`, the members it uses):
+judge only as a :class:`~koryo_pbm.judge.games.Host`, the members it uses):
 
 * :func:`serve_signups` (at the start of each pass): for each folder under the root holding a
   ``signup.toml`` (``new --invite``) and no game yet, the invitations owed, the seats not taken
@@ -22,39 +22,15 @@ a non-player, press to a player not in the game, a press too large) gets one lin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from koryo_pbm.errors import FormatError, KoryoPbmError
 from koryo_pbm.judge import clubmail
-from koryo_pbm.judge.games import GameRef
+from koryo_pbm.judge.games import GameRef, Host
 from koryo_pbm.judge.incoming import ParsedMail
 from koryo_pbm.judge.limits import Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outgoing, waiting
-
-
-class Host(Protocol):
-    """What the club's hooks use of the judge (:class:`koryo_pbm.judge.service.Judge`)."""
-
-    root: Path
-    identity: Any
-    games: dict[Path, GameRef]
-
-    def log(self, message: str, /) -> None: ...
-    def other_folders(self) -> list[Path]: ...
-    @property
-    def _limits(self) -> Limits: ...
-    def _now(self) -> datetime: ...
-    def _once(self, what: str, message: str) -> None: ...
-    def _by_id(self) -> dict[str, GameRef]: ...
-    def _player_of(self, ref: GameRef, address: str | None) -> str | None: ...
-    def _known_sender(self, parsed: ParsedMail, prefer: Iterable[GameRef] = ()) -> tuple[GameRef, str] | None: ...
-    def _queue(self, ref: GameRef, out: Outgoing, automatic: str = "auto-replied") -> bool: ...
-    def _queue_limited(self, ref: GameRef, out: Outgoing, parsed: ParsedMail, what: str,
-                       limit: Limit = ...) -> bool: ...
-    def _info(self, ref: GameRef, doc: Any = None) -> GameInfo: ...
 
 MAX_TEXTS = 8  # text parts of one mail read for commands, keys and press
 MAX_TEXT = 2 * 1024 * 1024  # characters of one text part read (more than a press may hold)

@@ -27,9 +27,16 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from koryo_pbm.errors import StorageError
+
+if TYPE_CHECKING:  # (the judge's modules that the judge's helpers name in their types only)
+    from collections.abc import Iterable
+
+    from koryo_pbm.judge.incoming import ParsedMail
+    from koryo_pbm.judge.limits import Limit, Limits
+    from koryo_pbm.judge.messages import GameInfo, Outgoing
 
 INDEX_FILE = "games.json"  # under the judge's state folder (limits.STATE_DIR)
 INDEX_FORMAT = 1
@@ -87,6 +94,32 @@ class GameRef:
     pending: bool = True  # mail may wait in its outbox
 
 
+class Host(Protocol):
+    """The judge (:class:`koryo_pbm.judge.service.Judge`) as the modules it uses see it (``club``,
+    ``reminders``): what they use of it."""
+
+    root: Path
+    identity: Any
+    games: dict[Path, GameRef]
+    from_header: str | None
+    remind: timedelta
+
+    def log(self, message: str, /) -> None: ...
+    def other_folders(self) -> list[Path]: ...
+    @property
+    def _limits(self) -> Limits: ...
+    def _now(self) -> datetime: ...
+    def _once(self, what: str, message: str) -> None: ...
+    def _by_id(self) -> dict[str, GameRef]: ...
+    def _player_of(self, ref: GameRef, address: str | None) -> str | None: ...
+    def _known_sender(self, parsed: ParsedMail, prefer: Iterable[GameRef] = ()) -> tuple[GameRef, str] | None: ...
+    def _queue(self, ref: GameRef, out: Outgoing, automatic: str = "auto-replied") -> bool: ...
+    def _queue_limited(self, ref: GameRef, out: Outgoing, parsed: ParsedMail, what: str,
+                       limit: Limit = ...) -> bool: ...
+    def _info(self, ref: GameRef, doc: Any = None) -> GameInfo: ...
+    def _public(self, ref: GameRef) -> Any: ...
+
+
 def moved(doc: Any) -> bool:
     """Whether this version of the game moved it on (a resolve wrote it, and its log says so),
     rather than only holding an order or changing an address."""
@@ -97,35 +130,6 @@ def owed_since(last: int, version: int, moved: bool) -> bool:
     """Whether a player last told of version ``last`` (0: never) is owed a report or a state mail
     of ``version``: a version that moved the game on, or the first they get."""
     return last < version and (moved or last == 0)
-
-
-def next_due(doc: Any, remind: timedelta, now: datetime) -> float:
-    """The first time after ``now`` at which a pass may owe this version of a game something
-    without any change to it (a reminder, a late notice, a late reminder, a bot's orders);
-    ``now`` itself when a bot is due already; infinity when nothing is. Early rather than late:
-    a pass at a time when nothing is due costs one look at the game."""
-    from koryo_pbm import deadlines
-    from koryo_pbm.match import bot_due
-
-    d = doc.decision
-    if d is None:
-        return math.inf
-    if bot_due(doc, now):
-        return now.timestamp()
-    if "deadline" not in d:
-        return math.inf
-    policy = deadlines.policy_of(doc.service, list(doc.players))
-    deadline = deadlines.parse_stamp(d["deadline"])
-    step = deadlines.parse_duration(policy.remind) if policy.remind else remind
-    given = policy.duration(d["kind"])
-    if given is not None:
-        step = min(step, given / 2)
-    times = [deadline - step, deadline, deadline + policy.grace_period()]
-    if step > timedelta(0):  # the reminders after the deadline of a game that waits
-        k = max(0, int((now - deadline) / step)) if now >= deadline else 0
-        times += [deadline + (k + 1) * step, deadline + (k + 2) * step]
-    later = [t.timestamp() for t in times if t > now]
-    return min(later) if later else math.inf
 
 
 class GameIndex:
@@ -142,6 +146,7 @@ class GameIndex:
         self.saved: str | None = None
         self.dirty_file = True  # the index on disk may differ from what is known
         self.loaded: dict[str, dict[str, Any]] = {}
+        self.loaded_once = False
         self.watcher = Watcher.open()
         self.stat_all = True  # the next pass compares every game's stamps (no watcher, or events lost)
         self.relist = True  # the root's listing changed (told by the watcher)
@@ -152,6 +157,7 @@ class GameIndex:
     def load(self, log: Any) -> None:
         """Read the index kept by the judge before (a missing, damaged or foreign one: ignored,
         said once, and rebuilt from the games)."""
+        self.loaded_once = True
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -278,15 +284,17 @@ class GameIndex:
                 self.track(ref)  # (an inbox made since)
         return busy, gone
 
-    def settle(self, ref: GameRef, stamps: Stamp2 | None, due: float) -> None:
+    def settle(self, ref: GameRef, stamps: Stamp2 | None, due: float, now: float) -> None:
         """The judge finished with ``ref`` at ``stamps`` (None: not finished: looked at again)."""
         if stamps is None:
+            self.dirty_file |= ref.clean is not None
             ref.clean = None
             self.dirty.add(ref.folder)
-        elif ref.clean != stamps or ref.due != due:
-            ref.clean = stamps
+            return
+        self.dirty_file |= ref.clean != stamps or ref.due != due
+        ref.clean = stamps
+        if due != ref.due or due <= now:  # (taken from the heap when it comes: once each)
             self.set_due(ref, due)
-        self.dirty_file = True
 
     @staticmethod
     def stamps(ref: GameRef) -> Stamp2:
@@ -329,6 +337,38 @@ def settled(stamps: tuple[Stamp, Stamp]) -> bool:
 
 def _racy(s: Stamp) -> bool:
     return s != NONE and s[0] >= (time.time() - RACY) * 1e9
+
+
+class Reports:
+    """The versions of the reports (``report-PLAYER.txt``) the judge wrote, kept so as not to read
+    them again while they are still the files it wrote (same time, size and inode)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[Path, tuple[Stamp, int]] = {}
+
+    def version(self, path: Path) -> int:
+        """The version the report at ``path`` was written for (0: none yet)."""
+        kept = self.kept.get(path)
+        if kept is not None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == kept[0]:
+                return kept[1]
+            del self.kept[path]
+        return report_version(path)
+
+    def wrote(self, path: Path, data: bytes) -> None:
+        """Remember the version of the report just written at ``path`` (read from ``data`` as
+        :func:`report_version` reads the file)."""
+        import io
+
+        try:
+            now = stamp(path)
+        except StorageError:
+            return
+        self.kept[path] = (now, version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
 
 
 def report_version(path: Path) -> int:

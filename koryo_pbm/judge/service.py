@@ -8,13 +8,10 @@ One pass (:meth:`Judge.run_once`) does, in this order, each step safe to repeat 
    resolved under the game's lock, its one answer queued, and only then marked handled;
 3. each game's ``inbox/`` is resolved as ``koryo-pbm resolve`` does (also with an empty inbox
    when the bot has orders to play: a missed deadline, or only bot seats missing);
-4. the reminders and late notices each game owes are queued: a reminder to each missing player
-   with an address ``remind`` before the deadline (the game's ``--remind``, else the judge's;
-   at most half the decision's time to answer, so never together with the state mail),
-   a late notice to every player with an address once the deadline has passed with players
-   missing, and (``missed = "wait"``) a reminder to each late player every ``remind`` after it;
-   each once per decision and deadline (their outbox keys say which);
+4. the reminders and late notices each game owes are queued (:mod:`koryo_pbm.judge.reminders`);
 5. each game's outbox is sent.
+
+A pass looks only at the games that may have something to do (:mod:`koryo_pbm.judge.games`).
 
 The judge's time is its ``clock`` (tests give it a fake one): deadlines are compared with it.
 
@@ -30,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -40,20 +36,9 @@ from typing import Any
 
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import Identity
-from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
-from koryo_pbm.judge import club, messages, outbox, shards
-from koryo_pbm.judge.games import (
-    FULL_SCAN,
-    INDEX_FILE,
-    GameIndex,
-    GameRef,
-    Seen,
-    next_due,
-    owed_since,
-    report_version,
-    settled,
-    version_in,
-)
+from koryo_pbm.errors import FormatError, KoryoPbmError
+from koryo_pbm.judge import club, messages, outbox, reminders, shards
+from koryo_pbm.judge.games import FULL_SCAN, INDEX_FILE, GameIndex, GameRef, Reports, Seen, owed_since, settled
 from koryo_pbm.judge.games import moved as moved_on
 from koryo_pbm.judge.games import stamp as _stamp
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
@@ -107,7 +92,7 @@ class Judge:
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
     _names: dict[Path, set[str]] = field(default_factory=dict)  # each outbox's queued names, this pass (_queued)
-    _reports: dict[Path, tuple[tuple[int, int, int], int]] = field(default_factory=dict)  # (stamp, version) written
+    _reports: Reports = field(default_factory=Reports)  # the versions of the reports the judge wrote
     _busy: dict[Path, tuple[GameRef, Any]] = field(default_factory=dict)  # the games this pass looks at, stamps
     _others: list[Path] = field(default_factory=list)  # folders under the root without a game
     _index: GameIndex = field(init=False)
@@ -140,12 +125,14 @@ class Judge:
         does. ``full``: each folder looked at again (else only when the root's listing changed, and
         the folders that held no game: :class:`GameIndex`)."""
         root = Path(self.root)
+        if not self._index.loaded_once:
+            self._index.load(self.log)
         names = ["."] if (root / GAME_FILE).is_file() else self._index.names(full)
         if names is None:  # the listing is as it was: only the folders without a game are looked at
-            folders, keep = list(self._others), True
+            folders, keep = self._others, True
         else:
             folders, keep = [root if n == "." else root / n for n in names if not n.startswith(".")], False
-            self._others = []
+        self._others = []
         found = {}
         self._unreadable = set()
         for folder in folders:
@@ -165,10 +152,6 @@ class Judge:
                     self._others.append(folder)
                     continue
                 found[folder] = ref
-            if folder not in self.games and folder not in self._others:
-                self._index.track(ref)
-                if ref.pending:
-                    self._index.pending.add(folder)
         if self.shard is not None:  # the other shards' games: not served here (said once)
             for folder, ref in list(found.items()):
                 k = shards.shard_of(ref.game_id, self.shard[1])
@@ -177,10 +160,13 @@ class Judge:
                                f"of {self.shard[1]}, not this judge's ({self.shard[0]})")
                     del found[folder]
                     self._others.append(folder)
+        for folder, ref in found.items():
+            if folder not in self.games:  # new: looked at by this pass, and watched
+                self._index.track(ref)
+                self._index.dirty.add(folder)
+                if ref.pending:
+                    self._index.pending.add(folder)
         if keep:
-            for folder in folders:
-                if folder in found:
-                    self._others.remove(folder)
             self.games.update(found)
         else:
             for folder in set(self.games) - set(found):
@@ -282,7 +268,7 @@ class Judge:
         """One pass over the games that may have something to do (the module's docstring; which
         games: :mod:`koryo_pbm.judge.games`)."""
         self._names.clear()  # the outboxes are listed again: a pass sees what changed since the last one
-        if self._index.saved is None and not self.games:
+        if not self._index.loaded_once:
             self._index.load(self.log)
         full = time.time() >= self._index.next_full
         self.discover(full)
@@ -309,11 +295,12 @@ class Judge:
         for ref, _ in looked:
             self._step(f"the inbox of {ref.folder}", self._serve_inbox, ref, failed)
         for ref, _ in looked:
-            self._step(f"the deadline of {ref.folder}", self._deadline_mails, ref, failed)
+            self._step(f"the deadline of {ref.folder}", lambda r: reminders.deadline_mails(self, r), ref, failed)
         if self.sender is not None:
-            due = {f: self.games[f] for f in self._index.pending if f in self.games}
+            due = {ref.folder: ref for ref in signups}  # (a sign-up that made its game: sent once, as the game)
+            due.update((f, self.games[f]) for f in self._index.pending if f in self.games)
             due.update((ref.folder, ref) for ref, _ in looked)
-            self._flush_all(list(due.values()) + signups)
+            self._flush_all(list(due.values()))
             self._refund_failed()
         for ref, stamps in looked:
             self._settle(ref, stamps, ref.folder in failed)
@@ -327,14 +314,14 @@ class Judge:
             return
         try:
             if failed or not settled(stamps) or stamps[0] != _stamp(ref.path):  # changed meanwhile
-                self._index.settle(ref, None, ref.due)
+                self._index.settle(ref, None, ref.due, self.clock())
                 return
             seen = self._seen_now(ref, stamps[0])
-            due = next_due(seen.doc if seen is not None else self._public(ref), self.remind, self._now())
+            due = reminders.next_due(seen.doc if seen is not None else self._public(ref), self.remind, self._now())
         except KoryoPbmError:
-            self._index.settle(ref, None, ref.due)
+            self._index.settle(ref, None, ref.due, self.clock())
             return
-        self._index.settle(ref, stamps, due)
+        self._index.settle(ref, stamps, due, self.clock())
 
     def _step(self, what: str, step: Callable[[GameRef], None], ref: GameRef, failed: set[Path]) -> None:
         if not self._guard(what, step, ref):
@@ -733,12 +720,12 @@ class Judge:
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
-            last_report = self._report_version(report_path)
+            last_report = self._reports.version(report_path)
             if owed_since(last_report, doc.version, moved):
                 text = messages.report(info, player, last_report, route="folder")
                 report = text.encode("utf-8")
                 write_atomic(report_path, report)
-                self._wrote_report(report_path, report)
+                self._reports.wrote(report_path, report)
                 told = True
             address = ref.emails.get(player)
             if address is None or self.from_header is None:
@@ -769,7 +756,7 @@ class Judge:
         doc = seen.doc
         mailed = self._mailed(ref) if self.from_header is not None else {}
         for player in doc.players:
-            last_report = self._report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
+            last_report = self._reports.version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
             if owed_since(last_report, doc.version, seen.moved):
                 return True
             if ref.emails.get(player) is None or self.from_header is None:
@@ -777,31 +764,6 @@ class Judge:
             if owed_since(mailed.get(player, 0), doc.version, seen.moved):
                 return True
         return False
-
-    def _report_version(self, path: Path) -> int:
-        """The version the report at ``path`` was written for (0: none yet); not read again when it
-        is still the file the judge wrote (same time, size and inode)."""
-        kept = self._reports.get(path)
-        if kept is not None:
-            try:
-                st = os.stat(path)
-            except OSError:
-                st = None
-            if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == kept[0]:
-                return kept[1]
-            del self._reports[path]
-        return report_version(path)
-
-    def _wrote_report(self, path: Path, data: bytes) -> None:
-        """Remember the version of the report just written at ``path`` (read from ``data`` as
-        :func:`_report_version` reads the file)."""
-        import io
-
-        try:
-            stamp = _stamp(path)
-        except StorageError:
-            return
-        self._reports[path] = (stamp, version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
 
     def _queued(self, ref: GameRef) -> set[str]:
         """The names of every mail in the game's outbox (waiting, sent or failed): listed once per
@@ -830,6 +792,7 @@ class Judge:
         if self.from_header is None:
             self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
             return False
+        self._index.dirty_file |= not ref.pending  # (unsent mail: sent by a judge started again)
         ref.pending = True
         self._index.pending.add(ref.folder)
         return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
@@ -868,68 +831,6 @@ class Judge:
         seen = self._seen_now(ref, _stamp(ref.path))  # its decision, deal, service and players: all it asks
         return match.bot_due(seen.doc if seen is not None else self._public(ref), self._now())
 
-    def _deadline_mails(self, ref: GameRef) -> None:
-        """Queue the reminders and the late notices the pending decision owes (each once: its
-        key names the decision, the deadline and the player)."""
-        from koryo_pbm import deadlines
-        from koryo_pbm.store import gamefile
-
-        if self.from_header is None or not ref.emails:
-            return
-        if ref.no_deadline is not None and ref.no_deadline == _stamp(ref.path):
-            return  # the file has not changed since it was seen without a deadline
-        doc = self._public(ref)
-        d = doc.decision
-        if d is None or "deadline" not in d:
-            return
-        policy = deadlines.policy_of(doc.service, list(doc.players))
-        deadline = deadlines.parse_stamp(d["deadline"])
-        now = self._now()
-        missing = [p for p in d["waiting_for"] if p not in d.get("received", []) and not policy.bot_plays(p)]
-        if not missing:
-            return
-        remind = deadlines.parse_duration(policy.remind) if policy.remind else self.remind
-        given = policy.duration(d["kind"])
-        if given is not None:  # never at once with the state mail: at most half the time to answer
-            remind = min(remind, given / 2)
-        info = self._info(ref, doc)
-        data = gamefile.read_game_bytes(ref.path)  # the steps of a reminder begin with saving it
-        when = deadlines.human(deadline)
-        tag = f"{d['id']}-{deadline.strftime('%Y%m%dT%H%M')}"
-        if deadline - remind <= now < deadline:
-            for player in missing:
-                address = ref.emails.get(player)
-                if address is None:
-                    continue
-                out = messages.reminder(info, player, address, deadline=when,
-                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-{player}",
-                                        next_step=policy.next_step(deadline, "you"), game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
-        elif now >= deadline + remind and policy.missed == "wait":
-            # the game waits: the reminders go on, one every `remind` (only the latest one owed
-            # after a judge was stopped for a while, never a burst)
-            k = int((now - deadline) / remind)
-            for player in missing:
-                address = ref.emails.get(player)
-                if address is None:
-                    continue
-                out = messages.reminder(info, player, address, deadline=when, overdue=True,
-                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
-                                        next_step=policy.next_step(deadline, "you"), game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
-        if now >= deadline:
-            for player in doc.players:
-                address = ref.emails.get(player)
-                if address is None or (player == info.co_dealer and player not in missing):
-                    continue
-                out = messages.late_notice(info, player, address, late=missing, deadline=when,
-                                           next_step=policy.next_step(deadline), key=f"late-{tag}-{player}",
-                                           game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: late notice for {d['id']} queued for {player}")
-
     def _flush(self, ref: GameRef, sender: Sender | None = None) -> None:
         sender = sender or self.sender
         assert sender is not None
@@ -960,8 +861,6 @@ class Judge:
         """Send every game's outbox; through several connections at once when the sender can open
         more (an SMTP server answers each mail only once it is safely queued: in parallel, those
         waits overlap). Each game's outbox is sent by one connection, in its order."""
-        import queue
-        from concurrent.futures import ThreadPoolExecutor
 
         assert self.sender is not None
         self._connections()
@@ -972,24 +871,8 @@ class Judge:
                 due.append(ref)
             else:
                 self._index.pending.discard(ref.folder)
-        if len(self._senders) == 1 or len(due) < 2:
-            for ref in due:
-                self._guard(f"the outbox of {ref.folder}", self._flush, ref)
-            return
-        todo: queue.SimpleQueue[GameRef] = queue.SimpleQueue()
-        for ref in due:
-            todo.put(ref)
-
-        def work(sender: Sender) -> None:
-            while True:
-                try:
-                    ref = todo.get_nowait()
-                except queue.Empty:
-                    return
-                self._guard(f"the outbox of {ref.folder}", lambda r: self._flush(r, sender), ref)
-
-        with ThreadPoolExecutor(len(self._senders)) as pool:
-            list(pool.map(work, self._senders))
+        outbox.in_parallel(due, self._senders, lambda ref, sender: self._guard(
+            f"the outbox of {ref.folder}", lambda r: self._flush(r, sender), ref))
 
     def close(self) -> None:
         """Close the extra connections opened for sending in parallel (not ``sender`` itself)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+from judge_kit import FROM
 from test_judge_deadlines import START, mails, serve_at, setup_game
 
 INDEX = ".koryo-pbm-judge/games.json"
@@ -92,3 +94,39 @@ def test_a_damaged_or_foreign_game_folder_is_logged_in_one_line_and_the_others_a
             assert len(po.messages("al2@example.org")) == 1 and len(po.messages("bo2@example.org")) == 1
     assert sorted(json.loads((games / INDEX).read_text())["games"]) == ["friday", "second"]
     assert (games / "broken" / "game.toml").read_text() == "this is not a game file\n"  # untouched
+
+
+@pytest.mark.parametrize("inotify", [True, False], ids=["inotify", "stamps"])
+def test_a_running_judge_sees_a_game_changed_behind_its_back(cli, tmp_path, monkeypatch, inotify):
+    """A judge that keeps running: told by the kernel (inotify) or by the file stamps."""
+    from datetime import datetime
+
+    from koryo_pbm.cli.common import load_identity
+    from koryo_pbm.judge.service import Judge
+    from koryo_pbm.transport.senders import SendmailSender
+
+    if not inotify:
+        monkeypatch.setenv("KORYO_PBM_NO_INOTIFY", "1")
+    po = setup_game(cli, tmp_path, monkeypatch, ["--deadline", "2d"])
+    games = cli.cwd / "games"
+    now = datetime.fromisoformat(START.replace("Z", "+00:00")).timestamp()
+    lines: list[str] = []
+    judge = Judge(root=games, identity=load_identity("mod", None), sender=SendmailSender(po.sendmail),
+                  from_header=FROM, log=lines.append, clock=lambda: now)
+    try:
+        assert (judge._index.watcher is not None) == inotify
+        judge.run_once()
+        mails(po)
+        _settle(games / "friday")
+        judge.run_once()
+        lines.clear()
+        judge.run_once()
+        assert lines == []  # nothing to do
+        monkeypatch.setenv("KORYO_PBM_NOW", START)
+        cli.ok("deadline", "games/friday", "--as", "mod", "+5d")
+        judge.run_once()
+        got = mails(po)
+        assert all(len(got[p]) == 1 and "extended the deadline" in got[p][0].get_body(("plain",)).get_content()
+                   for p in got), lines
+    finally:
+        judge.close()
