@@ -46,6 +46,10 @@ sends every game's start mails (not timed); then each decision's mails are deliv
 Maildir and one pass handles them (timed: the judge's CPU and wall time, envelopes per second).
 Sending is the edge left out (a sender that accepts every mail at once): the mails are still
 rendered and queued, moved to ``outbox/sent/``. Peak memory: the process's resident maximum.
+Then, in the same run, the floor (issue 31, item 2) on copies of the same games and mails: only
+what every new version needs (``FLOOR_RUN``: parse the mail, read and check the file, open the
+envelope, seal the parts, sign, write atomically, write the mails), and the judge's CPU per
+envelope as a multiple of it.
 
 Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]
 [--python PY ...] [--rounds N]``. The set-up is cached under ``--cache`` (default

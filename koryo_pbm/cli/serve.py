@@ -311,7 +311,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                 raise
         return _serve_co_dealer(root, identity, once, poll, mail)
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
-                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator, shard=shard_of)
+                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator, shard=shard_of,
+                  watch=not once)  # (a judge run once reads no change as it happens)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)
         fixed = now_utc().timestamp()
         judge.clock = lambda: fixed

@@ -136,7 +136,7 @@ class GameIndex:
     """The games under a root, and what is known of each: kept in memory between passes and in
     ``path`` between runs; which games a pass looks at (see the module's docstring)."""
 
-    def __init__(self, root: Path, path: Path, remind: timedelta) -> None:
+    def __init__(self, root: Path, path: Path, remind: timedelta, watch: bool = True) -> None:
         from koryo_pbm.judge.watch import Watcher
 
         self.root, self.path, self.remind = Path(root), Path(path), remind
@@ -147,7 +147,7 @@ class GameIndex:
         self.dirty_file = True  # the index on disk may differ from what is known
         self.loaded: dict[str, dict[str, Any]] = {}
         self.loaded_once = False
-        self.watcher = Watcher.open()
+        self.watcher = Watcher.open() if watch else None
         self.stat_all = True  # the next pass compares every game's stamps (no watcher, or events lost)
         self.relist = True  # the root's listing changed (told by the watcher)
         self.dirty: set[Path] = set()  # games changed since the pass before (told by the watcher)

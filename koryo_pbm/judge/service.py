@@ -80,6 +80,7 @@ class Judge:
     remind: timedelta = timedelta(days=1)  # before a deadline, unless the game says otherwise
     moderator: str | None = None  # the moderator's own address: players' mails without envelope go there too
     shard: tuple[int, int] | None = None  # (K, N): serves the games of shard K of N only (koryo_pbm.judge.shards)
+    watch: bool = True  # told by the kernel which games changed (inotify): for a judge that keeps running
     limits: Limits | None = None  # the rate limits (default: under ROOT/.koryo-pbm-judge)
     games: dict[Path, GameRef] = field(default_factory=dict)
     _complained: set[str] = field(default_factory=set)
@@ -102,7 +103,7 @@ class Judge:
             # saved once per batch of mails, with what they changed, before they are marked handled
             self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
                                  log=lambda line: self.log(line), autosave=False)
-        self._index = GameIndex(Path(self.root), Path(self.root) / STATE_DIR / INDEX_FILE, self.remind)
+        self._index = GameIndex(Path(self.root), Path(self.root) / STATE_DIR / INDEX_FILE, self.remind, self.watch)
 
     @property
     def _limits(self) -> Limits:

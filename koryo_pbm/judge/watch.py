@@ -108,7 +108,12 @@ class Watcher:
         return None if lost else found
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
         self._keys.clear()
         self._wds.clear()
+
+    def __del__(self) -> None:  # (a judge not closed: its kernel queue is not kept)
+        self.close()
