@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # (the judge's modules that the judge's helpers name in their
 
 INDEX_FILE = "games.json"  # under the judge's state folder (limits.STATE_DIR)
 INDEX_FORMAT = 1
-FULL_SCAN = 600.0  # seconds (real time) between passes that look at every game whatever the index says
+FULL_SCAN = 3600.0  # seconds (real time) between passes that look at every game whatever the index says
 RACY = 0.1  # seconds: a stamp this close to its file's change is looked at again at the next pass
 NONE = (0, 0, 0)  # the stamp of a file or folder that is not there
 Stamp = tuple[int, int, int]

@@ -277,7 +277,7 @@ class Judge:
         if any((ref.folder / GAME_FILE).is_file() for ref in signups):
             self.discover(False)  # served from this pass on
         if full:
-            self._index.next_full = time.time() + FULL_SCAN
+            self._index.next_full, self._index.dirty_file = time.time() + FULL_SCAN, True
         busy, gone = self._index.pick(self.games, self.clock(), full)
         for ref in gone:  # its file is gone or unreadable: looked for again at the next pass
             self._once(f"game:{ref.folder}", f"not serving {ref.folder}: cannot read {ref.path}")
@@ -306,7 +306,8 @@ class Judge:
         for ref, stamps in looked:
             self._settle(ref, stamps, ref.folder in failed)
         self._busy = {}
-        self._guard("the judge's index", lambda _: self._index.save(list(self.games.values())), None)
+        if self._index.dirty_file:
+            self._guard("the judge's index", lambda _: self._index.save(list(self.games.values())), None)
 
     def _settle(self, ref: GameRef, stamps: Any, failed: bool) -> None:
         """Note what the judge knows of a game it finished with in this pass (``stamps``: its
