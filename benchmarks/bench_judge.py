@@ -28,6 +28,29 @@ process (the timed run's overwrites the start mails'): ``BENCH_PROFILE=FILE`` (c
 time: ``FILE``, ``FILE.tottime`` and the binary ``FILE.prof``), ``BENCH_SAMPLE=FILE`` (a sampling
 profile, every 2 ms of CPU: the share of samples in each function and below it).
 
+``--idle`` (issue 31, no mail servers): a pass with nothing to do over 100, 1,000 and 10,000 idle
+three-player games (``--idle-games``), each waiting for its join with its start mails sent, for
+each ``--code DIR`` (a checkout's folder holding ``koryo_pbm``, run by this interpreter; default:
+this one's code) side by side in one run, in turn, each on a fresh copy of the same games. Three
+figures each: the CPU of one pass of a judge that keeps running (``Judge.run_once``, the median
+of ``--passes``, after two passes), the CPU of a whole ``serve --once`` process as cron runs it
+(the second of its kind: its index, if it keeps one, written; start-up included; median of 3),
+and the CPU of a new judge's first pass (no index yet: every game read); and the running judge's
+peak memory. The games are made and their start mails sent once (``new``, then one pass of the
+first ``--code``'s judge; cached under ``--cache``).
+
+``--scale`` (issue 31, item 4, no mail servers): one judge over ``--scale-games`` games (default
+10,000), ``--games`` of them (default 100) receiving their first ten orders each as one mail an
+envelope, read from a Maildir, decision by decision, the rest idle. In one process: a first pass
+sends every game's start mails (not timed); then each decision's mails are delivered into the
+Maildir and one pass handles them (timed: the judge's CPU and wall time, envelopes per second).
+Sending is the edge left out (a sender that accepts every mail at once): the mails are still
+rendered and queued, moved to ``outbox/sent/``. Peak memory: the process's resident maximum.
+Then, in the same run, the floor (issue 31, item 2) on copies of the same games and mails: only
+what every new version needs (``FLOOR_RUN``: parse the mail, read and check the file, open the
+envelope, seal the parts, sign, write atomically, write the mails), and the judge's CPU per
+envelope as a multiple of it.
+
 Run (as root, dovecot and postfix installed): ``python benchmarks/bench_judge.py [--games 1000]
 [--python PY ...] [--rounds N]``. The set-up is cached under ``--cache`` (default
 ``/tmp/koryo-pbm-bench-judge``) per installation (its interpreter's path) and game count: remove
@@ -349,6 +372,289 @@ class Install:
         sys.stdout.flush()
 
 
+IDLE_PASS = r"""
+import json, os, resource, statistics, sys, time
+from pathlib import Path
+import koryo_pbm
+from koryo_pbm.cli.common import load_identity
+from koryo_pbm.judge.service import Judge
+
+class Null:
+    label = "nowhere"
+    def send(self, data, *, sender, recipients):
+        pass
+    def close(self):
+        pass
+
+root, passes = Path(sys.argv[1]), int(sys.argv[2])
+judge = Judge(root=root, identity=load_identity("mod", None), sender=Null(),
+              from_header="Koryo judge <judge@example.org>", log=lambda line: None)
+t = time.process_time()
+judge.run_once()  # a first pass (a new process: every game is read)
+first = time.process_time() - t
+time.sleep(0.2)  # (files older than a tick of the file system's clock)
+judge.run_once()
+times = []
+for _ in range(passes):
+    t = time.process_time()
+    judge.run_once()
+    times.append(time.process_time() - t)
+print(json.dumps({"first": first, "code": koryo_pbm.__file__, "pass": statistics.median(times) if times else 0.0,
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def _idle_games(cache: Path, count: int, env: dict[str, str], work: Path | None = None) -> Path:
+    """``count`` idle games under ``cache/idle-COUNT/games`` (made once; under ``work/games`` with
+    its keys, when given)."""
+    if work is None:
+        work = cache / f"idle-{count}"
+        if (work / "done").exists():
+            return work
+        shutil.rmtree(work, ignore_errors=True)
+    elif (work / "idle-done").exists():
+        return work
+    (work / "games").mkdir(parents=True, exist_ok=True)
+    script = (
+        "import os, sys\n"
+        "from multiprocessing import Pool\n"
+        "sys.path.insert(0, sys.argv[3])\n"
+        "from bench_judge import _cli\n"
+        "work, count = sys.argv[1], int(sys.argv[2])\n"
+        "os.environ['KORYO_PBM_HOME'] = work + '/home'\n"
+        "from pathlib import Path\n"
+        "keys = Path(work) / 'home' / 'keys'\n"
+        "pubs = {n: (keys / f'{n}.pub').read_text().strip() if (keys / f'{n}.pub').exists() else _cli('keygen', n).strip()\n"
+        "        for n in ['mod', 'p1', 'p2', 'p3']}\n"
+        "def make(n):\n"
+        "    args = ['new', f'{work}/games/idle{n:05d}', '--as', 'mod']\n"
+        "    for p in ('p1', 'p2', 'p3'):\n"
+        "        args += ['--player', f'{p}={pubs[p]}', '--email', f'{p}={p}-{n}@example.org']\n"
+        "    _cli(*args)\n"
+        "if __name__ == '__main__':\n"
+        "    with Pool(os.cpu_count() or 1) as pool:\n"
+        "        pool.map(make, range(count), chunksize=50)\n")
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", script, str(work), str(count), str(Path(__file__).parent)],
+                   check=True, env=env)
+    (work / ("idle-done" if (work / "envelopes.json").exists() else "done")).write_text("")
+    print(f"set-up: {count} idle games in {time.perf_counter() - start:.0f} s", flush=True)
+    return work
+
+
+SCALE_RUN = r"""
+import json, os, resource, sys, time
+from pathlib import Path
+from koryo_pbm.cli.common import load_identity
+from koryo_pbm.judge.service import Judge
+from koryo_pbm.transport.sources import MaildirSource
+
+class Null:
+    label = "nowhere"
+    def send(self, data, *, sender, recipients):
+        pass
+    def close(self):
+        pass
+
+root, box, mails = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(Path(sys.argv[3]).read_text())
+lines = []
+judge = Judge(root=root, identity=load_identity("mod", None), sources=[MaildirSource(box)], sender=Null(),
+              from_header="Koryo judge <judge@example.org>", log=lines.append)
+t = time.process_time()
+judge.run_once()
+print(f"first pass (start mails of every game): {time.process_time() - t:.1f} s CPU", file=sys.stderr, flush=True)
+cpu = wall = 0.0
+count = 0
+for step in sorted(mails, key=int):
+    for n, data in enumerate(mails[step]):
+        name = f"{step}.{n}.bench"
+        (box / "tmp" / name).write_text(data)
+        os.rename(box / "tmp" / name, box / "new" / name)
+    t, w = time.process_time(), time.perf_counter()
+    judge.run_once()
+    cpu += time.process_time() - t
+    wall += time.perf_counter() - w
+    count += len(mails[step])
+    print(f"  decision step {step}: {len(mails[step])} envelopes; so far {count} in {cpu:.1f} s CPU", file=sys.stderr,
+          flush=True)
+text = "\n".join(lines)
+print(json.dumps({"envelopes": count, "cpu": cpu, "wall": wall, "accepted": text.count(": accepted") + text.count(": held"),
+                  "refused": text.count(": refused"), "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+FLOOR_RUN = r"""
+import binascii, json, os, resource, sys, time
+from pathlib import Path
+from koryo_pbm.cli.common import load_identity
+from koryo_pbm.crypto.receipt import make_receipt
+from koryo_pbm.crypto.seal import seal
+from koryo_pbm.judge import outbox
+from koryo_pbm.judge.incoming import parse_mail
+from koryo_pbm.judge.messages import Outgoing
+from koryo_pbm.store import gamefile
+from koryo_pbm.store.atomic import batched_sync, sync_now, write_atomic
+
+root, mails = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
+mod = load_identity("mod", None)
+by_id = {gamefile.read_header(g / "game.toml").game_id: g for g in root.iterdir() if (g / "game.toml").is_file()}
+count, written = 0, {}
+t = time.process_time()
+with batched_sync():
+    for step in sorted(mails, key=int):
+        for n, text in enumerate(mails[step]):
+            raw = text.encode()
+            parsed = parse_mail(raw, f"mail {n}")  # parse the mail
+            env = parsed.found[0]
+            folder = by_id[env.game_id]
+            path = folder / "game.toml"
+            data = gamefile.read_game_bytes(path)  # read and check the file
+            doc = gamefile.decode(data, expected_moderator=mod.public)
+            env.open(mod, doc.players[env.player])  # open the envelope (its signature checked)
+            sealed = {}
+            for name, part in doc.sealed.items():  # seal the parts again, each as large as it is
+                size = len(binascii.a2b_base64(part["data"])) - 48
+                key = mod.public if part["recipient"] == mod.public.fingerprint() else next(
+                    p for p in doc.players.values() if p.fingerprint() == part["recipient"])
+                blob = seal(key, b" " * size, gamefile.part_info(doc.game_id, doc.version + 1, name, part["recipient"]))
+                sealed[name] = {"recipient": part["recipient"], "data": binascii.b2a_base64(blob, newline=False).decode()}
+            new = gamefile.encode(doc.replace(sealed=sealed), mod)  # sign (the document as it is: the rules' work is not the floor's)
+            write_atomic(folder / "floor.toml", new)  # write atomically
+            receipt = make_receipt(mod, game_id=doc.game_id, decision=env.decision, player=env.player,
+                                   envelope=env.digest, submitted=env.submitted, replaces=None,
+                                   received="2026-01-01T00:00:00Z").armor()
+            outs = [Outgoing(key=f"answer-{step}-{n}", to=parsed.sender or "x@example.org", subject="receipt",
+                             body=receipt, in_reply_to=parsed.message_id)]
+            written[folder] = written.get(folder, 0) + 1
+            if written[folder] % 3 == 0:  # a decision complete: the state mails, each with the player copy
+                copy = gamefile.player_copy(new)
+                outs += [Outgoing(key=f"state-{step}-{n}-{p}", to=f"{p}@example.org", subject="your turn",
+                                  body="what happened, and what to do now\n", attachments=(("game.toml", copy),))
+                         for p in doc.players]
+            for out in outs:  # write the mails
+                write_atomic(folder / "floor-outbox" / f"{out.key}.eml", outbox.render(
+                    out, from_header="Koryo judge <judge@example.org>", message_id=f"<{out.key}@example.org>",
+                    date=0.0, tag=folder.name))
+            count += 1
+            if count % 50 == 0:
+                sync_now()
+cpu = time.process_time() - t
+print(json.dumps({"envelopes": count, "cpu": cpu, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def scale(args: argparse.Namespace) -> None:
+    """The ``--scale`` mode (see the module's docstring)."""
+    from email.message import EmailMessage
+
+    work = set_up(args.cache, args.games)  # the active games and their envelopes
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    _idle_games(args.cache, args.scale_games - args.games, env, work)
+    mails: dict[int, list[str]] = {}
+    for game in json.loads((work / "envelopes.json").read_text()):
+        for step, decision, text in game:
+            player = text.split("\nplayer: ", 1)[1].split("\n", 1)[0]
+            m = EmailMessage()
+            m["From"], m["To"] = f"{player} <{player}@{servers.DOMAIN}>", f"judge@{servers.DOMAIN}"
+            m["Subject"], m["Date"], m["Message-ID"] = f"my orders for {decision}", formatdate(), make_msgid()
+            m.set_content(f"Here are my orders.\n\n{text}\n")
+            mails.setdefault(step, []).append(m.as_string())
+    (work / "mails.json").write_text(json.dumps(mails))
+    run, box = work / "run", work / "box"
+    for folder in (run, box):
+        shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(work / "games", run)
+    for sub in ("new", "cur", "tmp"):
+        (box / sub).mkdir(parents=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "KORYO_PBM_HOME": str(work / "home")}
+    out = subprocess.run([sys.executable, "-c", SCALE_RUN, str(run), str(box), str(work / "mails.json")], env=env,
+                         check=True, stdout=subprocess.PIPE, text=True, cwd=work).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    games = len([g for g in run.iterdir() if not g.name.startswith(".")])
+    print(f"{games} games under one judge, {args.games} of them playing: {got['envelopes']} envelopes from a Maildir, "
+          f"{got['accepted']} accepted or held, {got['refused']} refused")
+    print(f"  the judge's CPU: {got['cpu']:.1f} s = {got['cpu'] / got['envelopes'] * 1000:.1f} ms per envelope = "
+          f"{got['envelopes'] / got['cpu']:.1f} envelopes/s of CPU; wall {got['wall']:.1f} s = "
+          f"{got['envelopes'] / got['wall']:.1f} envelopes/s")
+    print(f"  peak resident memory: {got['rss'] / 1024:.0f} MiB", flush=True)
+    # the floor, on the same games (at their start) and mails: what every new version needs
+    floor_root = work / "floor"
+    shutil.rmtree(floor_root, ignore_errors=True)
+    floor_root.mkdir()
+    for g in (work / "games").iterdir():
+        if g.name.startswith("g"):  # the playing games only (idle ones get no mail)
+            shutil.copytree(g, floor_root / g.name)
+            (floor_root / g.name / "floor-outbox").mkdir()
+    out = subprocess.run([sys.executable, "-c", FLOOR_RUN, str(floor_root), str(work / "mails.json")], env=env,
+                         check=True, stdout=subprocess.PIPE, text=True, cwd=work).stdout
+    floor = json.loads(out.strip().splitlines()[-1])
+    per, floor_per = got["cpu"] / got["envelopes"], floor["cpu"] / floor["envelopes"]
+    print(f"  the floor (read and check the file, open the envelope, seal the parts, sign, write atomically, "
+          f"parse and write the mails): {floor_per * 1000:.1f} ms per envelope; the judge {per * 1000:.1f} ms = "
+          f"{per / floor_per:.2f}x the floor")
+
+
+def idle(args: argparse.Namespace) -> None:
+    """The ``--idle`` mode (see the module's docstring)."""
+    import resource
+
+    codes = [Path(c).resolve() for c in (args.code or [REPO])]
+    counts = [int(n) for n in args.idle_games.split(",")]
+    results: dict[tuple[int, Path], dict[str, float]] = {}
+    for count in counts:
+        base_env = {**os.environ, "PYTHONPATH": str(codes[0])}
+        work = _idle_games(args.cache, count, base_env)
+        if not (work / "started").exists():  # the start mails sent once (by the first code), for every code
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", IDLE_PASS, str(work / "games"), "0"], check=True, cwd=work,
+                           env={**base_env, "KORYO_PBM_HOME": str(work / "home")}, capture_output=True)
+            shutil.rmtree(work / "games" / ".koryo-pbm-judge", ignore_errors=True)  # its index and limits: each code starts without
+            (work / "games" / ".koryo-pbm-serve.lock").unlink(missing_ok=True)
+            (work / "started").write_text("")
+            print(f"set-up: the start mails of {count} games sent in {time.perf_counter() - start:.0f} s", flush=True)
+        for code in codes:  # in turn, on copies of the same games
+            run = work / "run"
+            shutil.rmtree(run, ignore_errors=True)
+            shutil.copytree(work / "games", run, symlinks=True)
+            env = {**os.environ, "PYTHONPATH": str(code), "KORYO_PBM_HOME": str(work / "home")}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            out = subprocess.run([sys.executable, "-c", IDLE_PASS, str(run), str(args.passes)], env=env,
+                                 check=True, capture_output=True, text=True, cwd=work).stdout
+            got = json.loads(out.strip().splitlines()[-1])
+            if not got["code"].startswith(str(code)):
+                sys.exit(f"bench_judge: {code}'s run imported {got['code']}")
+            box = work / "box"
+            for sub in ("new", "cur", "tmp"):
+                (box / sub).mkdir(parents=True, exist_ok=True)
+            cron = ["-c", "import sys; from koryo_pbm.cli.main import main; sys.exit(main(sys.argv[1:]))", "serve", str(run), "--as", "mod", "--once", "--maildir", str(box),
+                    "--sendmail", "/bin/true", "--from", "Koryo judge <judge@example.org>"]
+            subprocess.run([sys.executable, *cron], env=env, check=True, cwd=work, capture_output=True)
+            cpu = []
+            for _ in range(3):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run([sys.executable, *cron], env=env, check=True, cwd=work, capture_output=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            results[(count, code)] = {"pass": got["pass"], "rss": got["rss"] / 1024, "cron": sorted(cpu)[1],
+                                      "first": got["first"]}
+            print(f"  {count} games, {code}: a pass {got['pass'] * 1000:.3f} ms, serve --once {sorted(cpu)[1]:.2f} s",
+                  flush=True)
+    print("idle passes, CPU (a running judge's pass: median of "
+          f"{args.passes}; a whole serve --once: median of 3), side by side")
+    for code in codes:
+        print(f"  {code}:")
+        for count in counts:
+            r = results[(count, code)]
+            print(f"    {count:>6} games: pass {r['pass'] * 1000:9.3f} ms ({r['pass'] / count * 1e6:7.2f} us/game), "
+                  f"serve --once {r['cron']:6.2f} s; a new judge's first pass {r['first']:6.2f} s; "
+                  f"peak memory of the running judge {r['rss']:.0f} MiB")
+        first = results[(counts[0], code)]
+        for count in counts[1:]:
+            r = results[(count, code)]
+            print(f"    {count} / {counts[0]}: pass {r['pass'] / first['pass']:.2f}x, "
+                  f"serve --once {r['cron'] / first['cron']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -359,7 +665,19 @@ def main() -> None:
     parser.add_argument("--own-games", action="store_true",
                         help="each installation makes its own games (for file formats the first cannot make)")
     parser.add_argument("--set-up-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--idle", action="store_true", help="passes with nothing to do over idle games (no mail servers)")
+    parser.add_argument("--idle-games", default="100,1000,10000", help="the counts of idle games (--idle)")
+    parser.add_argument("--code", action="append", help="a checkout's folder holding koryo_pbm (--idle; repeatable)")
+    parser.add_argument("--passes", type=int, default=5, help="timed passes (--idle)")
+    parser.add_argument("--scale", action="store_true", help="many games, envelopes from a Maildir (no mail servers)")
+    parser.add_argument("--scale-games", type=int, default=10000, help="the games under the judge (--scale)")
     args = parser.parse_args()
+    if args.idle:
+        idle(args)
+        return
+    if args.scale:
+        scale(args)
+        return
     if args.set_up_only:  # run by Install with that installation's interpreter
         set_up(args.cache, args.games)
         return

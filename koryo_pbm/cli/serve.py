@@ -39,6 +39,17 @@ def _plug_in(module: str, cls: str, option: str) -> Any:
         raise UsageError(f"{option} is not available in this koryo-pbm (no koryo_pbm.transport.{module})") from None
 
 
+def program_path(given: str) -> str:
+    """The absolute path of the program at ``given`` (relative to the current folder: a path,
+    never a name looked up on ``$PATH``), resolved once; refused when it cannot be run."""
+    path = os.path.abspath(os.path.expanduser(given))
+    if not os.path.exists(path):
+        raise UsageError(f"--sendmail {given}: no such file {path}")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise UsageError(f"--sendmail {given}: {path} is not executable")
+    return path
+
+
 _log_file: list[Any] = []  # the open --log-file, if any
 
 
@@ -151,8 +162,9 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
               help=f"Send mail by SMTP: smtps://USER@HOST[:PORT] (smtp:// uses STARTTLS). Password from ${SMTP_PASSWORD_ENV} "
                    "or --smtp-password-file.")
 @click.option("--smtp-password-file", type=click.Path(dir_okay=False, path_type=Path), help="File holding the SMTP password.")
-@click.option("--sendmail", "sendmail", type=click.Path(dir_okay=False, path_type=Path),
-              help="Send mail with this sendmail-compatible program (e.g. /usr/sbin/sendmail).")
+@click.option("--sendmail", "sendmail", metavar="PATH",
+              help="Send mail with the sendmail-compatible program at this path (e.g. /usr/sbin/sendmail; "
+                   "a relative path is from the current folder, never looked up on $PATH).")
 @click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Trust this CA certificate for the IMAP and SMTP servers' TLS (a private server).")
 @click.option("--from", "from_header", metavar='"NAME <ADDRESS>"', help="The judge's From address (needed to send mail).")
@@ -173,15 +185,22 @@ def _serve_co_dealer(root: Path, identity: Any, once: bool, poll: float, mail: A
                    "whichever address does).")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the judge's log to this file (default: standard error).")
+@click.option("--shard", "shard", metavar="K/N",
+              help="Serve only the games of shard K of N (a stable hash of each game id): one of N judges, each "
+                   "with its own ROOT and IMAP folder shard-K (see --sieve); mail for another shard's game is moved "
+                   "to its folder, unanswered.")
+@click.option("--sieve", "sieve", type=int, metavar="N",
+              help="Print the Sieve rules (dovecot Pigeonhole) filing the mail of each game under ROOT into its "
+                   "shard's IMAP folder shard-K, for N shards, and exit.")
 @click.option("--co-dealer", "co_dealer", is_flag=True,
               help="Serve as the co-dealer of blind games (the key given by --as): answer what they ask of it, "
                    "by mail with mail options (ROOT keeps a copy of each game), else in the shared folders under "
                    "ROOT. Implied when ROOT holds blind games of which the key is the co-dealer.")
 def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tuple[Path, ...],
             imap_url: str | None, imap_password_file: Path | None, done_folder: str, smtp_url: str | None,
-            smtp_password_file: Path | None, sendmail: Path | None, ca_file: Path | None, from_header: str | None, once: bool,
+            smtp_password_file: Path | None, sendmail: str | None, ca_file: Path | None, from_header: str | None, once: bool,
             poll: float, retry_base: float, remind: str, moderator: str | None, judges: tuple[str, ...],
-            log_file: Path | None, co_dealer: bool) -> None:
+            log_file: Path | None, shard: str | None, sieve: int | None, co_dealer: bool) -> None:
     """Serve every game folder under ROOT (or ROOT itself): the judge.
 
     \b
@@ -203,17 +222,25 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
       koryo-pbm serve games --as mod --once
       koryo-pbm serve games --as mod --maildir ~/Maildir/games --sendmail /usr/sbin/sendmail \\
           --from "Games judge <judge@example.org>"
+      koryo-pbm serve games --as mod --sieve 2 > games.sieve
+      koryo-pbm serve games --as mod --shard 1/2 --imap imaps://judge@mail.example.org/shard-1 \\
+          --smtp smtps://judge@mail.example.org --from "Games judge <judge@example.org>"
       koryo-pbm serve dealt --as carl --co-dealer --maildir ~/Maildir/deals --sendmail /usr/sbin/sendmail \\
           --from "Carl (co-dealer) <carl@example.org>"
     """
     import signal
 
     from koryo_pbm.deadlines import parse_duration
+    from koryo_pbm.judge import shards
     from koryo_pbm.judge.service import Judge
     from koryo_pbm.transport.address import check_address
     from koryo_pbm.transport.senders import SendmailSender
     from koryo_pbm.transport.sources import MaildirSource
 
+    if sieve is not None:
+        click.echo(shards.sieve(root, sieve), nl=False)
+        return
+    shard_of = shards.parse(shard) if shard is not None else None
     remind_before = parse_duration(remind, what="--remind")
     for address in judges:
         check_address(address, who="--judge address")
@@ -247,7 +274,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
                                                                          poll=poll))
     sender: Any = None
     if sendmail:
-        sender = SendmailSender(sendmail)
+        sender = SendmailSender(program_path(sendmail))
     elif smtp_url:
         sender = _plug_in("smtp", "SmtpSender", "--smtp").from_url(
             smtp_url, password=_password(SMTP_PASSWORD_ENV, smtp_password_file, "SMTP") or "", ca_file=ca_file)
@@ -296,7 +323,8 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     if judges:
         raise UsageError("--judge is the co-dealer's option (the moderators' judges it answers), not the judge's")
     judge = Judge(root=root, identity=identity, sources=sources, sender=sender, from_header=from_header,
-                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator)
+                  log=_log, retry_base=retry_base, remind=remind_before, moderator=moderator, shard=shard_of,
+                  watch=not once)  # (a judge run once reads no change as it happens)
     if os.environ.get(NOW_ENV):  # a fixed time, for tests (see now_utc)
         fixed = now_utc().timestamp()
         judge.clock = lambda: fixed
@@ -328,7 +356,7 @@ def command(root: Path, as_name: str | None, key_file: Path | None, maildirs: tu
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         if not once:
-            _log(f"serving {root} ({len(judge.discover())} games)"
+            _log(f"serving {root} ({len(judge.discover(False))} games)"
                  + "".join(f"; reading {s.label}" for s in sources) + (f"; sending by {sender.label}" if sender else ""))
         while True:
             judge.run_once()

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from koryo_pbm.judge import club, clubmail, commands, messages, notify, outbox
-from koryo_pbm.judge.club import Judging
-from koryo_pbm.judge.gameref import GameRef
+from koryo_pbm.judge.games import GameRef, Host
 from koryo_pbm.judge.incoming import ParsedMail
 from koryo_pbm.judge.limits import Limit
 from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
@@ -42,7 +41,7 @@ RECEIPT = "receipt"  # Limits.first: the receipt of one envelope is mailed to it
 ANSWERED = "signed-envelope"  # Limits.first: a signed envelope of a seat is answered to its seat once
 
 
-class Answering(Judging, Protocol):
+class Answering(Host, Protocol):
     moderator: str | None
 
     def _is_queued(self, ref: GameRef, key: str) -> bool: ...

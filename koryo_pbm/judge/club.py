@@ -1,6 +1,7 @@
 """The judge for a club: sign-up by mail, mail commands, press relay, and light state mails.
 
-Hooks of :class:`koryo_pbm.judge.service.Judge`:
+Hooks of :class:`koryo_pbm.judge.service.Judge` (which imports this module; this one knows the
+judge only as a :class:`~koryo_pbm.judge.games.Host`, the members it uses):
 
 * :func:`serve_signups` (at the start of each pass): for each folder under the root holding a
   ``signup.toml`` (``new --invite``) and no game yet, the invitations owed, the seats not taken
@@ -21,54 +22,15 @@ a non-player, press to a player not in the game, a press too large) gets one lin
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.errors import FormatError, KoryoPbmError
 from koryo_pbm.judge import clubmail
-from koryo_pbm.judge.gameref import GameRef
+from koryo_pbm.judge.games import GameRef, Host
 from koryo_pbm.judge.incoming import ParsedMail
-from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, Limit, Limits
+from koryo_pbm.judge.limits import Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outgoing, waiting
-
-
-class Judging(Protocol):
-    """What these hooks use of the judge that calls them (:class:`koryo_pbm.judge.service.Judge`,
-    which passes itself): its root, key, log, rate limits, games, and the steps of its own that
-    they share (reading a game's facts, knowing a sender, queueing a mail within the limits)."""
-
-    root: Path
-    identity: Identity
-    limits: Limits | None
-    games: dict[Path, GameRef]
-
-    @property
-    def log(self) -> Callable[[str], None]: ...
-
-    @property
-    def _limits(self) -> Limits: ...
-
-    def _now(self) -> datetime: ...
-
-    def _once(self, what: str, message: str) -> None: ...
-
-    def _by_id(self) -> dict[str, GameRef]: ...
-
-    def _player_of(self, ref: GameRef, address: str | None) -> str | None: ...
-
-    def _known_sender(self, parsed: ParsedMail, prefer: Iterable[GameRef] = ()) -> tuple[GameRef, str] | None: ...
-
-    def _info(self, ref: GameRef, doc: Any = None) -> GameInfo: ...
-
-    def _queue(self, ref: GameRef, out: Outgoing, automatic: str = "auto-replied") -> bool: ...
-
-    def _queue_limited(self, ref: GameRef, out: Outgoing, parsed: ParsedMail, what: str,
-                       limit: Limit = AUTOMATIC_ANSWER) -> bool: ...
-
 
 MAX_TEXTS = 8  # text parts of one mail read for commands, keys and press
 MAX_TEXT = 2 * 1024 * 1024  # characters of one text part read (more than a press may hold)
@@ -79,7 +41,7 @@ PRESS_RATE = Limit("press", 30, 3600.0, "press relayed")
 SIGNUP_RATE = Limit("signup-answer", 5, 3600.0, "answers to key lines")
 
 
-def _limits(judge: Judging) -> Limits:
+def _limits(judge: Host) -> Limits:
     """The judge's rate limits (per game and address, kept under the root across restarts)."""
     return judge._limits
 
@@ -130,18 +92,14 @@ def mail_texts(data: bytes) -> list[str]:
 # -- sign-up ---------------------------------------------------------------------------------------
 
 
-def signup_folders(judge: Judging) -> list[Path]:
+def signup_folders(judge: Host) -> list[Path]:
+    """The sign-up folders under the judge's root: those without a game (as the judge last
+    listed the root) holding a ``signup.toml``."""
     from koryo_pbm import signup
     from koryo_pbm.store.folder import GAME_FILE
 
     root = Path(judge.root)
-    if (root / signup.SIGNUP_FILE).is_file():
-        candidates = [root]
-    else:
-        try:
-            candidates = [root / n for n in sorted(os.listdir(root)) if not n.startswith(".")]
-        except OSError:
-            return []
+    candidates = [root] if (root / signup.SIGNUP_FILE).is_file() else judge.other_folders()
     return [f for f in candidates if (f / signup.SIGNUP_FILE).is_file() and not (f / GAME_FILE).exists()]
 
 
@@ -157,7 +115,7 @@ def _human(stamp: str) -> str:
     return deadlines.human(deadlines.parse_stamp(stamp))
 
 
-def serve_signups(judge: Judging) -> list[GameRef]:
+def serve_signups(judge: Host) -> list[GameRef]:
     """The invitations owed, the late seats reported, the games whose seats are all taken made.
     The sign-up folders (their outboxes are sent with the games')."""
     refs = []
@@ -173,7 +131,7 @@ def serve_signups(judge: Judging) -> list[GameRef]:
     return refs
 
 
-def _serve_signup(judge: Judging, ref: GameRef) -> None:
+def _serve_signup(judge: Host, ref: GameRef) -> None:
     from koryo_pbm import deadlines, signup
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.store.lock import game_lock
@@ -209,7 +167,7 @@ def _serve_signup(judge: Judging, ref: GameRef) -> None:
                                            body=line + ".\n\n" + clubmail.SIGNATURE), automatic="auto-generated")
 
 
-def _signup_mail(judge: Judging, parsed: ParsedMail, texts: list[str], digest: str) -> bool | None:
+def _signup_mail(judge: Host, parsed: ParsedMail, texts: list[str], digest: str) -> bool | None:
     """A mail holding key lines, or tagged for a sign-up: the seat taken (or one line why not)."""
     from koryo_pbm import signup
     from koryo_pbm.store.lock import game_lock
@@ -262,7 +220,7 @@ def _signup_mail(judge: Judging, parsed: ParsedMail, texts: list[str], digest: s
 # -- press -----------------------------------------------------------------------------------------
 
 
-def _relay(judge: Judging, parsed: ParsedMail, found: list[Any], digest: str) -> bool:
+def _relay(judge: Host, parsed: ParsedMail, found: list[Any], digest: str) -> bool:
     from koryo_pbm import press
     from koryo_pbm.crypto.press import Press
     from koryo_pbm.store import gamefile
@@ -332,7 +290,7 @@ def _relay(judge: Judging, parsed: ParsedMail, found: list[Any], digest: str) ->
 # -- mail commands ---------------------------------------------------------------------------------
 
 
-def _command(judge: Judging, parsed: ParsedMail, word: str, digest: str) -> bool | None:
+def _command(judge: Host, parsed: ParsedMail, word: str, digest: str) -> bool | None:
     from koryo_pbm import history
     from koryo_pbm.engine.registry import find_game
     from koryo_pbm.store import gamefile
@@ -389,7 +347,7 @@ def _command(judge: Judging, parsed: ParsedMail, word: str, digest: str) -> bool
     return True
 
 
-def concerns(judge: Judging, parsed: ParsedMail, data: bytes) -> bool:
+def concerns(judge: Host, parsed: ParsedMail, data: bytes) -> bool:
     """Is a mail without the tag of a game served (and without envelopes) one of ours: press, or
     a mail for a game that waits for its seats (tagged, or holding a key line)?"""
     from koryo_pbm.crypto.press import BEGIN
@@ -401,7 +359,7 @@ def concerns(judge: Judging, parsed: ParsedMail, data: bytes) -> bool:
     return bool(folders) and (any(f.name in parsed.tags for f in folders) or KEY_PREFIX.encode("ascii") in data)
 
 
-def without_envelope(judge: Judging, data: bytes, parsed: ParsedMail, digest: str) -> bool | None:
+def without_envelope(judge: Host, data: bytes, parsed: ParsedMail, digest: str) -> bool | None:
     """Handle a mail without orders envelopes if it is press, a key line or a command: True; None
     when it is none of these (the judge's help reply then)."""
     from koryo_pbm.crypto.press import BEGIN, scan_press

@@ -23,6 +23,7 @@ from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, getaddresses, parseaddr
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from koryo_pbm.errors import StorageError
 from koryo_pbm.judge.incoming import JUDGE_HEADER
@@ -419,3 +420,30 @@ def flush(game_dir: Path, sender: Sender, *, now: float, retry_base: float,
 def _unlink(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
+
+
+def in_parallel(items: list[Any], senders: list[Any], work: Callable[[Any, Any], Any]) -> None:
+    """``work(item, sender)`` for each item, through all the senders at once (each a connection:
+    an SMTP server answers each mail only once it is safely queued, and in parallel those waits
+    overlap); each item by one sender."""
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(senders) == 1 or len(items) < 2:
+        for item in items:
+            work(item, senders[0])
+        return
+    todo: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    for item in items:
+        todo.put(item)
+
+    def run(sender: Any) -> None:
+        while True:
+            try:
+                item = todo.get_nowait()
+            except queue.Empty:
+                return
+            work(item, sender)
+
+    with ThreadPoolExecutor(len(senders)) as pool:
+        list(pool.map(run, senders))

@@ -8,13 +8,10 @@ One pass (:meth:`Judge.run_once`) does, in this order, each step safe to repeat 
    resolved under the game's lock, its one answer queued, and only then marked handled;
 3. each game's ``inbox/`` is resolved as ``koryo-pbm resolve`` does (also with an empty inbox
    when the bot has orders to play: a missed deadline, or only bot seats missing);
-4. the reminders and late notices each game owes are queued: a reminder to each missing player
-   with an address ``remind`` before the deadline (the game's ``--remind``, else the judge's;
-   at most half the decision's time to answer, so never together with the state mail),
-   a late notice to every player with an address once the deadline has passed with players
-   missing, and (``missed = "wait"``) a reminder to each late player every ``remind`` after it;
-   each once per decision and deadline (their outbox keys say which);
+4. the reminders and late notices each game owes are queued (:mod:`koryo_pbm.judge.reminders`);
 5. each game's outbox is sent.
+
+A pass looks only at the games that may have something to do (:mod:`koryo_pbm.judge.games`).
 
 The judge's time is its ``clock`` (tests give it a fake one): deadlines are compared with it.
 
@@ -30,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -40,9 +36,11 @@ from typing import Any
 
 from koryo_pbm.crypto.envelope import Envelope
 from koryo_pbm.crypto.keys import Identity
-from koryo_pbm.errors import FormatError, KoryoPbmError, StorageError
-from koryo_pbm.judge import answering, commands, messages, notify, outbox
-from koryo_pbm.judge.gameref import GameRef, Seen
+from koryo_pbm.errors import FormatError, KoryoPbmError
+from koryo_pbm.judge import answering, club, commands, messages, notify, outbox, reminders, shards
+from koryo_pbm.judge.games import FULL_SCAN, INDEX_FILE, GameIndex, GameRef, Reports, Seen, owed_since, settled
+from koryo_pbm.judge.games import moved as moved_on
+from koryo_pbm.judge.games import stamp as _stamp
 from koryo_pbm.judge.incoming import ParsedMail, parse_mail
 from koryo_pbm.judge.limits import AUTOMATIC_ANSWER, LIMITS_FILE, STATE_DIR, Limit, Limits
 from koryo_pbm.judge.messages import GameInfo, Outcome, Outgoing
@@ -67,27 +65,6 @@ def _utc(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
 
 
-def _moved(doc: Any) -> bool:
-    """Whether this version of the game moved it on (a resolve wrote it, and its log says so),
-    rather than only holding an order or changing an address."""
-    return bool(doc.log) and int(doc.log[-1].get("version", 0)) == doc.version
-
-
-def _owed_since(last: int, version: int, moved: bool) -> bool:
-    """Whether a player last told of version ``last`` (0: never) is owed a report or a state mail
-    of ``version``: a version that moved the game on, or the first they get."""
-    return last < version and (moved or last == 0)
-
-
-def _stamp(path: Path) -> tuple[int, int, int]:
-    """What tells that a file changed: its modification time, size and inode."""
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
 @dataclass
 class Judge:
     root: Path
@@ -100,6 +77,8 @@ class Judge:
     retry_base: float = 60.0
     remind: timedelta = timedelta(days=1)  # before a deadline, unless the game says otherwise
     moderator: str | None = None  # the moderator's own address: players' mails without envelope go there too
+    shard: tuple[int, int] | None = None  # (K, N): serves the games of shard K of N only (koryo_pbm.judge.shards)
+    watch: bool = True  # told by the kernel which games changed (inotify): for a judge that keeps running
     limits: Limits | None = None  # the rate limits (default: under ROOT/.koryo-pbm-judge)
     games: dict[Path, GameRef] = field(default_factory=dict)
     _complained: set[str] = field(default_factory=set)
@@ -112,13 +91,17 @@ class Judge:
     _unreadable: set[Path] = field(default_factory=set)  # game folders that could not be read this pass
     _failed: list[tuple[str, str]] = field(default_factory=list)  # (game tag, outbox key) given up for good
     _names: dict[Path, set[str]] = field(default_factory=dict)  # each outbox's queued names, this pass (_queued)
-    _reports: dict[Path, tuple[tuple[int, int, int], int]] = field(default_factory=dict)  # (stamp, version) written
+    _reports: Reports = field(default_factory=Reports)  # the versions of the reports the judge wrote
+    _busy: dict[Path, tuple[GameRef, Any]] = field(default_factory=dict)  # the games this pass looks at, stamps
+    _others: list[Path] = field(default_factory=list)  # folders under the root without a game
+    _index: GameIndex = field(init=False)
 
     def __post_init__(self) -> None:
         if self.limits is None:
             # saved once per batch of mails, with what they changed, before they are marked handled
             self.limits = Limits(Path(self.root) / STATE_DIR / LIMITS_FILE, clock=lambda: self.clock(),
                                  log=lambda line: self.log(line), autosave=False)
+        self._index = GameIndex(Path(self.root), Path(self.root) / STATE_DIR / INDEX_FILE, self.remind, self.watch)
 
     @property
     def _limits(self) -> Limits:
@@ -136,29 +119,63 @@ class Judge:
             self._complained.add(what)
             self.log(message)
 
-    def discover(self) -> list[GameRef]:
-        """Every game folder served: ROOT itself if it holds a game, else each folder in it that does."""
+    def discover(self, full: bool = True) -> list[GameRef]:
+        """Every game folder served: ROOT itself if it holds a game, else each folder in it that
+        does. ``full``: each folder looked at again (else only when the root's listing changed, and
+        the folders that held no game: :class:`GameIndex`)."""
         root = Path(self.root)
-        folders = [root] if (root / GAME_FILE).is_file() else []
-        if not folders:
-            try:
-                names = sorted(os.listdir(root))
-            except OSError as exc:
-                raise StorageError(f"cannot list {root}: {exc.strerror or exc}") from None
-            folders = [root / n for n in names if not n.startswith(".") and (root / n / GAME_FILE).is_file()]
-        found = []
+        if not self._index.loaded_once:
+            self._index.load(self.log)
+        names = ["."] if (root / GAME_FILE).is_file() else self._index.names(full)
+        if names is None:  # the listing is as it was: only the folders without a game are looked at
+            folders, keep = self._others, True
+        else:
+            folders, keep = [root if n == "." else root / n for n in names if not n.startswith(".")], False
+        self._others = []
+        found = {}
         self._unreadable = set()
         for folder in folders:
-            ref = self.games.get(folder) or GameRef(folder, folder / GAME_FILE, folder.name)
-            try:
-                self._refresh(ref)
-            except KoryoPbmError as exc:
-                self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
-                self._unreadable.add(folder)
+            ref = self.games.get(folder) or self._index.ref_from_entry(folder, folder.name if folder != root else ".")
+            if ref is not None and not full and ref.clean is not None:
+                found[folder] = ref  # its stamps are looked at by the pass (GameIndex.pick)
+            elif folder != root and not (folder / GAME_FILE).is_file():
+                self._others.append(folder)
                 continue
-            self.games[folder] = ref
-            found.append(ref)
-        return found
+            else:
+                ref = ref or GameRef(folder, folder / GAME_FILE, folder.name)
+                try:
+                    self._refresh(ref)
+                except KoryoPbmError as exc:
+                    self._once(f"game:{folder}:{exc}", f"not serving {folder}: {exc}")
+                    self._unreadable.add(folder)
+                    self._others.append(folder)
+                    continue
+                found[folder] = ref
+        if self.shard is not None:  # the other shards' games: not served here (said once)
+            for folder, ref in list(found.items()):
+                k = shards.shard_of(ref.game_id, self.shard[1])
+                if k != self.shard[0]:
+                    self._once(f"shard:{folder}", f"not serving {folder}: game {ref.game_id} is shard {k}'s "
+                               f"of {self.shard[1]}, not this judge's ({self.shard[0]})")
+                    del found[folder]
+                    self._others.append(folder)
+        for folder, ref in found.items():
+            if folder not in self.games:  # new: looked at by this pass, and watched
+                self._index.track(ref)
+                self._index.dirty.add(folder)
+                if ref.pending:
+                    self._index.pending.add(folder)
+        if keep:
+            self.games.update(found)
+        else:
+            for folder in set(self.games) - set(found):
+                self._index.forget(folder)
+            self.games = found
+        return list(self.games.values())
+
+    def other_folders(self) -> list[Path]:
+        """The folders under the root that held no game when it was last listed (a sign-up's)."""
+        return list(self._others)
 
     def _refresh(self, ref: GameRef) -> None:
         """Re-read the game's id and addresses when its file changed."""
@@ -216,7 +233,7 @@ class Judge:
     @staticmethod
     def _seen(ref: GameRef, stamp: tuple[int, int, int], doc: Any) -> None:
         """Keep the public facts of ``doc``, the file's version at ``stamp`` (:class:`Seen`)."""
-        moved = _moved(doc)
+        moved = moved_on(doc)
         decision = None if doc.decision is None else {k: list(v) if isinstance(v, list) else v
                                                       for k, v in doc.decision.items()}
         ref.seen = Seen(stamp, doc.replace(public={}, log=[], sealed={}, replay=None, decision=decision), moved)
@@ -247,31 +264,78 @@ class Judge:
     # -- one pass ------------------------------------------------------------------------------
 
     def run_once(self) -> None:
-        from koryo_pbm.judge import club
-
+        """One pass over the games that may have something to do (the module's docstring; which
+        games: :mod:`koryo_pbm.judge.games`)."""
         self._names.clear()  # the outboxes are listed again: a pass sees what changed since the last one
+        if not self._index.loaded_once:
+            self._index.load(self.log)
+        full = time.time() >= self._index.next_full
+        self.discover(full)
         signups = club.serve_signups(self)  # invitations; games whose seats are all taken are made
-        games = self.discover()
-        for ref in games:
-            self._guard(f"game {ref.folder}", self._owed, ref)
+        if any((ref.folder / GAME_FILE).is_file() for ref in signups):
+            self.discover(False)  # served from this pass on
+        if full:
+            self._index.next_full, self._index.dirty_file = time.time() + FULL_SCAN, True
+        busy, gone = self._index.pick(self.games, self.clock(), full)
+        for ref in gone:  # its file is gone or unreadable: looked for again at the next pass
+            self._once(f"game:{ref.folder}", f"not serving {ref.folder}: cannot read {ref.path}")
+            self._unreadable.add(ref.folder)
+            self.games.pop(ref.folder, None)
+            self._index.forget(ref.folder)
+            self._others.append(ref.folder)
+        self._busy = {folder: (self.games[folder], stamps) for folder, stamps in busy.items()}
+        failed: set[Path] = set()
+        for ref, _ in list(self._busy.values()):
+            self._step(f"game {ref.folder}", self._owed, ref, failed)
         for source in self.sources:
-            self._poll(source)
+            self._poll(source)  # a game that gets mail joins the busy ones (_resolve_mail)
         self._limits.save()  # (saved at each batch; this is for a pass that ended early)
-        for ref in games:
-            self._guard(f"the inbox of {ref.folder}", self._serve_inbox, ref)
-        for ref in games:
-            self._guard(f"the deadline of {ref.folder}", self._deadline_mails, ref)
+        looked = list(self._busy.values())
+        for ref, _ in looked:
+            self._step(f"the inbox of {ref.folder}", self._serve_inbox, ref, failed)
+        for ref, _ in looked:
+            self._step(f"the deadline of {ref.folder}", lambda r: reminders.deadline_mails(self, r), ref, failed)
         if self.sender is not None:
-            self._flush_all(games + signups)
+            due = {ref.folder: ref for ref in signups}  # (a sign-up that made its game: sent once, as the game)
+            due.update((f, self.games[f]) for f in self._index.pending if f in self.games)
+            due.update((ref.folder, ref) for ref, _ in looked)
+            self._flush_all(list(due.values()))
             self._refund_failed()
+        for ref, stamps in looked:
+            self._settle(ref, stamps, ref.folder in failed)
+        self._busy = {}
+        if self._index.dirty_file:
+            self._guard("the judge's index", lambda _: self._index.save(list(self.games.values())), None)
 
-    def _guard(self, what: str, step: Callable[[GameRef], None], ref: GameRef) -> None:
+    def _settle(self, ref: GameRef, stamps: Any, failed: bool) -> None:
+        """Note what the judge knows of a game it finished with in this pass (``stamps``: its
+        stamps before the pass looked at it): looked at again when they change, or when due."""
+        if ref.folder not in self.games:
+            return
+        try:
+            if failed or not settled(stamps) or stamps[0] != _stamp(ref.path):  # changed meanwhile
+                self._index.settle(ref, None, ref.due, self.clock())
+                return
+            seen = self._seen_now(ref, stamps[0])
+            due = reminders.next_due(seen.doc if seen is not None else self._public(ref), self.remind, self._now())
+        except KoryoPbmError:
+            self._index.settle(ref, None, ref.due, self.clock())
+            return
+        self._index.settle(ref, stamps, due, self.clock())
+
+    def _step(self, what: str, step: Callable[[GameRef], None], ref: GameRef, failed: set[Path]) -> None:
+        if not self._guard(what, step, ref):
+            failed.add(ref.folder)
+
+    def _guard(self, what: str, step: Callable[[Any], None], ref: Any) -> bool:
         try:
             step(ref)
+            return True
         except KoryoPbmError as exc:
             self._once(f"{what}:{exc}", f"{what}: {exc}")
         except OSError as exc:  # a disk error in one game's folder: the others are still served
             self._once(f"{what}:{exc}", f"{what}: {exc.strerror or exc}; tried again at the next pass")
+        return False
 
     def _poll(self, source: Source) -> None:
         sid = id(source)
@@ -297,7 +361,9 @@ class Judge:
                 for mail in source.fetch():
                     if (source.label, mail.key) in self._ignored:
                         continue
-                    handled = self._handle(mail)
+                    handled = self._handle(mail, source)
+                    if handled == "moved":
+                        continue
                     if handled is True:
                         done.append(mail)
                         if len(done) >= SYNC_BATCH:
@@ -327,9 +393,10 @@ class Judge:
 
     # -- mail --------------------------------------------------------------------------------------
 
-    def _handle(self, mail: IncomingMail) -> bool | None:
+    def _handle(self, mail: IncomingMail, source: Source | None = None) -> bool | str | None:
         """Handle one mail completely: True. False: it is not for the judge (left where it is).
-        None: it cannot be handled now (a game is locked); it is tried again at the next pass."""
+        None: it cannot be handled now (a game is locked); it is tried again at the next pass.
+        ``"moved"``: it is another shard's, moved to that shard's folder of ``source``."""
         full = hashlib.sha256(mail.data).hexdigest()
         digest = full[:24]
         if mail.truncated:
@@ -345,12 +412,10 @@ class Judge:
             return True
         parsed = self._parse(mail, full)
         secret = commands.holds_secret_key(mail.data)
-        if not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values()):
-            from koryo_pbm.judge import club
-
-            # not press, nor a key line for a sign-up, nor from a player (who gets the list): left alone
-            if not secret and not club.concerns(self, parsed, mail.data) and self._known_sender(parsed) is None:
-                return answering.untagged(self, parsed, digest, mail.data)  # logged once
+        if (not parsed.found and not parsed.from_judge and not any(g.tag in parsed.tags for g in self.games.values())
+                # not press, nor a key line for a sign-up, nor from a player (who gets the list): left alone
+                and not secret and not club.concerns(self, parsed, mail.data) and self._known_sender(parsed) is None):
+            return answering.untagged(self, parsed, digest, mail.data)  # logged once
         self.log(f"received {parsed.names()} ({mail.size} bytes, {mail.label})")
         if parsed.from_judge:
             self.log(f"{parsed.names()}: one of the judge's own mails came back; not answered")
@@ -360,13 +425,16 @@ class Judge:
             if not parsed.found:
                 return True
         if not parsed.found:
-            from koryo_pbm.judge import club
-
             done = club.without_envelope(self, mail.data, parsed, digest)  # press, a key line, a command
             return self._no_envelope(parsed, digest, mail.data) if done is None else done
+        by_id = self._by_id()
+        if self.shard is not None and not any(isinstance(i, Envelope) and i.game_id in by_id for i in parsed.found):
+            elsewhere = [k for i in parsed.found if isinstance(i, Envelope)
+                         for k in [shards.shard_of(i.game_id, self.shard[1])] if k != self.shard[0]]
+            if elsewhere:
+                return self._move(mail, parsed, source, elsewhere[0])
         outcomes: list[tuple[GameRef | None, Outcome]] = []
         groups: dict[Path, list[tuple[int, Envelope]]] = {}
-        by_id = self._by_id()
         for i, item in enumerate(parsed.found):
             if i >= MAX_ENVELOPES_PER_MAIL:
                 outcomes.append((None, Outcome("refused", f"the mail holds more than {MAX_ENVELOPES_PER_MAIL} "
@@ -407,6 +475,18 @@ class Judge:
         self._answer(parsed, outcomes, infos, digest)
         return True
 
+    def _move(self, mail: IncomingMail, parsed: ParsedMail, source: Source | None, k: int) -> bool | str:
+        """Move a mail for shard ``k``'s games to its folder, unanswered (its judge answers it)."""
+        folder = shards.FOLDER.format(k=k)
+        move = getattr(source, "move_to", None)
+        if move is None:
+            self._once(f"shard-move:{mail.label}", f"{parsed.names()}: for shard {k}'s games; this source has no "
+                       f"folder {folder} to move it to: left where it is, not answered")
+            return False
+        move(mail, folder)
+        self.log(f"{parsed.names()}: for shard {k}'s games: moved to {folder}, not answered here")
+        return "moved"
+
     def _parse(self, mail: IncomingMail, digest: str, *, head_only: bool = False) -> ParsedMail:
         parsed = parse_mail(mail.data, mail.label, head_only=head_only)
         parsed.received, parsed.digest = _received(self.clock()), digest
@@ -439,6 +519,8 @@ class Judge:
 
         now = self.clock()
         data = None
+        if ref.folder not in self._busy:  # looked at by the rest of the pass (its stamps before the mail)
+            self._busy[ref.folder] = (ref, GameIndex.stamps(ref))
         with game_lock(ref.folder):
             mv = self._load(ref, _stamp(ref.path))
             held = {v.get("digest"): p for p, v in mv.orders.items() if isinstance(v, dict)}
@@ -513,7 +595,6 @@ class Judge:
         """Queue the state mails and write the reports this game owes for its current version
         (``written``: the bytes and document the judge has just written, not read again;
         ``info``: what :meth:`_info` says of that document, when the caller has it)."""
-        from koryo_pbm.judge import club
         from koryo_pbm.store import gamefile
         from koryo_pbm.store.atomic import write_atomic
 
@@ -540,28 +621,28 @@ class Judge:
                                              source=f"game file {ref.path}")
             self._seen(ref, stamp, doc)
         if not (doc.decision and "deadline" in doc.decision):
-            ref.no_deadline = stamp  # nothing for _deadline_mails to read while the file is unchanged
+            ref.no_deadline = stamp  # nothing for reminders.deadline_mails to read while the file is unchanged
         # A version that moved the game on (a resolve wrote it) is mailed; one that only holds an
         # order or changes an address is not, except to a player who has had nothing yet.
-        moved = _moved(doc)
+        moved = moved_on(doc)
         info = info if info is not None else self._info(ref, doc)
         mailed = self._mailed(ref)
         mode = notify.mode_of(doc)
         told = False  # a report written or a state mail queued for this version
         for player in doc.players:
             report_path = ref.folder / f"{REPORT_PREFIX}{player}.txt"
-            last_report = self._report_version(report_path)
-            if _owed_since(last_report, doc.version, moved):
+            last_report = self._reports.version(report_path)
+            if owed_since(last_report, doc.version, moved):
                 text = messages.report(info, player, last_report, route="folder")
                 report = text.encode("utf-8")
                 write_atomic(report_path, report)
-                self._wrote_report(report_path, report)
+                self._reports.wrote(report_path, report)
                 told = True
             address = ref.emails.get(player)
             if address is None or self.from_header is None:
                 continue
             last = mailed.get(player, 0)
-            if not _owed_since(last, doc.version, moved):
+            if not owed_since(last, doc.version, moved):
                 continue
             if info.co_dealer is not None:
                 # a blind game: the co-dealer is mailed only what it must answer; the players,
@@ -592,39 +673,14 @@ class Judge:
         doc = seen.doc
         mailed = self._mailed(ref) if self.from_header is not None else {}
         for player in doc.players:
-            last_report = self._report_version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
-            if _owed_since(last_report, doc.version, seen.moved):
+            last_report = self._reports.version(ref.folder / f"{REPORT_PREFIX}{player}.txt")
+            if owed_since(last_report, doc.version, seen.moved):
                 return True
             if ref.emails.get(player) is None or self.from_header is None:
                 continue
-            if _owed_since(mailed.get(player, 0), doc.version, seen.moved):
+            if owed_since(mailed.get(player, 0), doc.version, seen.moved):
                 return True
         return False
-
-    def _report_version(self, path: Path) -> int:
-        """The version the report at ``path`` was written for (0: none yet); not read again when it
-        is still the file the judge wrote (same time, size and inode)."""
-        kept = self._reports.get(path)
-        if kept is not None:
-            try:
-                st = os.stat(path)
-            except OSError:
-                st = None
-            if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == kept[0]:
-                return kept[1]
-            del self._reports[path]
-        return _report_version(path)
-
-    def _wrote_report(self, path: Path, data: bytes) -> None:
-        """Remember the version of the report just written at ``path`` (read from ``data`` as
-        :func:`_report_version` reads the file)."""
-        import io
-
-        try:
-            stamp = _stamp(path)
-        except StorageError:
-            return
-        self._reports[path] = (stamp, _version_in(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readline()))
 
     def _queued(self, ref: GameRef) -> set[str]:
         """The names of every mail in the game's outbox (waiting, sent or failed): listed once per
@@ -653,6 +709,9 @@ class Judge:
         if self.from_header is None:
             self.log(f"game {ref.tag}: a mail to {out.to} is not queued: no --from address")
             return False
+        self._index.dirty_file |= not ref.pending  # (unsent mail: sent by a judge started again)
+        ref.pending = True
+        self._index.pending.add(ref.folder)
         return outbox.queue(ref.folder, out, from_header=self.from_header, game_id=ref.game_id, tag=ref.tag,
                             now=self.clock(), automatic=automatic, known=self._queued(ref)) is not None
 
@@ -689,78 +748,14 @@ class Judge:
         seen = self._seen_now(ref, _stamp(ref.path))  # its decision, deal, service and players: all it asks
         return match.bot_due(seen.doc if seen is not None else self._public(ref), self._now())
 
-    def _deadline_mails(self, ref: GameRef) -> None:
-        """Queue the reminders and the late notices the pending decision owes (each once: its
-        key names the decision, the deadline and the player)."""
-        from koryo_pbm import deadlines
-        from koryo_pbm.store import gamefile
-
-        if self.from_header is None or not ref.emails:
-            return
-        if ref.no_deadline is not None and ref.no_deadline == _stamp(ref.path):
-            return  # the file has not changed since it was seen without a deadline
-        doc = self._public(ref)
-        d = doc.decision
-        if d is None or "deadline" not in d:
-            return
-        policy = deadlines.policy_of(doc.service, list(doc.players))
-        deadline = deadlines.parse_stamp(d["deadline"])
-        now = self._now()
-        missing = [p for p in d["waiting_for"] if p not in d.get("received", []) and not policy.bot_plays(p)]
-        if not missing:
-            return
-        remind = deadlines.parse_duration(policy.remind) if policy.remind else self.remind
-        given = policy.duration(d["kind"])
-        if given is not None:  # never at once with the state mail: at most half the time to answer
-            remind = min(remind, given / 2)
-        info = self._info(ref, doc)
-        data = gamefile.read_game_bytes(ref.path)  # the steps of a reminder begin with saving it
-        when = deadlines.human(deadline)
-        tag = f"{d['id']}-{deadline.strftime('%Y%m%dT%H%M')}"
-        from koryo_pbm.match.policy import bot_may_play
-
-        bot = bot_may_play(str(d.get("kind", "")), "missed")  # a person's join is never the bot's: it waits
-        if deadline - remind <= now < deadline:
-            for player in missing:
-                address = ref.emails.get(player)
-                if address is None:
-                    continue
-                out = messages.reminder(info, player, address, deadline=when,
-                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-{player}",
-                                        next_step=policy.next_step(deadline, "you", bot=bot), game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: reminder for {d['id']} queued for {player}")
-        elif now >= deadline + remind and (policy.missed == "wait" or not bot):
-            # the game waits: the reminders go on, one every `remind` (only the latest one owed
-            # after a judge was stopped for a while, never a burst)
-            k = int((now - deadline) / remind)
-            for player in missing:
-                address = ref.emails.get(player)
-                if address is None:
-                    continue
-                out = messages.reminder(info, player, address, deadline=when, overdue=True,
-                                        left=deadlines.relative(deadline, now), key=f"remind-{tag}-late{k}-{player}",
-                                        next_step=policy.next_step(deadline, "you", bot=bot), game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: reminder {k} after the deadline of {d['id']} queued for {player}")
-        if now >= deadline:
-            act = notify.mode_of(doc) == "act"  # then only the late players are told (they must act)
-            for player in doc.players:
-                address = ref.emails.get(player)
-                if address is None or (player == info.co_dealer and player not in missing) or (
-                        act and player not in missing):
-                    continue
-                out = messages.late_notice(info, player, address, late=missing, deadline=when,
-                                           next_step=policy.next_step(deadline, bot=bot), key=f"late-{tag}-{player}",
-                                           game_file=data)
-                if self._queue(ref, out, automatic="auto-generated"):
-                    self.log(f"game {ref.tag}: late notice for {d['id']} queued for {player}")
-
     def _flush(self, ref: GameRef, sender: Sender | None = None) -> None:
         sender = sender or self.sender
         assert sender is not None
         outbox.flush(ref.folder, sender, now=self.clock(), retry_base=self.retry_base, log=self.log,
                      failed=lambda key: self._failed.append((ref.tag, key)))
+        ref.pending = outbox.has_pending(ref.folder)
+        if not ref.pending:
+            self._index.pending.discard(ref.folder)
 
     def _refund_failed(self) -> None:
         """Give back the rate-limit count of each answer the outbox gave up for good: it reached
@@ -783,53 +778,24 @@ class Judge:
         """Send every game's outbox; through several connections at once when the sender can open
         more (an SMTP server answers each mail only once it is safely queued: in parallel, those
         waits overlap). Each game's outbox is sent by one connection, in its order."""
-        import queue
-        from concurrent.futures import ThreadPoolExecutor
 
         assert self.sender is not None
         self._connections()
-        due = [ref for ref in games if outbox.has_pending(ref.folder)]
-        if len(self._senders) == 1 or len(due) < 2:
-            for ref in due:
-                self._guard(f"the outbox of {ref.folder}", self._flush, ref)
-            return
-        todo: queue.SimpleQueue[GameRef] = queue.SimpleQueue()
-        for ref in due:
-            todo.put(ref)
-
-        def work(sender: Sender) -> None:
-            while True:
-                try:
-                    ref = todo.get_nowait()
-                except queue.Empty:
-                    return
-                self._guard(f"the outbox of {ref.folder}", lambda r: self._flush(r, sender), ref)
-
-        with ThreadPoolExecutor(len(self._senders)) as pool:
-            list(pool.map(work, self._senders))
+        due: list[GameRef] = []
+        for ref in games:
+            ref.pending = outbox.has_pending(ref.folder)
+            if ref.pending:
+                due.append(ref)
+            else:
+                self._index.pending.discard(ref.folder)
+        outbox.in_parallel(due, self._senders, lambda ref, sender: self._guard(
+            f"the outbox of {ref.folder}", lambda r: self._flush(r, sender), ref))
 
     def close(self) -> None:
         """Close the extra connections opened for sending in parallel (not ``sender`` itself)."""
+        self._index.close()
         extra, self._senders = self._senders[1:], []
         for sender in extra:
             with contextlib.suppress(Exception):
                 sender.close()
 
-
-def _report_version(path: Path) -> int:
-    """The version a report was written for (0: none yet)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline()
-    except (OSError, UnicodeDecodeError):
-        return 0
-    return _version_in(first)
-
-
-def _version_in(first: str) -> int:
-    """The version named in a report's first line (0: none)."""
-    marker = ", version "
-    if marker not in first:
-        return 0
-    digits = first.split(marker, 1)[1].split(",", 1)[0]
-    return int(digits) if digits.isdigit() else 0

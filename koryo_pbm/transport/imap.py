@@ -217,6 +217,11 @@ class ImapSource:
 
     def _done_folder_name(self, client: Any) -> str:
         """``koryo-pbm/done`` spelled for this server: its personal namespace's prefix and separator."""
+        return self._spelled(client, self.done_folder)
+
+    @staticmethod
+    def _spelled(client: Any, folder: str) -> str:
+        """A folder's name spelled for this server: its personal namespace's prefix and separator."""
         prefix, sep = "", "/"
         try:
             personal = client.namespace().personal
@@ -228,7 +233,7 @@ class ImapSource:
             prefix = prefix.decode("utf-8", "replace")
         if isinstance(sep, bytes):
             sep = sep.decode("utf-8", "replace")
-        name = self.done_folder.replace("/", sep)
+        name = folder.replace("/", sep)
         return name if name.startswith(prefix) else prefix + name
 
     # -- the Source contract -------------------------------------------------------------------
@@ -386,6 +391,31 @@ class ImapSource:
             client._imap.untagged_responses.clear()
         except Exception as exc:
             raise self._fail(f"moving {len(uids)} handled mails to {self._done_name}", exc) from None
+
+    def move_to(self, mail: IncomingMail, folder: str) -> None:
+        """Move one message to ``folder`` (spelled for this server as the done folder is; made if
+        missing), unhandled: another reader's (a judge of another shard) to handle."""
+        validity, _, uid_text = mail.key.partition(":")
+        client = self._client
+        if client is None or int(validity) != self._uidvalidity:
+            raise SourceError(f"the connection changed before {mail.label} was moved; moved at the next pass")
+        name = self._spelled(client, folder)
+        uid = int(uid_text)
+        try:
+            if not client.folder_exists(name):
+                client.create_folder(name)
+            if client.has_capability("MOVE"):
+                client.move([uid], name)
+            else:
+                client.copy([uid], name)
+                client.add_flags([uid], [b"\\Deleted"])
+                if client.has_capability("UIDPLUS"):
+                    client.uid_expunge([uid])
+                else:
+                    client.expunge()
+            client._imap.untagged_responses.clear()
+        except Exception as exc:
+            raise self._fail(f"moving {mail.label} to {name}", exc) from None
 
     def wait(self, timeout: float) -> None:
         """Until the server reports new mail (IDLE) or ``timeout`` seconds pass; polls without IDLE."""

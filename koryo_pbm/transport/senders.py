@@ -21,6 +21,7 @@ Contract for every sender (what the outbox relies on):
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,7 +60,9 @@ class SendmailSender:
     single dot is not the end), ``-f`` the envelope sender, the recipients after ``--``."""
 
     def __init__(self, program: Path | str, *, timeout: float = SEND_TIMEOUT) -> None:
-        self.program = str(program)
+        # a path, made absolute once: the program at that path is run, never one found on $PATH
+        # (``Path("./sendmail")`` is ``sendmail``, which subprocess would look up there)
+        self.program = os.path.abspath(os.fspath(program))
         self.timeout = timeout
         self.label = f"sendmail {self.program}"
 

@@ -31,6 +31,9 @@ ROLES = ("judge", "alice", "bob", "carol", "dave", "erin", "mallory", "other")
 POOL = 300  # mailboxes per role: NAME1 ... NAME300
 MAIL_UID = 65534  # nobody: delivery and IMAP run as this user, never as root
 INSTALL = "apt-get install dovecot-imapd postfix"
+SIEVE_INSTALL = "apt-get install dovecot-sieve"
+LDA = "/usr/lib/dovecot/dovecot-lda"
+SIEVE_PLUGIN = "/usr/lib/dovecot/modules/lib90_sieve_plugin.so"
 
 
 def missing() -> str | None:
@@ -42,6 +45,14 @@ def missing() -> str | None:
         return f"dovecot's IMAP server is not installed ({INSTALL})"
     if os.geteuid() != 0:
         return "the mail servers are started as root and this is not root"
+    return None
+
+
+def sieve_missing() -> str | None:
+    """Why a dovecot with Sieve (Pigeonhole) cannot run here, or None."""
+    for path in (LDA, SIEVE_PLUGIN):
+        if not os.path.exists(path):
+            return f"{path} is not installed ({SIEVE_INSTALL})"
     return None
 
 
@@ -131,6 +142,7 @@ class Dovecot:
     key: Path
     capabilities: str | None = None  # replaces the IMAP capability list (a server without IDLE, MOVE)
     ssl: bool = True  # False: no STARTTLS, no IMAPS (plain IMAP, as only 127.0.0.1 may be spoken to)
+    sieve: bool = False  # deliver() files mail by each user's ~/.dovecot.sieve (dovecot's LDA with Pigeonhole)
     imap_port: int = field(default_factory=free_port)
     imaps_port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
@@ -195,7 +207,7 @@ service auth {{
     mode = 0666
   }}
 }}
-service stats {{
+{self._sieve_conf()}service stats {{
   unix_listener stats-reader {{
     mode = 0600
   }}
@@ -210,6 +222,26 @@ service stats {{
         wait_port(self.imap_port, "dovecot", self.log)
         if self.ssl:
             wait_port(self.imaps_port, "dovecot", self.log)
+
+    def _sieve_conf(self) -> str:
+        if not self.sieve:
+            return ""
+        return f"""postmaster_address = postmaster@{DOMAIN}
+protocol lda {{
+  mail_plugins = $mail_plugins sieve
+}}
+plugin {{
+  sieve = file:~/sieve;active=~/.dovecot.sieve
+}}
+"""
+
+    def deliver(self, user: str, data: bytes, sender: str) -> None:
+        """Deliver one message to ``user`` as the mail system does (dovecot's LDA, run as postfix's
+        ``mailbox_command`` would run it): the user's Sieve script files it."""
+        assert self.sieve
+        done = subprocess.run([LDA, "-c", str(self.root / "dovecot.conf"), "-d", user, "-f", sender], input=data,
+                              capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
