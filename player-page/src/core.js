@@ -457,6 +457,9 @@ function written(value) {
     if (!PLAIN_TEXT.test(value)) throw new PageError("a text that is not plain");
     return `"${value}"`;
   }
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "bigint" && value >= -(1n << 63n) && value < 1n << 63n) return value.toString();
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);  // as tomli-w writes an int
   if (Array.isArray(value)) return "[" + value.map(written).join(", ") + "]";
   if (value && typeof value === "object" && !(value instanceof Date)) {
     return "{" + Object.keys(value).map((k) => `${bareKey(k)} = ${written(value[k])}`).join(", ") + "}";
@@ -555,6 +558,13 @@ const ORDERS = {
       return `your turn: ${steps.length ? steps.join("; then ") : "no step"}`;
     },
   },
+  gops: {
+    bid: (b) => {
+      exactKeys(b, ["bid"], ["bid"], "the order");
+      if (typeof b.bid !== "string" || !/^b(1[0-3]|[1-9])$/.test(b.bid)) throw new PageError("the order names no bid card");
+      return `bid ${b.bid}`;
+    },
+  },
   korsar: {
     turn: (b, ctx) => {
       exactKeys(b, ["action", "card", "galleon"], ["action"], "the order");
@@ -601,6 +611,9 @@ export function readOrder(orderText, ctx) {
   let again;
   try { again = canonicalOrders(doc.game, doc.decision, body); } catch (e) { throw new PageError(`it holds ${e.message}`); }
   if (again !== orderText) throw new PageError("it is not in the one form an order is signed in (a comment, a spacing or a form of its own)");
+  // A game this page has no words for (a plug-in): the label is the order itself, key by key, so
+  // what is shown is still exactly what is signed.
+  if (!Object.hasOwn(ORDERS, ctx.game)) return { text: orderText, body, label: Object.keys(body).map((k) => `${k} = ${written(body[k])}`).join(", ") };
   const rule = ORDERS[ctx.game]?.[ctx.kind];
   if (!rule) throw new PageError(`this page knows no orders of ${String(ctx.game).slice(0, 20)}'s ${String(ctx.kind).slice(0, 20)} decisions`);
   return { text: orderText, body, label: rule(body, ctx) };

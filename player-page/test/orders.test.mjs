@@ -72,3 +72,14 @@ test("Koryo's orders: the label names the cards and the steps the order holds", 
   assert.throws(() => core.readOrder(steps.replace('{do = "barbarian"}', '{do = "barbarian", card = "spy"}'), act), /lacks 'player'/);
   assert.throws(() => core.readOrder(play, { ...ctx, kind: "mystery" }), /knows no orders/);
 });
+
+test("GOPS's bid and a plug-in game's order: the label is made from the order", () => {
+  const ctx = { game: "gops", gameId: "g-1", decision: "r1-bid", kind: "bid", players: ["alice", "bob"], public: {} };
+  const bid = core.canonicalOrders("g-1", "r1-bid", { bid: "b7" });
+  assert.equal(core.readOrder(bid, ctx).label, "bid b7");
+  assert.throws(() => core.readOrder(core.canonicalOrders("g-1", "r1-bid", { bid: "b14" }), ctx), /no bid card/);
+  assert.throws(() => core.readOrder(core.canonicalOrders("g-1", "r1-bid", { bid: "b7", extra: "x" }), ctx), /the order/);
+  const plug = { ...ctx, game: "plugin", kind: "move" };
+  const move = core.canonicalOrders("g-1", "r1-bid", { move: "north", steps: [1, 2] });
+  assert.equal(core.readOrder(move, plug).label, 'move = "north", steps = [1, 2]');
+});
