@@ -218,7 +218,7 @@ function startRules() {
     (e) => { document.body.dataset.rules = "failed"; document.body.dataset.rulesError = String(e && e.message); });
 }
 
-// The table as the same picture as `show --html` (the scene sealed in the menu, laid out by
+// The table as the same picture as `show --html` (the scene the rules in the page draw, laid out by
 // picture.js); the text view stays for screen readers and as a fallback.
 function showPicture(top, seat) {
   const box = $("picture");
