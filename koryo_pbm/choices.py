@@ -10,7 +10,7 @@ koryo-pbm only where its own rules give none, and ``inspect`` shows it. Layout::
      "root": {"n": 0} | {"t": 0},
      "nodes": [{"q": "<question>", "d": <suggested option>, "o": [{"l": "<label>", "n": <node>} | {"l", "t": <order>}]}],
      "orders": ["<canonical orders text>", ...],
-     "fresh": "contribution",   # the join: the page replaces this key's 64 zeros with fresh random bytes
+     "fresh": "contribution",   # the join (pages before the page wrote the join itself): 64 zeros to replace
      "complete": true | false, "view": "<the table as text>", "picture": {"title", "scene"}}
 """
 

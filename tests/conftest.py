@@ -47,8 +47,10 @@ def _real_fsync(request, monkeypatch):
 def _quick_scrypt(request, monkeypatch):
     """scrypt at n = 2^17 costs about 0.5 s and 128 MiB for each passphrase key written or
     opened. In-process tests write theirs with n = 2^12 (the file names its n, and is read with
-    it); tests marked ``real_scrypt``, and every real koryo-pbm process, use the real cost."""
+    it, and in-process reads accept it); tests marked ``real_scrypt``, and every real koryo-pbm
+    process, use the real cost and refuse a lower one (``keys.SCRYPT_N_MIN``)."""
     if request.node.get_closest_marker("real_scrypt") is None:
         from koryo_pbm.crypto import keys
 
         monkeypatch.setattr(keys, "SCRYPT_N", 2**12)
+        monkeypatch.setattr(keys, "SCRYPT_N_MIN", 2**12)

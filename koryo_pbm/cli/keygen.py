@@ -18,8 +18,8 @@ from koryo_pbm.cli.common import echo_json
               help="Keyring folder (default: $KORYO_PBM_HOME/keys or your user config folder).")
 @click.option("--force", is_flag=True, help="Replace an existing key of this name (the old one is lost).")
 @click.option("--upgrade", is_flag=True,
-              help="Rewrite the existing passphrase-protected key NAME in the current format (scrypt), "
-                   "same keys, same passphrase.")
+              help="Rewrite the existing passphrase-protected key NAME in the current format (scrypt at "
+                   "the current cost), same keys, same passphrase.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(name: str, ask: bool, directory: Path | None, force: bool, upgrade: bool, as_json: bool) -> None:
     """Create the key pair NAME: NAME.key (private, mode 0600) and NAME.pub.
@@ -62,12 +62,22 @@ def command(name: str, ask: bool, directory: Path | None, force: bool, upgrade: 
     click.echo(line)
 
 
+def _scrypt_n(data: bytes) -> int:
+    """The scrypt cost a v2 key file names (0 if it names none readable: the reader says why)."""
+    for line in data.split(b"\n")[1:6]:
+        if line.startswith(b"n: ") and line[3:].isdigit():
+            return int(line[3:])
+    return 0
+
+
 def _upgrade(name: str, folder: Path, as_json: bool) -> None:
-    """Open NAME.key with its passphrase and write it again as a v2 (scrypt) key file."""
+    """Open NAME.key with its passphrase and write it again as a v2 (scrypt) key file, at the
+    current cost (a v2 file with a weaker scrypt cost is protected again too)."""
     from koryo_pbm.cli.common import _prompt_passphrase
     from koryo_pbm.crypto.keys import (
         KEY_FILE_LIMIT,
         PASSPHRASE_ENV,
+        SCRYPT_N_MIN,
         key_file_version,
         parse_identity,
         validate_name,
@@ -86,14 +96,14 @@ def _upgrade(name: str, folder: Path, as_json: bool) -> None:
     version, protected = key_file_version(data)
     if not protected:
         raise KeyFileError(f"key {path} has no passphrase: there is nothing to upgrade (it is read as it is)")
-    if version >= 2:
+    if version >= 2 and _scrypt_n(data) >= SCRYPT_N_MIN:
         raise KeyFileError(f"key {path} is already in the current format (v2, scrypt): nothing to do")
     env = os.environ.get(PASSPHRASE_ENV)
     secret = env.encode("utf-8") if env else _prompt_passphrase()
     if not secret:
         raise KeyFileError(f"key {path} is protected by a passphrase and there is no terminal to ask for it: "
                            f"set ${PASSPHRASE_ENV}")
-    identity = parse_identity(data, path, secret)
+    identity = parse_identity(data, path, secret, weak_ok=True)
     save_identity(identity, folder, secret, overwrite=True)
     if as_json:
         echo_json({"name": name, "key_file": str(path), "format": 2, "fingerprint": identity.public.fingerprint()})

@@ -63,6 +63,10 @@ PUBLIC_PREFIX = "koryo-pbm-pub-v1:"
 SECRET_HEADER = "# koryo-pbm secret key v1: "
 SECRET_HEADER_V2 = "# koryo-pbm secret key v2: "
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1  # written; a file names its own (within the bounds below)
+# The least scrypt cost read: a file with a lower n (one written by an older or foreign tool, or
+# crafted to be cheap to guess) is refused with the command that protects it again
+# (``keygen --upgrade``, which alone opens it). The page refuses the same files.
+SCRYPT_N_MIN = 2**17
 _SCRYPT_BOUNDS = {"n": (2**10, 2**18), "r": (1, 8), "p": (1, 4)}
 _V2_INFO = b"koryo-pbm secret key v2\x00"
 
@@ -86,6 +90,18 @@ _X25519_SMALL_ORDER = frozenset({
 
 def _top_cleared(raw: bytes) -> bytes:
     return raw[:31] + bytes([raw[31] & 0x7F])
+
+
+def _ed25519_valid_point(raw: bytes) -> bool:
+    """libsodium's ``crypto_core_ed25519_is_valid_point``: ``raw`` is the canonical encoding of a
+    point of the prime-order subgroup, not of small order. ``cryptography`` (OpenSSL) accepts
+    any point on the curve as a key and verifies without the cofactor, ZIP-215 verifiers (the
+    page's library by default) with it: for a key with a component of order 8 they disagree
+    (tests/vectors/ed25519-strict-v1.json); for a key of the subgroup they cannot."""
+    from nacl.bindings import crypto_core_ed25519_is_valid_point
+
+    return bool(crypto_core_ed25519_is_valid_point(raw))
+
 PASSPHRASE_ENV = "KORYO_PBM_PASSPHRASE"
 HOME_ENV = "KORYO_PBM_HOME"
 KEY_FILE_LIMIT = 64 * 1024
@@ -210,14 +226,19 @@ class PublicIdentity:
     def from_raw(cls, raw: bytes) -> PublicIdentity:
         if not isinstance(raw, (bytes, bytearray)) or len(raw) != 64:
             raise KeyFileError("not a koryo-pbm public key: wrong length")
-        if _top_cleared(bytes(raw[:32])) in _ED25519_SMALL_ORDER:
+        ed = bytes(raw[:32])
+        if _top_cleared(ed) in _ED25519_SMALL_ORDER:
             raise KeyFileError("not a usable public key: its signing key is a degenerate point of small order "
                                "(a signature by it would verify for any message)")
         if _top_cleared(bytes(raw[32:])) in _X25519_SMALL_ORDER:
             raise KeyFileError("not a usable public key: its sealing key is a degenerate point of small order "
                                "(anything sealed to it could be read by anyone)")
+        if not _ed25519_valid_point(ed):
+            raise KeyFileError("not a usable public key: its signing key is not a point of the prime-order group "
+                               "(a mixed-order or non-canonical point: signatures by it would verify for some "
+                               "checkers and not others)")
         try:
-            verify_key = Ed25519PublicKey.from_public_bytes(bytes(raw[:32]))
+            verify_key = Ed25519PublicKey.from_public_bytes(ed)
         except ValueError:
             raise KeyFileError("not a koryo-pbm public key: invalid key bytes") from None
         self = object.__new__(cls)
@@ -337,42 +358,19 @@ def keyring_dir() -> Path:
 
 
 
-# X25519 keys from their raw bytes through the function that the ``cryptography`` package's own
-# ``X25519PrivateKey.from_private_bytes`` and ``X25519PublicKey.from_public_bytes`` end in. Those
-# first ask the OpenSSL backend whether X25519 is supported, and importing that backend (every
-# cipher module, the cffi bindings and their locks) costs every command that opens or seals
-# anything about 17 ms of CPU, some 15% of a command's bare start (measured side by side in
-# docs/speed.md); the answer is yes in every build of the package that this one supports (it needs
-# the Rust bindings). That function is not public API: should a release of the package move it,
-# rename it or change what it takes or returns, the public class methods are used as before (the
-# result is checked to be the public class's, and tests/crypto/test_crypto_keys.py checks both
-# give the same keys).
+# X25519 keys from their raw bytes through ``cryptography``'s public class methods (which apply
+# the package's own checks and policy; an earlier version called the private constructor they end
+# in, to skip the import of the OpenSSL backend: issue 29 asked for the public API).
 def _x25519_private(raw: bytes) -> X25519PrivateKey:
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-    try:
-        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
-
-        key = rust_openssl.x25519.from_private_bytes(raw)
-        if isinstance(key, X25519PrivateKey):
-            return key
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another version of the package
-        pass
-    return X25519PrivateKey.from_private_bytes(raw)  # pragma: no cover
+    return X25519PrivateKey.from_private_bytes(raw)
 
 
 def _x25519_public(raw: bytes) -> X25519PublicKey:
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 
-    try:
-        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
-
-        key = rust_openssl.x25519.from_public_bytes(raw)
-        if isinstance(key, X25519PublicKey):
-            return key
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another version of the package
-        pass
-    return X25519PublicKey.from_public_bytes(raw)  # pragma: no cover
+    return X25519PublicKey.from_public_bytes(raw)
 
 
 # --- secret key files ------------------------------------------------------------------------
@@ -407,8 +405,10 @@ def _encode_secret(identity: Identity, passphrase: bytes | None) -> bytes:
     return head + b"sealed: " + binascii.b2a_base64(sealed, newline=False) + b"\n"
 
 
-def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
-    """A v2 key file (see the module docstring)."""
+def _parse_v2(text: str, path: Path | str, passphrase: Passphrase, *, weak_ok: bool = False) -> Identity:
+    """A v2 key file (see the module docstring). A file whose scrypt cost is below
+    :data:`SCRYPT_N_MIN` is refused unless ``weak_ok`` (``keygen --upgrade``, which protects it
+    again)."""
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
@@ -434,6 +434,10 @@ def _parse_v2(text: str, path: Path | str, passphrase: Passphrase) -> Identity:
         if not v.isdigit() or not low <= int(v) <= high or (key == "n" and int(v) & (int(v) - 1)):
             raise KeyFileError(f"key {path} is damaged: scrypt '{key}' must be between {low} and {high}")
         params[key] = int(v)
+    if params["n"] < SCRYPT_N_MIN and not weak_ok:
+        raise KeyFileError(f"key {path} is protected by a weak passphrase stretch (scrypt n = {params['n']}, below "
+                           f"{SCRYPT_N_MIN}): protect it again with: koryo-pbm keygen --upgrade {name} "
+                           f"(--dir FOLDER for a key outside your keyring)")
     try:
         salt, nonce, sealed = (binascii.a2b_base64(values[k], strict_mode=True) for k in ("salt", "nonce", "sealed"))
     except (binascii.Error, ValueError):
@@ -536,8 +540,9 @@ def _rfc8410_raw(block: str, prefix: bytes) -> bytes | None:
     return der[len(prefix):] if len(der) == len(prefix) + 32 and der.startswith(prefix) else None
 
 
-def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None) -> Identity:
-    """Parse the bytes of a secret key file; ``path`` is only used in messages."""
+def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None, *, weak_ok: bool = False) -> Identity:
+    """Parse the bytes of a secret key file; ``path`` is only used in messages. ``weak_ok``: read
+    a v2 file whose scrypt cost is below :data:`SCRYPT_N_MIN` (to protect it again)."""
     try:
         text = data.decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError:
@@ -545,7 +550,7 @@ def parse_identity(data: bytes, path: Path | str, passphrase: Passphrase = None)
     first, _, rest = text.partition("\n")
     _refuse_public(data, path)
     if first.startswith(SECRET_HEADER_V2):
-        return _parse_v2(text, path, passphrase)
+        return _parse_v2(text, path, passphrase, weak_ok=weak_ok)
     if not first.startswith(SECRET_HEADER):
         raise KeyFileError(f"key {path} is not a koryo-pbm secret key (first line must be '{SECRET_HEADER}NAME')")
     name = first[len(SECRET_HEADER):].strip()

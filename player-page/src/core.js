@@ -20,6 +20,8 @@ export const SECRET_HEADER = "# koryo-pbm secret key v1: ";
 export const SECRET_HEADER_V2 = "# koryo-pbm secret key v2: ";
 export const SCRYPT = { n: 131072, r: 8, p: 1 };
 const SCRYPT_BOUNDS = { n: [1024, 262144], r: [1, 8], p: [1, 4] };
+/** The least scrypt cost read (keys.SCRYPT_N_MIN): a key file with a lower n is refused. */
+export const SCRYPT_N_MIN = 131072;
 const V2_INFO = "koryo-pbm secret key v2\x00";
 export const DOMAIN = "koryo-pbm/v1\x00";
 export const GAME_FORMAT = "koryo-pbm-game/v4";
@@ -95,6 +97,9 @@ export function parsePublic(line) {
   if (!/^[A-Za-z0-9_-]{86}$/.test(body)) throw new PageError("not a koryo-pbm public key: the key text is damaged");
   const raw = unb64url(body, "the public key");
   if (b64url(raw) !== body) throw new PageError("not a koryo-pbm public key: the key text is damaged");
+  if (!isValidPoint(raw.slice(0, 32))) {
+    throw new PageError("not a usable public key: its signing key is not a point of the prime-order group (a small-order, mixed-order or non-canonical point)");
+  }
   return { raw, ed: raw.slice(0, 32), x: raw.slice(32), line: PUBLIC_PREFIX + body, fingerprint: sha256hex(raw).slice(0, 16) };
 }
 
@@ -155,6 +160,9 @@ export function parseKeyFile(textIn, passphrase) {
       if (!(n >= lo && n <= hi) || (k === "n" && (n & (n - 1)))) throw new PageError(`the key file is damaged: scrypt '${k}' is out of bounds`);
       params[k] = n;
     }
+    if (params.n < SCRYPT_N_MIN) {
+      throw new PageError(`this key file is protected by a weak passphrase stretch (scrypt n = ${params.n}, below ${SCRYPT_N_MIN}): protect it again with koryo-pbm keygen --upgrade ${name}, or make a new key here`);
+    }
     const salt = unb64(v.salt, "the key file"), nonce = unb64(v.nonce, "the key file"), sealed = unb64(v.sealed, "the key file");
     if (salt.length !== 16 || nonce.length !== 12 || sealed.length !== 80) throw new PageError("the key file is damaged: wrong sizes");
     if (!passphrase) throw new PageError("this key file is protected by a passphrase: type it in the passphrase field");
@@ -184,8 +192,26 @@ export function parseKeyFile(textIn, passphrase) {
 
 export function signedMessage(context, data) { return concat(utf8(DOMAIN + context + "\x00"), data); }
 export function sign(identity, context, data) { return ed25519.sign(signedMessage(context, data), identity.edSecret); }
+
+/** Whether 32 bytes are the canonical encoding of a point of the prime-order subgroup, not of small
+ * order: libsodium's crypto_core_ed25519_is_valid_point, which the command line applies to every key. */
+export function isValidPoint(bytes) {
+  try {
+    const point = ed25519.Point.fromBytes(bytes, false);  // canonical: y < p, no x = 0 with the sign bit
+    return !point.isSmallOrder() && point.isTorsionFree();
+  } catch { return false; }
+}
+
+/** Strict Ed25519, the command line's verdict (cryptography: [S]B = R + [k]A, S < L, R as its canonical
+ * bytes) on every signature: the key a point of the prime-order group (isValidPoint), R canonical and
+ * torsion-free, then noble's check without ZIP-215 (its cofactored equation gives the same verdict once
+ * neither A nor R has a component of small order). tests/vectors/ed25519-strict-v1.json holds the cases. */
 export function verify(edPublic, context, data, signature) {
-  try { return ed25519.verify(signature, signedMessage(context, data), edPublic); } catch { return false; }
+  try {
+    if (signature.length !== 64 || !isValidPoint(edPublic)) return false;
+    if (!ed25519.Point.fromBytes(signature.slice(0, 32), false).isTorsionFree()) return false;
+    return ed25519.verify(signature, signedMessage(context, data), edPublic, { zip215: false });
+  } catch { return false; }
 }
 
 let suiteCache = null;
@@ -414,13 +440,199 @@ export async function makeEnvelope(identity, moderator, { gameId, decision, answ
   return { header, armored: armor(header, ciphertext, outer) };
 }
 
-/** The orders a leaf of the menu signs; the join's fresh contribution filled with random bytes. */
-export function leafOrders(menu, index, fresh = () => hex(random(32))) {
-  let t = menu.orders[index];
-  if (menu.fresh) {
-    const placeholder = `${menu.fresh} = "${"0".repeat(64)}"`;
-    if (t.split(placeholder).length !== 2) throw new PageError("the menu's join order is malformed");
-    t = t.replace(placeholder, `${menu.fresh} = "${fresh()}"`);
+// -- orders: the page signs only what it shows ----------------------------------------------------
+// Every order the page signs is read here first: strict TOML (smol-toml, then written again in the one
+// form koryo_pbm/match/orders.py's canonical_orders writes, which must give the very same text: no
+// comment, no spacing, no key or value of its own), the keys and values each game's rules take for the
+// decision (games/koryo/orders.py, games/korsar/rules.py), and the label the page shows is made from
+// the order read, never from the menu: label and order cannot differ. The join is never the menu's:
+// the page writes it (joinOrder), with its own random bytes and the file's seed commitment.
+
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;  // orders.py's _PLAIN_TEXT: written as it is, in double quotes
+const BARE_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+const ORDERS_LIMIT = 64 * 1024;
+
+function written(value) {
+  if (typeof value === "string") {
+    if (!PLAIN_TEXT.test(value)) throw new PageError("a text that is not plain");
+    return `"${value}"`;
   }
-  return t;
+  if (Array.isArray(value)) return "[" + value.map(written).join(", ") + "]";
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    return "{" + Object.keys(value).map((k) => `${bareKey(k)} = ${written(value[k])}`).join(", ") + "}";
+  }
+  throw new PageError("a value of a kind no order holds");
+}
+function bareKey(k) {
+  if (!BARE_KEY.test(k)) throw new PageError("a key that is not plain");
+  return k;
+}
+
+/** The orders text as the command line signs it (match.canonical_orders, for the values orders hold). */
+export function canonicalOrders(gameId, decision, body) {
+  return Object.entries({ game: gameId, decision, ...body }).map(([k, v]) => `${bareKey(k)} = ${written(v)}\n`).join("");
+}
+
+const KORYO_CARDS = ["merchant", "broadcaster", "guardian", "banker", "shipowner", "priest", "senator", "spy",
+  "omniscient", "barbarian", "lobbying"];
+const KORSAR_COLOURS = ["yellow", "red", "green", "blue"];
+const KORSAR_CARDS = new Set([
+  ...[2, 3, 4, 5, 6, 7, 8].map((v) => `galleon-${v}`),
+  ...KORSAR_COLOURS.flatMap((c) => [1, 2, 3, 4].map((s) => `${c}-${s}`)),
+  ...KORSAR_COLOURS.map((c) => `${c}-captain`), "admiral"]);
+const GALLEON_ID = /^g[1-9][0-9]{0,5}$/;
+
+function exactKeys(table, allowed, required, where) {
+  if (!table || typeof table !== "object" || Array.isArray(table)) throw new PageError(`${where} is not a table`);
+  const extra = Object.keys(table).filter((k) => !allowed.includes(k));
+  if (extra.length) throw new PageError(`${where} holds a key no such order has (${extra[0].slice(0, 20)})`);
+  const missing = required.filter((k) => !(k in table));
+  if (missing.length) throw new PageError(`${where} lacks '${missing[0]}'`);
+}
+function koryoCard(c, where) {
+  if (!KORYO_CARDS.includes(c)) throw new PageError(`${where} names no Koryo card`);
+  return c;
+}
+function seatOf(p, ctx, where) {
+  if (typeof p !== "string" || !ctx.players.includes(p)) throw new PageError(`${where} names no player of this game`);
+  return p;
+}
+function cardList(v, where) {
+  if (!Array.isArray(v) || v.length === 0 || v.length > 64) throw new PageError(`${where} is not a list of cards`);
+  v.forEach((c) => koryoCard(c, where));
+  return v;
+}
+/** "merchant ×2, spy" (cards.describe_counts). */
+function koryoCounts(cards) {
+  return KORYO_CARDS.filter((c) => cards.includes(c)).map((c) => {
+    const n = cards.filter((x) => x === c).length;
+    return n > 1 ? `${c} ×${n}` : c;
+  }).join(", ");
+}
+
+function koryoStep(st, ctx, i) {
+  const where = `step ${i + 1}`;
+  if (!st || typeof st !== "object" || Array.isArray(st)) throw new PageError(`${where} is not a table`);
+  switch (st.do) {
+    case "reveal": exactKeys(st, ["do"], [], where); return "reveal your face-down cards";
+    case "banker": exactKeys(st, ["do"], [], where); return "banker: take a token from the bank";
+    case "priest": exactKeys(st, ["do", "card"], ["card"], where);
+      return `priest: destroy your own ${koryoCard(st.card, where)}`;
+    case "spy": exactKeys(st, ["do", "player"], ["player"], where);
+      return `spy: steal a token from ${seatOf(st.player, ctx, where)}`;
+    case "barbarian":
+      if (Object.keys(st).length === 1) return "barbarian: no target (no effect)";
+      exactKeys(st, ["do", "player", "card"], ["player", "card"], where);
+      return `barbarian: destroy ${seatOf(st.player, ctx, where)}'s ${koryoCard(st.card, where)}`;
+    case "lobbying": {
+      if (Object.keys(st).length === 1) return "lobbying: no swap (no effect)";
+      exactKeys(st, ["do", "swap"], ["swap"], where);
+      const sw = st.swap;
+      if (!Array.isArray(sw) || sw.length !== 2 || !sw.every((x) => Array.isArray(x) && x.length === 2)) {
+        throw new PageError(`${where}: a swap is [[player, card], [player, card]]`);
+      }
+      const [[a, ca], [b, cb]] = sw;
+      return `lobbying: swap ${seatOf(a, ctx, where)}'s ${koryoCard(ca, where)} with ${seatOf(b, ctx, where)}'s ${koryoCard(cb, where)}`;
+    }
+    default: throw new PageError(`${where} does nothing a Koryo step does`);
+  }
+}
+
+function korsarGalleon(id, ctx) {
+  const g = (ctx.public?.galleons ?? []).find((x) => x && x.id === id);
+  return g && typeof g.owner === "string" && typeof g.card === "string" ? `${id} (${g.owner}'s ${g.card})` : id;
+}
+
+/** What an order of each game and decision kind holds, and its label in words, from the order alone. */
+const ORDERS = {
+  koryo: {
+    orders: (b) => { exactKeys(b, ["play"], ["play"], "the order"); return `place face down: ${koryoCounts(cardList(b.play, "play"))}`; },
+    discard: (b) => { exactKeys(b, ["discard"], ["discard"], "the order"); return `discard: ${koryoCounts(cardList(b.discard, "discard"))}`; },
+    action: (b, ctx) => {
+      exactKeys(b, ["steps"], ["steps"], "the order");
+      if (!Array.isArray(b.steps) || b.steps.length > 64) throw new PageError("'steps' is not a list of steps");
+      const steps = b.steps.map((st, i) => koryoStep(st, ctx, i));
+      return `your turn: ${steps.length ? steps.join("; then ") : "no step"}`;
+    },
+  },
+  korsar: {
+    turn: (b, ctx) => {
+      exactKeys(b, ["action", "card", "galleon"], ["action"], "the order");
+      const { action, card, galleon } = b;
+      if (action === "draw") {
+        if (card !== undefined || galleon !== undefined) throw new PageError("a draw names no card");
+        return "draw the top card of the pile";
+      }
+      if (!["play", "discard"].includes(action)) throw new PageError("the order's action is not draw, play or discard");
+      if (typeof card !== "string" || !KORSAR_CARDS.has(card)) throw new PageError("the order names no Korsar card");
+      if (galleon !== undefined && (typeof galleon !== "string" || !GALLEON_ID.test(galleon))) throw new PageError("the order names no galleon");
+      if (action === "discard") {
+        if (galleon !== undefined) throw new PageError("a discard names no galleon");
+        return `discard ${card}`;
+      }
+      if (card.startsWith("galleon-")) {
+        if (galleon !== undefined) throw new PageError("a galleon is put to sea, beside no galleon");
+        return `put ${card} to sea in front of you`;
+      }
+      if (galleon === undefined) throw new PageError("playing a card names the galleon it goes beside");
+      return `play ${card} beside ${korsarGalleon(galleon, ctx)}`;
+    },
+  },
+};
+
+/** What an order answering the game file's pending decision is checked against. */
+export function orderContext(game) {
+  const top = game.top, d = top.decision;
+  if (!d) throw new PageError("the game is over: there is nothing to sign");
+  return { game: top.game, gameId: top.game_id, decision: d.id, kind: d.kind, players: Object.keys(game.players),
+    public: top.public ?? {}, commitment: top.seed_commitment };
+}
+
+/** An order text read strictly: {text, body, label}; PageError with the reason otherwise. */
+export function readOrder(orderText, ctx) {
+  if (typeof orderText !== "string" || orderText.length > ORDERS_LIMIT) throw new PageError("it is not an orders text");
+  let doc;
+  try { doc = parseToml(orderText); } catch { throw new PageError("it is not valid TOML"); }
+  const keys = Object.keys(doc);
+  if (keys[0] !== "game" || keys[1] !== "decision") throw new PageError("it does not begin with the game and the decision");
+  if (doc.game !== ctx.gameId || doc.decision !== ctx.decision) throw new PageError("it answers another game or decision");
+  const body = {};
+  for (const k of keys.slice(2)) body[k] = doc[k];
+  let again;
+  try { again = canonicalOrders(doc.game, doc.decision, body); } catch (e) { throw new PageError(`it holds ${e.message}`); }
+  if (again !== orderText) throw new PageError("it is not in the one form an order is signed in (a comment, a spacing or a form of its own)");
+  const rule = ORDERS[ctx.game]?.[ctx.kind];
+  if (!rule) throw new PageError(`this page knows no orders of ${String(ctx.game).slice(0, 20)}'s ${String(ctx.kind).slice(0, 20)} decisions`);
+  return { text: orderText, body, label: rule(body, ctx) };
+}
+
+/** Every order of a menu read strictly (readOrder), or one sentence refusing the menu. */
+export function readMenuOrders(menu, ctx) {
+  if (!Array.isArray(menu.orders) || !menu.orders.length) throw new PageError("the menu in your sealed part holds no orders: nothing is signed; answer with the command line (koryo-pbm play)");
+  return menu.orders.map((t, i) => {
+    try { return readOrder(t, ctx); } catch (e) {
+      if (!(e instanceof PageError)) throw e;
+      throw new PageError(`the moderator's menu carries an order this page cannot read strictly (order ${i + 1}: ${e.message}): nothing is signed; answer with the command line (koryo-pbm play)`);
+    }
+  });
+}
+
+/** The join order, written by the page (never taken from the menu): 32 fresh random bytes from this
+ * browser's generator and the seed commitment of the game file the player joins, as the command line's
+ * `orders`/`play` write it (fair.Joining: {contribution, commitment}). */
+export function joinOrder(game, fresh = () => hex(random(32))) {
+  const ctx = orderContext(game);
+  if (ctx.kind !== "join" || ctx.decision !== "join") throw new PageError("the pending decision is not the join");
+  if (typeof ctx.commitment !== "string" || !/^sha256:[0-9a-f]{64}$/.test(ctx.commitment)) {
+    throw new PageError("the game file has no seed commitment to join under");
+  }
+  const said = ctx.public.commitment;
+  if (said !== undefined && said !== ctx.commitment) {
+    throw new PageError("the game file's join names another seed commitment than its header: nothing is signed");
+  }
+  const contribution = fresh();
+  if (!/^[0-9a-f]{64}$/.test(contribution)) throw new PageError("no fresh contribution could be made");
+  const text = canonicalOrders(ctx.gameId, ctx.decision, { contribution, commitment: ctx.commitment });
+  return { text, body: { contribution, commitment: ctx.commitment },
+    label: `join the game: your contribution to the deal is ${contribution.slice(0, 12)}…, 32 fresh random bytes from this browser, signed with the seed commitment of this file (${ctx.commitment.slice(0, 19)}…)` };
 }

@@ -11,7 +11,8 @@ import { openTable, RulesError } from "./rules.js";
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
 const unlocked = new Map();
-const page = { game: null, identity: null, seat: null, part: null, opened: null, menu: null, node: 0, path: [], leaf: null };
+const page = { game: null, identity: null, seat: null, part: null, opened: null, menu: null, orders: null, join: false,
+  node: 0, path: [], leaf: null, signed: null };
 
 function say(message, kind = "error") {
   const m = $("message");
@@ -98,11 +99,35 @@ async function makeKey() {
 
 // -- the game --------------------------------------------------------------------------------
 
-function checkPin(game) {
+// The pins (the moderator's key, the version, the history seen, per game) live in this browser's storage,
+// which other pages opened from the disk may reach (file: pages share it in some browsers): each pin is
+// kept under the player's key fingerprint and signed with the player's key, and one whose signature does
+// not verify is not used (the page starts afresh for that game, as a new browser would, and says so).
+const PIN_CONTEXT = "page-pin";
+function pinKey(identity, gameId) { return `pin/${identity.fingerprint}/${gameId}`; }
+function pinBytes(identity, gameId, pin) {
+  return core.utf8(core.canonicalJson({ key: identity.fingerprint, game_id: gameId, pin }));
+}
+function storePin(identity, gameId, pin) {
+  const signature = core.b64(core.sign(identity, PIN_CONTEXT, pinBytes(identity, gameId, pin)));
+  store(pinKey(identity, gameId), { pin, signature });
+}
+function storedPin(identity, gameId) {
+  const kept = stored(pinKey(identity, gameId));
+  if (kept === null) return { pin: null, forged: false };
+  let ok = false;
+  try {
+    ok = kept && typeof kept === "object" && kept.pin && typeof kept.pin === "object"
+      && core.verify(identity.edPublic, PIN_CONTEXT, pinBytes(identity, gameId, kept.pin), core.unb64(String(kept.signature), "a pin"));
+  } catch { ok = false; }
+  return ok ? { pin: kept.pin, forged: false } : { pin: null, forged: true };
+}
+
+function checkPin(game, identity) {
   const top = game.top;
-  const pin = stored("pin/" + top.game_id);
+  const { pin, forged } = storedPin(identity, top.game_id);
   const log = top.log ?? [];
-  if (!pin) return { pin: null, older: false };
+  if (!pin) return { pin: null, older: false, forged };
   if (pin.moderator !== game.moderator.fingerprint) {
     throw new core.PageError(`this game file is signed by moderator key ${game.moderator.fingerprint}, but game ${top.game_id} was signed by ${pin.moderator} when you opened it before: it is not from your moderator`);
   }
@@ -113,7 +138,7 @@ function checkPin(game) {
   if (pin.logLength > 0 && (log.length < pin.logLength || log[pin.logLength - 1].hash !== pin.head)) {
     throw new core.PageError(`the history in this file does not continue the one you saw at version ${pin.version}: the moderator rewrote the history of game ${top.game_id} (keep both files)`);
   }
-  return { pin, older: false };
+  return { pin, older: false, forged: false };
 }
 
 async function openGame() {
@@ -121,7 +146,7 @@ async function openGame() {
   if (!bytes) throw new core.PageError("choose the game file first (game.toml, attached to the moderator's mail)");
   const game = core.readGame(bytes);
   const identity = await loadIdentity();
-  const { pin, older } = checkPin(game);
+  const { pin, older, forged } = checkPin(game, identity);
   const { seat, data, menu } = await core.openPart(game, identity);
   // the table and every legal choice from the rules this page carries (koryo_pbm/pagecore.py);
   // a menu sealed by the moderator's older resolve only where the rules give none (the join)
@@ -142,13 +167,13 @@ async function openGame() {
   const top = game.top;
   const log = top.log ?? [];
   if (!older) {
-    store("pin/" + top.game_id, { moderator: game.moderator.fingerprint, version: top.version, digest: game.digest,
+    storePin(identity, top.game_id, { moderator: game.moderator.fingerprint, version: top.version, digest: game.digest,
       head: log.length ? log[log.length - 1].hash : null, logLength: log.length });
   }
-  render(pin, older);
+  render(pin, older, forged);
 }
 
-function render(pin, older) {
+function render(pin, older, forged = false) {
   const { game, seat, part } = page;
   const top = game.top;
   const d = top.decision;
@@ -182,6 +207,7 @@ function render(pin, older) {
   const since = pin && !older ? pin.logLength : 0;
   const news = $("news");
   clear(news);
+  if (forged) add(news, "p", `what this browser kept of game ${top.game_id} is not signed by your key (something else wrote it): it was not used; this file is checked as if you opened the game for the first time`, { class: "warn" });
   if (older) add(news, "p", `this file (version ${top.version}) is older than one you opened before (version ${pin.version}): open the newest game file`, { class: "warn" });
   const fresh = log.slice(since).flatMap((e) => e.events);
   if (pin && !older) add(news, "p", fresh.length ? "Since you last looked:" : "Nothing happened since you last looked.");
@@ -191,10 +217,29 @@ function render(pin, older) {
   clear(history);
   for (const e of log) for (const ev of e.events) add(history, "li", ev);
   page.menu = page.opened && page.opened.nodes && d && page.opened.decision === d.id ? page.opened : null;
+  page.orders = null;
+  page.join = false;
   $("decide").hidden = false;
   if (!d) { showNoMenu("The game is over: there is nothing to decide."); return; }
   if (!d.waiting_for.includes(seat)) { showNoMenu(`Decision ${d.id} does not wait for you: nothing to do now.`); return; }
+  if (d.kind === "join") {
+    // the page writes the join itself: whatever order text the moderator's menu carries is not used
+    page.join = true;
+    page.menu = null;
+    say(`opened: game ${top.game_id}, version ${top.version}, you are ${seat}`, "ok");
+    showNode();
+    return;
+  }
   if (!page.menu) { showNoMenu(page.rulesSaid ?? "This page has no choices for this decision: answer with the command line (koryo-pbm play)."); return; }
+  try {
+    const ctx = core.orderContext(game);
+    page.orders = page.menu.fromRules ? rulesOrders(page.menu, ctx) : core.readMenuOrders(page.menu, ctx);
+  } catch (e) {
+    if (!(e instanceof core.PageError)) throw e;
+    page.menu = null;
+    showNoMenu(e.message, "error");
+    return;
+  }
   say(`opened: game ${top.game_id}, version ${top.version}, you are ${seat}`, "ok");
   showNode();
 }
@@ -243,14 +288,37 @@ function showPicture(top, seat) {
   }
 }
 
-function showNoMenu(text) {
+function showNoMenu(text, kind = "info") {
   $("question").textContent = text;
   clear($("choices"));
   clear($("picked"));
   $("back").hidden = true;
   $("seal").disabled = true;
-  say(text, "info");
+  say(text, kind);
 }
+
+/** The orders the page's rules give (rules.js), each read strictly as it is reached
+ * (core.readOrder: a menu of thousands of step orders is not read whole); the order of a game whose
+ * orders core.js does not know (a plug-in the page carries) is labelled by its own text. */
+function rulesOrders(menu, ctx) {
+  const read = new Map();
+  return new Proxy([], { get: (target, prop) => {
+    if (!/^\d+$/.test(String(prop))) return target[prop];
+    const i = Number(prop);
+    if (!read.has(i)) read.set(i, readRulesOrder(menu.orders[i], ctx));
+    return read.get(i);
+  } });
+}
+
+function readRulesOrder(text, ctx) {
+  try { return core.readOrder(text, ctx); } catch (e) {
+    if (!(e instanceof core.PageError) || !e.message.startsWith("this page knows no orders of")) throw e;
+    return { text, body: null, label: text.split("\n").slice(2).filter(Boolean).join("; ") };
+  }
+}
+
+/** The label of a finished choice: made from the order itself (core.readOrder), never the menu's. */
+function leafLabel(t) { return page.orders[t].label; }
 
 // A question whose answers end within FLAT finished choices is shown as those choices, whole
 // (one click instead of one per step); the suggested choice is offered whole as well.
@@ -262,7 +330,7 @@ function leavesUnder(at, limit) {
   const walk = (n, labels) => {
     for (const option of page.menu.nodes[n].o) {
       if (out.length > limit) return;
-      if ("t" in option) out.push({ labels: [...labels, option.l], t: option.t });
+      if ("t" in option) out.push({ labels: [...labels, leafLabel(option.t)], t: option.t });
       else walk(option.n, [...labels, option.l]);
     }
   };
@@ -278,15 +346,16 @@ function suggestedFrom(at) {
     const node = page.menu.nodes[n];
     if (node.d === undefined) return null;
     const option = node.o[node.d];
+    if ("t" in option) return { labels: [...labels, leafLabel(option.t)], t: option.t };
     labels.push(option.l);
-    if ("t" in option) return { labels, t: option.t };
     n = option.n;
   }
   return null;
 }
 
-function choiceButton(parent, label, index, suggested, onPick) {
+function choiceButton(parent, label, index, suggested, onPick, t = null) {
   const b = add(parent, "button", label, { type: "button", "data-choice": String(index) });
+  if (t !== null) b.title = page.orders[t].text;  // the exact order it signs
   if (suggested) {
     b.setAttribute("data-suggested", "");
     b.setAttribute("aria-describedby", "suggested-note");
@@ -312,25 +381,32 @@ function showNode() {
   }
   seal.disabled = true;
   seal.textContent = "Sign and seal";
+  if (page.join) {
+    $("question").textContent = "Join the game";
+    choiceButton(choices, "join the game: your contribution to the deal is 32 fresh random bytes from this browser, "
+      + "signed with the seed commitment of this file (nobody alone chooses the deal)", 0, true, () => choose("join the game", "join"));
+    return;
+  }
   const node = menu.nodes[page.node];
   $("question").textContent = node.q;
   const flat = leavesUnder(page.node, FLAT);
   if (flat && flat.some((leaf) => leaf.labels.length > 1)) {
     const suggested = suggestedFrom(page.node);
     flat.forEach((leaf, i) => {
-      const label = leaf.labels.join(" → ");
-      choiceButton(choices, label, i, suggested && suggested.t === leaf.t, () => choose(label, leaf.t));
+      const label = leafLabel(leaf.t);
+      choiceButton(choices, label, i, suggested && suggested.t === leaf.t, () => choose(label, leaf.t), leaf.t);
     });
   } else {
     const whole = suggestedFrom(page.node);
     let index = 0;
     if (whole && whole.labels.length > 1) {
-      const label = "The suggested choice, whole: " + whole.labels.join(" → ");
-      choiceButton(choices, label, index++, true, () => choose(label, whole.t));
+      const label = "The suggested choice, whole: " + leafLabel(whole.t);
+      choiceButton(choices, label, index++, true, () => choose(leafLabel(whole.t), whole.t), whole.t);
     }
     node.o.forEach((option, i) => {
-      const b = choiceButton(choices, option.l, index++, !(whole && whole.labels.length > 1) && node.d === i,
-        () => pick(i));
+      const leaf = "t" in option ? option.t : null;
+      const b = choiceButton(choices, leaf === null ? option.l : leafLabel(leaf), index++,
+        !(whole && whole.labels.length > 1) && node.d === i, () => pick(i), leaf);
       if (node.d === i) b.classList.add("step-suggested");
     });
   }
@@ -350,7 +426,7 @@ async function choose(label, t) {
 async function pick(i) {
   const node = page.menu.nodes[page.node];
   const option = node.o[i];
-  if ("t" in option) { await choose(option.l, option.t); return; }
+  if ("t" in option) { await choose(leafLabel(option.t), option.t); return; }
   page.path.push({ node: page.node, label: option.l });
   page.node = option.n;
   showNode();
@@ -368,11 +444,16 @@ function back() {
 
 async function sealChoice() {
   if (page.leaf === null) throw new core.PageError("pick a choice first");
-  const { game, identity, seat, menu } = page;
+  const { game, identity, seat } = page;
   const top = game.top;
-  const ordersText = core.leafOrders(menu, page.leaf);
+  // what is signed is the order read strictly (its label shown is made from it), or the page's own join
+  const order = page.join ? core.joinOrder(game) : page.orders[page.leaf];
+  const ordersText = order.text;
   const { header, armored } = await core.makeEnvelope(identity, game.moderator, {
     gameId: top.game_id, decision: top.decision.id, answers: core.historyHead(game), player: seat, ordersText });
+  page.signed = order;
+  $("signed-label").textContent = order.label;
+  $("signed-order").textContent = ordersText;
   $("envelope").value = armored;
   $("result").hidden = false;
   const subject = `koryo-pbm orders: game ${header.game_id}, ${header.decision}, ${seat}`;
@@ -407,12 +488,6 @@ function guard(fn) {
   };
 }
 
-async function showOwnHash() {
-  const script = document.querySelector("script");
-  const h = core.sha256hex(core.utf8(script.textContent));
-  $("page-hash").textContent = `This page's code: SHA-256 ${h}. Check the whole page with: koryo-pbm player-page --check FILE`;
-}
-
 function dropFiles(event) {
   event.preventDefault();
   for (const file of event.dataTransfer.files) {
@@ -438,7 +513,6 @@ document.addEventListener("DOMContentLoaded", () => {
   document.body.addEventListener("dragover", (e) => e.preventDefault());
   document.body.addEventListener("drop", dropFiles);
   showRemembered();
-  showOwnHash();
   startRules();
   // automation (tests compare the page's choices with the command line's): every finished
   // choice the page offers for the open decision and the suggested one, as canonical orders texts
@@ -447,4 +521,5 @@ document.addEventListener("DOMContentLoaded", () => {
     const suggested = suggestedFrom(0);
     return { all: page.menu.all(), suggested: suggested ? page.menu.orders[suggested.t] : null };
   };
+  document.body.dataset.ready = "yes";  // for scripts and tests: the page is set up
 });

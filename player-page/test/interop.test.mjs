@@ -130,3 +130,8 @@ test("bad input: one sentence, never a crash", () => {
   assert.throws(() => core.parseKeyFile(V.moderator.line), /public key/);
   assert.throws(() => core.parseKeyFile("junk"), core.PageError);
 });
+
+test("a key file with a weak scrypt cost (n below 2^17) is refused before any guess, naming the fix", () => {
+  const weak = V.alice.key_v2.replace("n: 131072", "n: 1024");
+  assert.throws(() => core.parseKeyFile(weak, V.alice.passphrase), /weak passphrase stretch \(scrypt n = 1024, below 131072\).*keygen --upgrade alice/);
+});

@@ -1,9 +1,9 @@
 // node tools/make-envelope.mjs GAME_FILE KEY_FILE PASSPHRASE PICK [ORDERS_FILE]
-// Answer the pending decision as the page does (core.js): open the part, sign and seal; print
-// the armoured envelope. The orders: ORDERS_FILE's text (what the page's rules give, e.g. from
-// koryo_pbm/pagecore.py; the join's 64 zeros of "contribution" replaced with fresh random bytes,
-// as the page does), or, for a file of an older koryo-pbm, the menu sealed in the part walked
-// (PICK: "first" or "suggested" at every question).
+// Answer the pending decision as the page does (core.js): open the part, read the order strictly,
+// sign and seal; print the armoured envelope. The join is written by the page's code itself
+// (core.joinOrder), as the page does. Another decision's order: ORDERS_FILE's text (what the page's
+// rules give, e.g. koryo_pbm/pagecore.py), or, for a file of an older koryo-pbm, the menu sealed in
+// the part walked (PICK: "first" or "suggested" at every question).
 import { readFileSync } from "node:fs";
 import * as core from "../src/core.js";
 
@@ -12,22 +12,22 @@ try {
   const game = core.readGame(new Uint8Array(readFileSync(gameFile)));
   const identity = core.parseKeyFile(readFileSync(keyFile, "utf8"), passphrase);
   const { seat, menu } = await core.openPart(game, identity);
-  let ordersText;
-  if (ordersFile) {
-    const text = readFileSync(ordersFile, "utf8");
-    ordersText = core.leafOrders({ orders: [text], fresh: game.top.decision.kind === "join" ? "contribution" : undefined }, 0);
-  } else {
+  let order;
+  if (game.top.decision?.kind === "join") order = core.joinOrder(game);
+  else if (ordersFile) order = core.readOrder(readFileSync(ordersFile, "utf8"), core.orderContext(game));
+  else {
     if (!menu) throw new core.PageError("no menu in the part: give the orders (ORDERS_FILE)");
+    const orders = core.readMenuOrders(menu, core.orderContext(game));
     let option = menu.root;
     while (!("t" in option)) {
       const node = menu.nodes[option.n];
       option = node.o[how === "suggested" && node.d !== undefined ? node.d : 0];
     }
-    ordersText = core.leafOrders(menu, option.t);
+    order = orders[option.t];
   }
   const { armored } = await core.makeEnvelope(identity, game.moderator, {
     gameId: game.top.game_id, decision: game.top.decision.id, answers: core.historyHead(game), player: seat,
-    ordersText });
+    ordersText: order.text });
   process.stdout.write(armored);
 } catch (e) {
   process.stderr.write(`${e.message}\n`);

@@ -129,9 +129,13 @@ def test_a_passphrase_key_is_scrypt_and_an_old_one_opens_and_upgrades(arena, wor
     assert text.splitlines()[1:5] == ["kdf: scrypt", "n: 131072", "r: 8", "p: 1"]
     assert "PRIVATE KEY" not in text and "correct horse" not in text
     assert stat.S_IMODE(arena.key("zoe").stat().st_mode) == 0o600
-    # every parameter is bound: a weaker n written into the file does not open it
-    arena.key("zoe").write_text(text.replace("n: 131072", "n: 1024"))
+    # every parameter is bound: another r written into the file does not open it, and a weaker n
+    # is refused before any guess, with the command that protects the key again
+    arena.key("zoe").write_text(text.replace("r: 8", "r: 4"))
     with pytest.raises(KeyFileError, match="wrong passphrase"):
+        keys.load_identity(arena.key("zoe"), b"correct horse battery")
+    arena.key("zoe").write_text(text.replace("n: 131072", "n: 1024"))
+    with pytest.raises(KeyFileError, match=r"weak passphrase stretch \(scrypt n = 1024.*keygen --upgrade zoe"):
         keys.load_identity(arena.key("zoe"), b"correct horse battery")
     arena.key("zoe").write_text(text)
     assert keys.load_identity(arena.key("zoe"), b"correct horse battery").name == "zoe"
@@ -159,6 +163,30 @@ def test_a_passphrase_key_is_scrypt_and_an_old_one_opens_and_upgrades(arena, wor
     assert keys.load_identity(path, b"old pass").public == alice.public
     assert "already in the current format" in assert_refused(arena("keygen", "alice", "--upgrade", env=old_env))
     assert "no passphrase" in assert_refused(arena("keygen", "bob", "--upgrade"))
+
+
+@pytest.mark.real_scrypt
+def test_a_key_file_with_a_weak_scrypt_cost_is_refused_until_protected_again(arena, world, monkeypatch):
+    """Issue 29: a v2 file whose scrypt n is below 2^17 (2^10 here: 128 times cheaper to guess)
+    was read and re-stored as it was. It is refused in one line naming the command that protects
+    it again; ``keygen --upgrade`` does, same keys, same passphrase, at the current cost."""
+    from koryo_pbm.store.keyring import save_identity
+
+    alice = identity(world, "alice")
+    monkeypatch.setattr(keys, "SCRYPT_N", 2**10)
+    save_identity(alice, arena.home / "keys", b"weak pass", overwrite=True)
+    monkeypatch.setattr(keys, "SCRYPT_N", 2**17)
+    path = arena.key("alice")
+    assert "\nn: 1024\n" in path.read_text()
+    env = {"KORYO_PBM_PASSPHRASE": "weak pass"}
+    folder = arena.game(world.g4_v1)
+    err = assert_refused(arena("show", folder, "--as", "alice", env=env))
+    assert "weak passphrase stretch (scrypt n = 1024, below 131072)" in err and "keygen --upgrade alice" in err
+    r = arena("keygen", "alice", "--upgrade", env=env)
+    assert r.code == 0, r.err
+    assert path.read_text().startswith("# koryo-pbm secret key v2: alice\nkdf: scrypt\nn: 131072\n")
+    assert keys.load_identity(path, b"weak pass").public == alice.public
+    assert arena("show", folder, "--as", "alice", env=env).code == 0
 
 
 def test_a_keyring_that_others_can_write_is_refused(arena, world, monkeypatch):

@@ -80,7 +80,7 @@ class Page:
     def load(self) -> float:
         t = time.perf_counter()
         self.d.get(self.url)
-        self.wait(lambda: self.by("#page-hash").text.startswith("This page's code"))
+        self.wait(lambda: self.d.execute_script("return document.body.dataset.ready === 'yes'"))
         return time.perf_counter() - t
 
     def wait(self, cond, timeout: float = 60.0):

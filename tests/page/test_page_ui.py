@@ -49,11 +49,20 @@ def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar,
     assert "public key" in page.open_game(game, keys / "alice.pub", "")
     _nothing_made(page)
     assert page.d.execute_script("return Object.keys(localStorage).length") == 0  # nothing stored
-    # a passphrase-protected key, the wrong passphrase
+    # a passphrase-protected key, the wrong passphrase (the interop vector's key: scrypt at the real cost)
+    import json
+
+    vectors = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "interop.json").read_text())
+    erin = tmp_path / "erin.key"
+    erin.write_text(vectors["alice"]["key_v2"])
+    assert "wrong passphrase" in page.open_game(game, erin, "not it")
+    _nothing_made(page)
+    # a key file protected by a weak scrypt cost (2^12, as in-process tests write them): refused before any guess
     monkeypatch.setenv("KORYO_PBM_PASSPHRASE", "the right one")
-    cli.ok("keygen", "erin", "--passphrase")
+    cli.ok("keygen", "weak", "--passphrase")
     monkeypatch.delenv("KORYO_PBM_PASSPHRASE")
-    assert "wrong passphrase" in page.open_game(game, keys / "erin.key", "not it")
+    said = page.open_game(game, keys / "weak.key", "the right one")
+    assert "weak passphrase stretch (scrypt n = 4096" in said and "keygen --upgrade weak" in said, said
     _nothing_made(page)
     # an older file than one seen before: said, and the newer one stays the one remembered
     old = tmp_path / "old.toml"
@@ -66,7 +75,10 @@ def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar,
     (folder / "inbox" / f"{env.decision}--{first}.envelope").write_text(armored)
     cli.ok("resolve", folder, "--as", "mod")
     assert "does not wait for you" in page.open_game(game, keys / f"{first}.key", "")
-    pin = "koryo-pbm/pin/" + game.read_text().split('game_id = "', 1)[1].split('"', 1)[0]
+    from koryo_pbm.crypto.keys import load_identity
+
+    fpr = load_identity(keys / f"{first}.key").public.fingerprint()
+    pin = f"koryo-pbm/pin/{fpr}/" + game.read_text().split('game_id = "', 1)[1].split('"', 1)[0]
     pinned = page.d.execute_script("return localStorage.getItem(arguments[0])", pin)
     assert pinned and '"version":2' in pinned
     page.open_game(old, keys / f"{first}.key", "")
