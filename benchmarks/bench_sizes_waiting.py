@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--python", action="append")
     parser.add_argument("--decisions", type=int, default=12)
     args = parser.parse_args()
-    pythons = args.python or [sys.executable]
+    pythons = [str(Path(p).absolute()) for p in args.python] if args.python else [sys.executable]
     for game, n, extra in TABLES:
         row = []
         for python in pythons:
