@@ -170,9 +170,6 @@ class Joining(Game):
     def progress(self, public: Mapping[str, Any]) -> tuple[int | None, str | None]:
         return (None, None) if is_join_public(public) else self.inner.progress(public)
 
-    def menu_room(self, kind: str) -> int:
-        return 1024 if kind == JOIN else self.inner.menu_room(kind)  # the join's: about 460 bytes
-
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
         if isinstance(state, JoinState):

@@ -12,7 +12,7 @@ random play to the end with the contract checked after every decision (:func:`ch
 same match again from the same seed, ``apply`` without a log and ``random_playout`` reaching the
 same states, every bot level legal and deterministic and blind to what its player cannot see, the
 menus against the legal orders, and sizes that leak nothing (a player's sealed part a function
-of the public part; every legal order sealed to one size; the page's menu within ``menu_room``).
+of the public part; every legal order sealed to one size).
 The project's own suite runs it for every registered game (``tests/test_contract_games.py``).
 
 Each check is also a plain function, for a game's own tests. Counts are small: the kit is meant
@@ -223,18 +223,15 @@ def check_menus(game: Game, n: int, options: Options | None = None, seed: str = 
 def check_sizes(game: Game, n: int, options: Options | None = None, seeds: int = 6) -> None:
     """Sizes that leak nothing: two states with the same public part give each player a sealed
     part of one padded size; every legal order of a decision (when listed) is written to one
-    envelope size; each waiting player's menu for the page fits ``menu_room`` whole, picture
-    included."""
-    from koryo_pbm.choices import decode_menu, menus_for
+    envelope size."""
     from koryo_pbm.crypto.envelope import PAD_QUANTUM
-    from koryo_pbm.engine.scene import to_json
     from koryo_pbm.match import canonical_orders
     from koryo_pbm.store.gameparts import padded_size
 
     sizes: dict[tuple[str, str], set[int]] = {}
     lists = type(game).legal_orders is not Game.legal_orders
     for i in range(seeds):
-        for k, state in enumerate(states(game, seat_names(n), f"sizes-{i}", options)):
+        for state in states(game, seat_names(n), f"sizes-{i}", options):
             public = game.public(state)
             decision = pending(game, state)
             key = json.dumps(public, sort_keys=True)
@@ -244,19 +241,6 @@ def check_sizes(game: Game, n: int, options: Options | None = None, seeds: int =
                 if lists:
                     lengths = {len(canonical_orders("g-1", decision.id, o).encode()) for o in game.legal_orders(state, p)}
                     assert max(lengths) < PAD_QUANTUM - 64, f"an order of {max(lengths)} bytes: not one envelope size"
-            if i == 0 and k % 4 == 0:
-                privates = {p: game.private(state, p) for p in decision.players}
-                pictures = {p: {"title": game.title, "scene": to_json(game.picture(game.view(public, privates[p])))}
-                            for p in decision.players}
-                texts = {p: game.render(game.view(public, privates[p])) for p in decision.players}
-                menus = menus_for(game, state, game_id="g-1", game_public=public, privates=privates, views=texts,
-                                  pictures=pictures)
-                for p in decision.players:  # a menu of listed orders fits whole, with the picture
-                    menu = decode_menu(menus.get(p))
-                    assert menu is not None, f"no menu for {p}"
-                    if lists:
-                        assert menu.get("complete") is True, f"{p}'s menu does not fit menu_room"
-                        assert "picture" in menu, f"{p}'s menu has no room for the picture"
     for (_, p), found in sizes.items():
         assert len(found) == 1, f"{p}'s part has sizes {sorted(found)} for one public part: it tells a secret"
 

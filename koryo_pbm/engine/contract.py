@@ -359,18 +359,6 @@ class Game(abc.ABC):
         return [tree_menu(orders, [*picked, o.value], keys, lambda k, v: self.order_label(state, k, v), hint)
                 for o in menu.options]
 
-    def menu_room(self, kind: str) -> int:
-        """The bytes the menu of a decision of ``kind`` takes in a waiting player's sealed part
-        (the player page's menu, :mod:`koryo_pbm.choices`), whatever it holds: a function of the
-        public kind alone, so that the size of a part says nothing of the choices inside. A
-        menu that would be larger is cut (the command line still offers every choice).
-
-        Size it above the largest menu with its view and picture your game can have (the
-        test kit, :mod:`koryo_pbm.testing`, measures random games' menus against it): too small
-        and the page falls back to orders files; every byte above is sent to every waiting
-        player. The default, 24 KiB, fits most games with a few dozen orders."""
-        return 24 * 1024
-
     # -- bots ----------------------------------------------------------------------------
 
     def bot_levels(self) -> tuple[str, ...]:

@@ -5,6 +5,8 @@
 // button#keygen, textarea#public-key, a#key-download.
 import * as core from "./core.js";
 import { frameOf, svg } from "./picture.js";
+import { python } from "./python.js";
+import { openTable, RulesError } from "./rules.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
@@ -146,7 +148,22 @@ async function openGame() {
   const identity = await loadIdentity();
   const { pin, older, forged } = checkPin(game, identity);
   const { seat, data, menu } = await core.openPart(game, identity);
-  Object.assign(page, { game, identity, seat, part: data, opened: menu, menu: null, node: 0, path: [], leaf: null });
+  // the table and every legal choice from the rules this page carries (koryo_pbm/pagecore.py);
+  // a menu sealed by the moderator's older resolve only where the rules give none (the join)
+  let opened = menu;
+  let rulesSaid = null;
+  if (game.top.deal !== "blind") {
+    try {
+      const rules = await started(openTable(new TextDecoder("utf-8", { fatal: true }).decode(bytes), data, seat));
+      const table = { decision: rules.summary.decision, view: rules.summary.view, picture: rules.summary.picture };
+      if (rules.menu) opened = rules.menu;
+      else opened = menu ? { ...menu, ...table } : table;
+    } catch (e) {
+      if (!(e instanceof RulesError)) throw e;
+      rulesSaid = e.message;
+    }
+  }
+  Object.assign(page, { game, identity, seat, part: data, opened, rulesSaid, menu: null, node: 0, path: [], leaf: null });
   const top = game.top;
   const log = top.log ?? [];
   if (!older) {
@@ -199,7 +216,7 @@ function render(pin, older, forged = false) {
   const history = $("history");
   clear(history);
   for (const e of log) for (const ev of e.events) add(history, "li", ev);
-  page.menu = page.opened && d && page.opened.decision === d.id ? page.opened : null;
+  page.menu = page.opened && page.opened.nodes && d && page.opened.decision === d.id ? page.opened : null;
   page.orders = null;
   page.join = false;
   $("decide").hidden = false;
@@ -213,9 +230,10 @@ function render(pin, older, forged = false) {
     showNode();
     return;
   }
-  if (!page.menu) { showNoMenu("Your part holds no menu for this decision (a moderator on an older koryo-pbm): answer with the command line (koryo-pbm play)."); return; }
+  if (!page.menu) { showNoMenu(page.rulesSaid ?? "This page has no choices for this decision: answer with the command line (koryo-pbm play)."); return; }
   try {
-    page.orders = core.readMenuOrders(page.menu, core.orderContext(game));
+    const ctx = core.orderContext(game);
+    page.orders = page.menu.fromRules ? rulesOrders(page.menu, ctx) : core.readMenuOrders(page.menu, ctx);
   } catch (e) {
     if (!(e instanceof core.PageError)) throw e;
     page.menu = null;
@@ -226,7 +244,26 @@ function render(pin, older, forged = false) {
   showNode();
 }
 
-// The table as the same picture as `show --html` (the scene sealed in the menu, laid out by
+// The rules start when the page opens (python.js); a browser that cannot run them (WebAssembly
+// blocked or missing) would leave Pyodide waiting silently: after WATCHDOG ms the page says so.
+const WATCHDOG = 45000;
+
+function started(promise) {
+  let timer;
+  const watchdog = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new RulesError(
+      "the rules did not start in this browser (WebAssembly may be blocked here): answer with the command line (koryo-pbm play)")), WATCHDOG);
+  });
+  return Promise.race([promise, watchdog]).finally(() => clearTimeout(timer));
+}
+
+function startRules() {
+  document.body.dataset.rules = "starting";
+  started(python()).then(() => { document.body.dataset.rules = "ready"; },
+    (e) => { document.body.dataset.rules = "failed"; document.body.dataset.rulesError = String(e && e.message); });
+}
+
+// The table as the same picture as `show --html` (the scene the rules in the page draw, laid out by
 // picture.js); the text view stays for screen readers and as a fallback.
 function showPicture(top, seat) {
   const box = $("picture");
@@ -258,6 +295,26 @@ function showNoMenu(text, kind = "info") {
   $("back").hidden = true;
   $("seal").disabled = true;
   say(text, kind);
+}
+
+/** The orders the page's rules give (rules.js), each read strictly as it is reached
+ * (core.readOrder: a menu of thousands of step orders is not read whole); the order of a game whose
+ * orders core.js does not know (a plug-in the page carries) is labelled by its own text. */
+function rulesOrders(menu, ctx) {
+  const read = new Map();
+  return new Proxy([], { get: (target, prop) => {
+    if (!/^\d+$/.test(String(prop))) return target[prop];
+    const i = Number(prop);
+    if (!read.has(i)) read.set(i, readRulesOrder(menu.orders[i], ctx));
+    return read.get(i);
+  } });
+}
+
+function readRulesOrder(text, ctx) {
+  try { return core.readOrder(text, ctx); } catch (e) {
+    if (!(e instanceof core.PageError) || !e.message.startsWith("this page knows no orders of")) throw e;
+    return { text, body: null, label: text.split("\n").slice(2).filter(Boolean).join("; ") };
+  }
 }
 
 /** The label of a finished choice: made from the order itself (core.readOrder), never the menu's. */
@@ -456,5 +513,13 @@ document.addEventListener("DOMContentLoaded", () => {
   document.body.addEventListener("dragover", (e) => e.preventDefault());
   document.body.addEventListener("drop", dropFiles);
   showRemembered();
+  startRules();
+  // automation (tests compare the page's choices with the command line's): every finished
+  // choice the page offers for the open decision and the suggested one, as canonical orders texts
+  window.koryoPbmChoices = () => {
+    if (!page.menu || !page.menu.all) return null;
+    const suggested = suggestedFrom(0);
+    return { all: page.menu.all(), suggested: suggested ? page.menu.orders[suggested.t] : null };
+  };
   document.body.dataset.ready = "yes";  // for scripts and tests: the page is set up
 });

@@ -58,19 +58,27 @@ def test_the_committed_page_is_what_the_sources_build(built):
 
 
 def test_the_page_is_one_file_that_reaches_nothing():
+    """One file, at most 8 MB, whose only code is its one inline script (allowed by hash); the
+    CSP adds to the page's strict one only 'wasm-unsafe-eval' (compiling WebAssembly, which
+    allows no eval of JavaScript); the data blocks are never executed."""
     import re
 
     from koryo_pbm.assets import player_page
 
-    html = player_page().decode("utf-8")
+    page = player_page()
+    assert len(page) <= 8_000_000, len(page)
+    html = page.decode("utf-8")
     csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
     assert csp, "no Content-Security-Policy"
     rules = dict(rule.strip().split(" ", 1) for rule in csp.group(1).split(";"))
-    assert rules["default-src"] == "'none'" and rules["connect-src"] == "'none'"
-    assert rules["script-src"].startswith("'sha256-") and "unsafe" not in csp.group(1)
+    assert rules["default-src"] == "'none'" and rules["connect-src"] == "'none'" and rules["worker-src"] == "'none'"
+    assert re.fullmatch(r"'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'", rules["script-src"]), rules["script-src"]
+    assert csp.group(1).count("unsafe") == 1
     tags = re.findall(r"<(script|link|img|iframe|object|embed)\b([^>]*)>", html, re.I)
     assert [t for t, attrs in tags if "src=" in attrs or "href=" in attrs] == []
     assert html.count("<script>") == 1 and html.count("<style>") == 1
+    data = [attrs for t, attrs in tags if t.lower() == "script" and attrs]
+    assert data and all(re.fullmatch(r' type="application/x-gzip-base64" id="py-[a-z]+"', a) for a in data), data
 
 
 def test_the_page_code_passes_its_tests_against_the_python_vectors(built):
@@ -124,8 +132,33 @@ def test_the_vectors_hold_for_the_python_code():
     assert choices.decode_menu(g["part"]["menu"][:40]) is None and choices.decode_menu(7) is None
 
 
-def _node_envelope(game: Path, key: Path, passphrase: str = "", how: str = "suggested") -> subprocess.CompletedProcess:
-    return subprocess.run(["node", str(SOURCES / "tools" / "make-envelope.mjs"), str(game), str(key), passphrase, how],
+def _page_orders(game: Path, key: Path, how: str, out: Path) -> Path:
+    """The orders the page's rules (``koryo_pbm/pagecore.py``) give the key's seat: the
+    suggested choice, or the first at every question; written to ``out``."""
+    from koryo_pbm import match, pagecore
+    from koryo_pbm.crypto.keys import load_identity
+    from koryo_pbm.store import gamefile
+
+    doc = match.load_doc(game)
+    identity = load_identity(key, "")
+    seat = match.player_name(doc, identity)
+    private = gamefile.open_part(doc, seat, identity)
+    table = pagecore.open_table(game.read_text(encoding="utf-8"), gamefile.compact_json(private), seat)
+    if how == "suggested":
+        text = table.summary()["suggested"]["order"]
+    else:
+        path: list[int] = []
+        while "t" not in (step := table.step(path))["o"][0]:
+            path.append(0)
+        text = step["o"][0]["t"]
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def _node_envelope(game: Path, key: Path, passphrase: str = "", how: str = "suggested",
+                   orders: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["node", str(SOURCES / "tools" / "make-envelope.mjs"), str(game), str(key), passphrase, how,
+                           *([str(orders)] if orders else [])],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -141,7 +174,9 @@ def test_envelopes_made_by_the_page_code_are_opened_and_counted_by_resolve(built
     for round_ in range(3):  # the join (a fresh contribution from the page), then Koryo's orders
         status = cli.ok("status", folder, "--json").json
         for player in status["missing"]:
-            r = _node_envelope(folder / "game.toml", keys / f"{player}.key", how="first" if round_ else "suggested")
+            how = "first" if round_ else "suggested"
+            orders = _page_orders(folder / "game.toml", keys / f"{player}.key", how, cli.cwd / "orders.txt")
+            r = _node_envelope(folder / "game.toml", keys / f"{player}.key", how=how, orders=orders)
             assert r.returncode == 0, r.stderr
             env = parse_one(r.stdout)
             assert env.player == player and env.decision == status["decision"]
@@ -149,7 +184,7 @@ def test_envelopes_made_by_the_page_code_are_opened_and_counted_by_resolve(built
         out = cli.ok("resolve", folder, "--as", "mod", "--json").json
         assert out["applied"] and out["applied"][0]["decision"] == status["decision"], out
     # a wrong key: one sentence, nothing made
-    r = _node_envelope(folder / "game.toml", keys / "mod.key")
+    r = _node_envelope(folder / "game.toml", keys / "mod.key", orders=cli.cwd / "orders.txt")
     assert r.returncode == 1 and "not the key of any player" in r.stderr and r.stdout == ""
 
 

@@ -10,8 +10,9 @@ command line refuses:
 * a label that differs from its order: the page showed the moderator's label and signed another
   order. Now every label of a finished choice is made from its order, and the exact order text
   signed is shown;
-* a menu carrying an order the page cannot read strictly (a comment, a key no order has) is
-  refused in one sentence, nothing signed;
+* a menu carrying an order the page cannot read strictly (a comment, a key no order has): the
+  page of an older koryo-pbm signed it; the page of issue 29 refused it in one sentence; the page
+  that runs the rules (issue 32) does not use a sealed menu where its rules give the choices;
 * a game file signed with a torsion component in R, or by a mixed-order moderator key: the
   page's ZIP-215 check accepted what the command line refuses. Now both refuse.
 """
@@ -20,12 +21,13 @@ from __future__ import annotations
 
 import base64
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 from page_kit import Page
 
-from koryo_pbm import choices
+from koryo_pbm import choices, pagecore
 from koryo_pbm.crypto.envelope import parse_one
 from koryo_pbm.crypto.keys import PublicIdentity, load_identity
 from koryo_pbm.store import gamefile as G
@@ -50,16 +52,49 @@ def _new(cli, keys: Path, *extra: str) -> Path:
     return folder / "game.toml"
 
 
+def _real_menu(path: Path, part: dict, seat: str) -> dict:
+    """The menu an older koryo-pbm's resolve sealed into ``seat``'s part (``koryo_pbm/choices.py``'s
+    layout), made of the rules' choices (``koryo_pbm/pagecore.py``): the real one."""
+    table = pagecore.open_table(path.read_text(encoding="utf-8"), gameparts.compact_json(part), seat)
+    summary = table.summary()
+    nodes: list = []
+    orders: list[str] = []
+
+    def node(at: list[int]) -> int:
+        step = table.step(at)
+        i = len(nodes)
+        nodes.append(None)
+        options = []
+        for k, o in enumerate(step["o"]):
+            if "t" in o:
+                if o["t"] not in orders:
+                    orders.append(o["t"])
+                options.append({"l": o["l"], "t": orders.index(o["t"])})
+            else:
+                options.append({"l": o["l"], "n": node([*at, k])})
+        nodes[i] = {"q": step["q"], "o": options, **({"d": step["d"]} if "d" in step else {})}
+        return i
+
+    node([])
+    return {"decision": summary["decision"], "root": {"n": 0}, "nodes": nodes, "orders": orders, "complete": True,
+            **({"fresh": summary["fresh"]} if summary["fresh"] else {})}
+
+
+def _encoded(menu: dict) -> str:
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    return base64.b64encode(squeeze.compress(gameparts.compact_json(menu).encode()) + squeeze.flush()).decode()
+
+
 def _remenu(path: Path, keys: Path, seat: str, change) -> dict:
     """The moderator seals into ``seat``'s part the menu ``change`` makes of the real one, and signs
     the file (what a dishonest moderator can do with its key): returns the menu sealed."""
     mod, me = load_identity(keys / "mod.key"), load_identity(keys / f"{seat}.key")
     doc = G.decode(path.read_bytes())
     part = gameparts.open_part(doc, seat, me)
-    menu = choices.decode_menu(part["menu"])
-    assert menu is not None
+    menu = _real_menu(path, part, seat)
+    assert choices.decode_menu(_encoded(menu)) == menu
     change(menu)
-    part["menu"] = choices.encode_menu(menu)
+    part["menu"] = _encoded(menu)
     sealed = dict(doc.sealed)
     sealed[seat] = gameparts.seal_part(doc, seat, me.public, part, size=len(gameparts.compact_json(part).encode()) + 64)
     path.write_bytes(G.encode(doc.replace(sealed=sealed), mod))
@@ -142,19 +177,20 @@ def test_a_label_cannot_hide_another_order(page, cli, players):
 
 
 @pytest.mark.parametrize("extra", ["# the moderator's note\n", 'bonus = "yes"\n'], ids=["comment", "unknown key"])
-def test_a_menu_with_an_order_not_read_strictly_is_refused(page, cli, players, extra):
+def test_a_menu_with_an_order_not_read_strictly_is_not_offered(page, cli, players, extra):
+    """The page runs the rules: a menu the moderator sealed is not used where they give the
+    choices, so its spoiled order is never offered (the page of issue 29 refused the menu)."""
     game = _new(cli, players, "--seed", "strict", "--first", "alice")
 
     def spoil(menu: dict) -> None:
         menu["orders"][-1] += extra
 
-    _remenu(game, players, "alice", spoil)
+    spoiled = _remenu(game, players, "alice", spoil)
     said = page.open_game(game, players / "alice.key", "")
-    assert "cannot read strictly" in said and "nothing is signed" in said, said
-    assert "\n" not in said
-    assert page.all("[data-choice]") == []
-    assert page.by("#seal").get_attribute("disabled") is not None
-    assert page.by("#envelope").get_attribute("value") == ""
+    assert said.startswith("opened:"), said
+    offered = page.d.execute_script("return window.koryoPbmChoices()")
+    assert spoiled["orders"][-1] not in offered["all"] and all(extra not in t for t in offered["all"])
+    assert set(offered["all"]) >= {t for t in spoiled["orders"] if extra not in t}  # the rules' own choices
 
 
 def _moderator_secret(keys: Path) -> tuple[int, bytes]:
