@@ -15,6 +15,8 @@ A game's policy is the optional ``[service]`` table of the game file, public::
     bots = {carol = "heuristic"}                   # seats the moderator's bot plays itself
     abandoned = ["bob"]                            # seats the bot plays until a substitute comes
     missed_in_row = {bob = 2}                      # consecutive missed decisions, per seat
+    judge = "judge@example.org"                    # the judge's address (new --judge): where replies go
+    tag = "friday"                                 # the game's tag in the judge's subjects ([koryo-pbm friday])
 
 The pending decision's deadline is ``decision.deadline``, an absolute UTC time
 (``2026-11-27T18:00:00Z``).
@@ -29,14 +31,14 @@ from functools import cache
 from typing import Any
 
 from koryo_pbm.errors import FormatError, UsageError
-from koryo_pbm.values import Spelling, Value
+from koryo_pbm.values import ID, Spelling, Value
 
 MAX_DURATION = timedelta(days=90)
 MAX_ABANDON = 100
 MISSED = ("wait", "bot")
 DEFAULT_KIND = "default"
 SERVICE_KEYS = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-                "missed_in_row", "press", "state_mail")
+                "missed_in_row", "press", "state_mail", "judge", "tag")
 PRESS = ("private", "public", "none")  # press between players: any, only to all players, none
 STATE_MAIL = ("turn", "all")  # the judge mails game.toml to the players who must act, or to all
 
@@ -44,6 +46,7 @@ _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _WORD = Spelling(_LOWER + "_-", 0, 31, first=_LOWER)  # [a-z0-9][a-z0-9_-]{0,31}  # a decision kind, a bot level
+_TAG = ID  # a game folder's name, as the judge's subjects carry it
 
 
 @cache
@@ -150,7 +153,7 @@ class Policy(Value):
     """A game's service policy (the ``[service]`` table)."""
 
     _fields = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-               "missed_in_row", "press", "state_mail")
+               "missed_in_row", "press", "state_mail", "judge", "tag")
     deadlines: dict[str, str]
     grace: str
     missed: str
@@ -162,11 +165,13 @@ class Policy(Value):
     missed_in_row: dict[str, int]
     press: str  # "" is "private": press to any players
     state_mail: str  # "" is "turn" (the judge's default): game.toml to the players who must act
+    judge: str  # the judge's mail address, where the player page's reply goes ("": none said)
+    tag: str  # the game's tag in the judge's subjects, its folder's name ("": none said)
 
     def __init__(self, deadlines: dict[str, str] | None = None, grace: str = "", missed: str = "wait",
                  bot_level: str = "", abandon_after: int = 0, remind: str = "", bots: dict[str, str] | None = None,
                  abandoned: list[str] | None = None, missed_in_row: dict[str, int] | None = None, press: str = "",
-                 state_mail: str = "") -> None:
+                 state_mail: str = "", judge: str = "", tag: str = "") -> None:
         self.deadlines = {} if deadlines is None else deadlines
         self.grace = grace
         self.missed = missed
@@ -178,6 +183,8 @@ class Policy(Value):
         self.missed_in_row = {} if missed_in_row is None else missed_in_row
         self.press = press
         self.state_mail = state_mail
+        self.judge = judge
+        self.tag = tag
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""
@@ -223,6 +230,10 @@ class Policy(Value):
             table["press"] = self.press
         if self.state_mail:
             table["state_mail"] = self.state_mail
+        if self.judge:
+            table["judge"] = self.judge
+        if self.tag:
+            table["tag"] = self.tag
         return table
 
     def next_step(self, deadline: datetime, who: str = "them") -> str:
@@ -310,6 +321,16 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
             if value and value not in allowed:
                 raise FormatError(f"'service.{key}' must be one of {', '.join(allowed)}")
             setattr(p, key, value)
+        p.judge, p.tag = table.get("judge", ""), table.get("tag", "")
+        if p.judge:
+            from koryo_pbm.address import check_address
+
+            try:
+                check_address(p.judge, who="'service.judge'")
+            except UsageError as exc:
+                raise FormatError(str(exc)) from None
+        if not isinstance(p.tag, str) or (p.tag and not _TAG.fits(p.tag)):
+            raise FormatError("'service.tag' must be a game folder's name")
     except DeadlineError as exc:
         raise FormatError(str(exc)) from None
     if players:

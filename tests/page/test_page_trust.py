@@ -153,7 +153,7 @@ def test_a_menu_with_an_order_not_read_strictly_is_refused(page, cli, players, e
     assert "cannot read strictly" in said and "nothing is signed" in said, said
     assert "\n" not in said
     assert page.all("[data-choice]") == []
-    assert page.by("#seal").get_attribute("disabled") is not None
+    assert page.d.execute_script("return document.body.dataset.leaf") is None
     assert page.by("#envelope").get_attribute("value") == ""
 
 
