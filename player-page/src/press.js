@@ -99,10 +99,10 @@ export function recipients(game, sender, names) {
 
 /** Sign ``text`` as ``identity`` (the player ``sender``) and seal a copy to each of ``names``: the armoured press. */
 export async function makePress(game, identity, sender, names, text, { sent, nonce } = {}) {
+  const to = recipients(game, sender, names);
   const raw = core.utf8(text);
   if (!text.trim()) throw new core.PageError("type your message first: the press is empty");
   if (raw.length > MAX_TEXT) throw new core.PageError(`your message is ${raw.length} bytes, more than the ${MAX_TEXT} a press may hold`);
-  const to = recipients(game, sender, names);
   const h = {
     format: FORMAT, game_id: game.top.game_id, from: sender, to: to.map(([n]) => n).join(","),
     sent: sent ?? new Date().toISOString().slice(0, 19) + "Z", nonce: nonce ?? core.hex(core.random(16)),
