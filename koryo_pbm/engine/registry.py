@@ -119,8 +119,23 @@ def _scan(group: str) -> list[EntryPoint] | None:
     return found
 
 
+_FIXED: dict[str, EntryPoint] | None = None
+
+
+def use_table(table: dict[str, str]) -> None:
+    """Register exactly the games of ``table`` (name -> ``module:attribute``) from now on,
+    reading no distribution's metadata: the player page, whose packages come in a zip without
+    an installer's metadata (and without ``importlib.metadata``'s cost)."""
+    global _FIXED
+    _FIXED = {name: EntryPoint(name, value) for name, value in table.items()}
+    _entry_points.cache_clear()
+    find_game.cache_clear()
+
+
 @cache
 def _entry_points() -> dict[str, EntryPoint]:
+    if _FIXED is not None:
+        return dict(_FIXED)
     found = _scan(GROUP)
     if found is None:
         from importlib.metadata import entry_points

@@ -9,6 +9,8 @@ import { frameOf, svg } from "./picture.js";
 import { readPasted, showPressFor, writePress } from "./pressui.js";
 import { howToReply, mailto } from "./reply.js";
 import { notInThisGame, publicOf } from "./session.js";
+import { python } from "./python.js";
+import { openTable, RulesError } from "./rules.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "koryo-pbm/";
@@ -172,7 +174,23 @@ async function openGame() {
   const other = notInThisGame(game, identity);
   if (other) throw new core.PageError(other);
   const { seat, data, menu } = await core.openPart(game, identity);
-  Object.assign(page, { game, identity, seat, part: data, opened: menu, menu: null, node: 0, path: [], leaf: null });
+  // the table and every legal choice from the rules this page carries (koryo_pbm/pagecore.py);
+  // a menu sealed by the moderator's older resolve only where the rules give none (the join)
+  let opened = menu;
+  let rulesSaid = null;
+  if (game.top.deal !== "blind") {
+    try {
+      const rules = await started(openTable(new TextDecoder("utf-8", { fatal: true }).decode(bytes), data, seat));
+      const table = { decision: rules.summary.decision, view: rules.summary.view, picture: rules.summary.picture,
+        breakdown: rules.summary.breakdown };
+      if (rules.menu) opened = rules.menu;
+      else opened = menu ? { ...menu, ...table } : table;
+    } catch (e) {
+      if (!(e instanceof RulesError)) throw e;
+      rulesSaid = e.message;
+    }
+  }
+  Object.assign(page, { game, identity, seat, part: data, opened, rulesSaid, menu: null, node: 0, path: [], leaf: null });
   const top = game.top;
   const log = top.log ?? [];
   if (!older) {
@@ -229,11 +247,14 @@ function render(pin, older, forged = false) {
   const history = $("history");
   clear(history);
   for (const e of log) for (const ev of e.events) add(history, "li", ev);
-  page.menu = page.opened && d && page.opened.decision === d.id ? page.opened : null;
+  page.menu = page.opened && page.opened.nodes && d && page.opened.decision === d.id ? page.opened : null;
   page.orders = null;
   page.join = false;
   $("decide").hidden = false;
-  if (!d) { showNoMenu("The game is over: there is nothing to decide."); return; }
+  const final = !d && Array.isArray(page.opened?.breakdown) ? page.opened.breakdown : null;
+  $("final").hidden = !final;
+  $("breakdown").textContent = final ? final.join("\n") : "";
+  if (!d) { showNoMenu("The game is over: there is nothing to decide; the table and the score are below."); return; }
   if (!d.waiting_for.includes(seat)) { showNoMenu(`Decision ${d.id} does not wait for you: nothing to do now.`); return; }
   if (d.kind === "join") {
     // the page writes the join itself: whatever order text the moderator's menu carries is not used
@@ -243,9 +264,11 @@ function render(pin, older, forged = false) {
     showNode();
     return;
   }
-  if (!page.menu) { showNoMenu("Your part holds no menu for this decision (a moderator on an older koryo-pbm): answer with the command line (koryo-pbm play)."); return; }
+  if (!page.menu) { showNoMenu(page.rulesSaid ?? "This page has no choices for this decision: answer with the command line (koryo-pbm play)."); return; }
   try {
-    page.orders = core.readMenuOrders(page.menu, core.orderContext(game));
+    // every order read strictly before it is shown: the rules' own as they are reached, a sealed menu's all at once
+    page.orders = page.menu.fromRules ? core.lazyOrders(page.menu, core.orderContext(game))
+      : core.readMenuOrders(page.menu, core.orderContext(game));
   } catch (e) {
     if (!(e instanceof core.PageError)) throw e;
     page.menu = null;
@@ -256,13 +279,32 @@ function render(pin, older, forged = false) {
   showNode();
 }
 
+// The rules start when the page opens (python.js); a browser that cannot run them (WebAssembly
+// blocked or missing) would leave Pyodide waiting silently: after WATCHDOG ms the page says so.
+const WATCHDOG = 45000;
+
+function started(promise) {
+  let timer;
+  const watchdog = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new RulesError(
+      "the rules did not start in this browser (WebAssembly may be blocked here): answer with the command line (koryo-pbm play)")), WATCHDOG);
+  });
+  return Promise.race([promise, watchdog]).finally(() => clearTimeout(timer));
+}
+
+function startRules() {
+  document.body.dataset.rules = "starting";
+  started(python()).then(() => { document.body.dataset.rules = "ready"; },
+    (e) => { document.body.dataset.rules = "failed"; document.body.dataset.rulesError = String(e && e.message); });
+}
+
 // The table as the same picture as `show --html` (the scene sealed in the menu, laid out by
 // picture.js); the text view stays for screen readers and as a fallback.
 function showPicture(top, seat) {
   const box = $("picture");
   clear(box);
   const pic = page.opened?.picture;
-  const fresh = pic && page.opened.decision === top.decision?.id;
+  const fresh = pic && (page.opened.decision ?? null) === (top.decision?.id ?? null);
   box.hidden = !fresh;
   $("table-text").open = !fresh;
   if (!fresh) return;
@@ -512,4 +554,12 @@ document.addEventListener("DOMContentLoaded", () => {
   document.body.addEventListener("drop", dropFiles);
   showRemembered();
   document.body.dataset.ready = "yes";  // for scripts and tests: the page is set up
+  startRules();
+  // automation (tests compare the page's choices with the command line's): every finished
+  // choice the page offers for the open decision and the suggested one, as canonical orders texts
+  window.koryoPbmChoices = () => {
+    if (!page.menu || !page.menu.all) return null;
+    const suggested = suggestedFrom(0);
+    return { all: page.menu.all(), suggested: suggested ? page.menu.orders[suggested.t] : null };
+  };
 });

@@ -58,19 +58,27 @@ def test_the_committed_page_is_what_the_sources_build(built):
 
 
 def test_the_page_is_one_file_that_reaches_nothing():
+    """One file, at most 8 MB, whose only code is its one inline script (allowed by hash); the
+    CSP adds to the page's strict one only 'wasm-unsafe-eval' (compiling WebAssembly, which
+    allows no eval of JavaScript); the data blocks are never executed."""
     import re
 
     from koryo_pbm.assets import player_page
 
-    html = player_page().decode("utf-8")
+    page = player_page()
+    assert len(page) <= 8_000_000, len(page)
+    html = page.decode("utf-8")
     csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
     assert csp, "no Content-Security-Policy"
     rules = dict(rule.strip().split(" ", 1) for rule in csp.group(1).split(";"))
-    assert rules["default-src"] == "'none'" and rules["connect-src"] == "'none'"
-    assert rules["script-src"].startswith("'sha256-") and "unsafe" not in csp.group(1)
+    assert rules["default-src"] == "'none'" and rules["connect-src"] == "'none'" and rules["worker-src"] == "'none'"
+    assert re.fullmatch(r"'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'", rules["script-src"]), rules["script-src"]
+    assert csp.group(1).count("unsafe") == 1
     tags = re.findall(r"<(script|link|img|iframe|object|embed)\b([^>]*)>", html, re.I)
     assert [t for t, attrs in tags if "src=" in attrs or "href=" in attrs] == []
     assert html.count("<script>") == 1 and html.count("<style>") == 1
+    data = [attrs for t, attrs in tags if t.lower() == "script" and attrs]
+    assert data and all(re.fullmatch(r' type="application/x-gzip-base64" id="py-[a-z]+"', a) for a in data), data
 
 
 def test_the_page_code_passes_its_tests_against_the_python_vectors(built):

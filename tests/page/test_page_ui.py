@@ -76,6 +76,9 @@ def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar,
     (folder / "inbox" / f"{env.decision}--{first}.envelope").write_text(armored)
     cli.ok("resolve", folder, "--as", "mod")
     assert "does not wait for you" in page.open_game(game, keys / f"{first}.key", "")
+    # nothing waits for this player: the table is shown all the same, the picture and the text
+    assert page.by("#picture").is_displayed() and page.by("#picture svg")
+    assert page.by("#table").get_attribute("textContent").strip().startswith("Korsar")
     from koryo_pbm.crypto.keys import load_identity
 
     fpr = load_identity(keys / f"{first}.key").public.fingerprint()
