@@ -474,6 +474,9 @@ async function sealChoice() {
   const reply = $("reply");
   reply.href = mailto(top, `orders ${header.decision} from ${seat}`, armored);
   reply.textContent = how.link;
+  // without the judge's address a mail would have no recipient: Copy, and reply to the judge's mail
+  reply.hidden = !how.auto;
+  $("auto-reply-row").hidden = !how.auto;
   $("reply-how").textContent = how.how;
   const name = `${header.decision.replace(/[^A-Za-z0-9_.-]/g, "_")}--${seat.replace(/[^A-Za-z0-9_.-]/g, "_")}.envelope`;
   const dl = $("envelope-download");
@@ -490,7 +493,7 @@ async function sealChoice() {
       : "your envelope is ready: copy it and paste it into your reply to the judge's mail", "ok");
   }
   $("result").scrollIntoView({ block: "start" });
-  reply.focus();
+  (how.auto ? reply : $("copy")).focus();
 }
 
 async function copy() {

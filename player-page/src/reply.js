@@ -36,6 +36,6 @@ export function howToReply(top) {
     return { auto: true, link: `Reply to the judge (${judge})`,
       how: `Reply: a new mail to the judge (${judge}) opens in your mail program with your envelope in it; check it and send it. It is also copied: you may paste it into a reply to the judge's mail instead.` };
   }
-  return { auto: false, link: "Write a new mail with it",
+  return { auto: false, link: "",
     how: "Your envelope is copied: reply to the judge's mail that brought this game file and paste it into your reply (this game file does not say the judge's address)." };
 }

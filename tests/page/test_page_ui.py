@@ -123,7 +123,7 @@ def test_the_keyboard_alone_plays_a_decision(page, korsar):
         if page.d.execute_script("return !document.activeElement.hasAttribute('data-choice')"):
             ActionChains(page.d).send_keys(Keys.TAB).perform()
     assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
-    assert page.wait(lambda: page.d.execute_script("return document.activeElement.id") == "reply")  # ready to reply
+    assert page.wait(lambda: page.d.execute_script("return document.activeElement.id") == "copy")  # ready to copy
     # Back, from the keyboard too: the choice is undone, no envelope is left shown
     page.by("#back").send_keys(Keys.ENTER)
     assert page.wait(lambda: page.by("#result").get_attribute("hidden") is not None)
@@ -208,5 +208,16 @@ def test_it_fits_a_phone_and_a_laptop(page, korsar, width, height, name, tmp_pat
         shot = target / f"player-page-{name}.png"
         page.d.save_screenshot(str(shot))
         assert shot.stat().st_size > 5000, f"an empty screenshot ({shot.stat().st_size} bytes)"
+        # the choice made: the reply first, with Reply, Copy and Save, and nothing else to press
+        page.choose(lambda labels, suggested: suggested)
+        page.envelope()
+        top = page.d.execute_script("return document.getElementById('h-result').getBoundingClientRect().top")
+        assert 0 <= top < 80, top
+        # (this game file names no judge: no mail without a recipient, Copy and a reply to the judge's mail)
+        shown = [b.text for b in page.all("#result .actions > *") if b.is_displayed()]
+        assert shown == ["Copy", "Save"], shown
+        assert "reply to the judge's mail that brought this game file and paste it" in page.by("#reply-how").text
+        assert page.all("#seal") == [] and not page.all("button[disabled]")
+        page.d.save_screenshot(str(target / f"player-page-reply-{name}.png"))
     finally:
         page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
