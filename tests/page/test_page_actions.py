@@ -5,7 +5,7 @@ program, a file picked, a field typed with its Enter, a paste), in headless Chro
 * with a fresh page (opened anew for this mail; the key remembered in the browser, so the
   passphrase is typed once in that page) and with a page kept open (the key unlocked in it);
 * for the join, a typical decision (the suggested choice) and the worst decision met in the
-  first decisions of a seeded Koryo game (the one whose choices need the most clicks).
+  decisions of a seeded Koryo game (an action turn whose choices need three clicks, from its position).
 
 The reply is the mail the page opens when the choice is made: to the judge's address, the game's
 tag in its subject, the envelope as its body (``new --judge``). Goal: at most 7 actions fresh,
@@ -19,7 +19,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from page_kit import Page
 
-from koryo_pbm import choices
 from koryo_pbm.crypto.envelope import parse_one
 from koryo_pbm.crypto.keys import load_identity
 from koryo_pbm.store import gamefile, gameparts
@@ -75,38 +74,41 @@ def _send(page: Page, folder: Path, seat: str, decision: str) -> str:
     return armored
 
 
-def _worst_clicks(menu: dict, n: int = 0) -> int:
-    """The most clicks a finished choice of question ``n`` takes on the page (main.js showNode)."""
-    def leaves(at: int) -> int:
-        return sum(1 if "t" in o else leaves(o["n"]) for o in menu["nodes"][at]["o"])
+class _Choices:
+    """A player's choices as the page's rules give them (koryo_pbm/pagecore.py, the code the page
+    runs in Pyodide), asked question by question as the page asks them."""
 
-    if leaves(n) <= FLAT:
-        return 1
-    return max(1 if "t" in o else 1 + _worst_clicks(menu, o["n"]) for o in menu["nodes"][n]["o"])
+    def __init__(self, folder: Path, keys: Path, seat: str) -> None:
+        from koryo_pbm import pagecore
+        from koryo_pbm.store.playercopy import player_copy
 
+        data = (folder / "game.toml").read_bytes()
+        doc = gamefile.decode(data)
+        part = gameparts.open_part(doc, seat, load_identity(keys / f"{seat}.key"))
+        self.table = pagecore.open_table(player_copy(data).decode("utf-8"), gameparts.compact_json(part), seat)
 
-def _worst_pick(menu: dict):
-    """A ``pick`` for :meth:`Page.choose` that walks to a finished choice taking the most clicks."""
-    at = [0]
+    def clicks(self, path: tuple[int, ...] = ()) -> int:
+        """The most clicks a finished choice after ``path`` takes on the page (main.js showNode:
+        a question whose answers end within FLAT finished choices shows them whole)."""
+        if self.table.leaves(list(path), FLAT) is not None:
+            return 1
+        options = self.table.step(list(path))["o"]
+        return max(1 if "t" in o else 1 + self.clicks((*path, i)) for i, o in enumerate(options))
 
-    def pick(labels: list[str], suggested: int | None) -> int:
-        node = menu["nodes"][at[0]]
-        if _worst_clicks(menu, at[0]) == 1:
-            return len(labels) - 1  # every button here is a finished choice (or leads to one at once)
-        best = max(range(len(node["o"])), key=lambda i: 1 if "t" in node["o"][i] else 1 + _worst_clicks(menu, node["o"][i]["n"]))
-        option = node["o"][best]
-        at[0] = option["n"]
-        return labels.index(option["l"])
+    def worst(self):
+        """A ``pick`` for :meth:`Page.choose` that walks to a finished choice taking the most clicks."""
+        at: list[tuple[int, ...]] = [()]
 
-    return pick
+        def pick(labels: list[str], suggested: int | None) -> int:
+            if self.clicks(at[0]) == 1:
+                return len(labels) - 1  # every button here is a finished choice
+            options = self.table.step(list(at[0]))["o"]
+            best = max(range(len(options)),
+                       key=lambda i: 1 if "t" in options[i] else 1 + self.clicks((*at[0], i)))
+            at[0] = (*at[0], best)
+            return labels.index(options[best]["l"])
 
-
-def _menu(folder: Path, keys: Path, seat: str) -> dict:
-    doc = gamefile.decode((folder / "game.toml").read_bytes())
-    part = gameparts.open_part(doc, seat, load_identity(keys / f"{seat}.key"))
-    menu = choices.decode_menu(part["menu"])
-    assert menu is not None
-    return menu
+        return pick
 
 
 def test_actions_from_the_mail_to_the_reply(cli, page, tmp_path):
@@ -160,9 +162,9 @@ def test_actions_from_the_mail_to_the_reply(cli, page, tmp_path):
         cli.ok("new", folder, "--as", "mod", "--judge", "judge@example.org", "--position", position,
                *[f"--player={n}={keys / (n + '.pub')}" for n in NAMES])
         game = folder / "game.toml"
-        menu = _menu(folder, keys, "alice")
-        assert _worst_clicks(menu) == 3
-        count("worst", fresh, _worst_pick(menu))
+        menu = _Choices(folder, keys, "alice")
+        assert menu.clicks() == 3
+        count("worst", fresh, menu.worst())
     print("actions:", counts)
     assert counts == {"join, fresh page": 7, "typical, page kept open": 5, "typical, fresh page": 7,
                       "worst, fresh page": 9, "worst, page kept open": 7}

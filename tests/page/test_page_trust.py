@@ -52,16 +52,49 @@ def _new(cli, keys: Path, *extra: str) -> Path:
     return folder / "game.toml"
 
 
+def _old_menu(table, join: bool) -> dict:
+    """The menu an older koryo-pbm's resolve sealed into a waiting player's part (the format
+    choices.py still reads): the first question of the rules' menu (pagecore), each option a
+    finished order; for the join, its one order with 64 zeros for the contribution and
+    ``fresh``, as such a menu said it."""
+    if join:
+        top = table.top
+        text = (f'game = "{top["game_id"]}"\ndecision = "join"\ncontribution = "{"0" * 64}"\n'
+                f'commitment = "{top["seed_commitment"]}"\n')
+        return {"decision": "join", "root": {"n": 0}, "complete": True, "fresh": "contribution", "orders": [text],
+                "nodes": [{"q": "Join the game", "d": 0, "o": [{"l": "join the game", "t": 0}]}]}
+    step = table.step([])
+    orders = [o["t"] for o in step["o"]]
+    node = {"q": step["q"], "o": [{"l": o["l"], "t": i} for i, o in enumerate(step["o"])]}
+    if "d" in step:
+        node["d"] = step["d"]
+    return {"decision": table.decision["id"], "root": {"n": 0}, "nodes": [node], "orders": orders, "complete": True}
+
+
+def _encode_old(menu: dict) -> str:
+    """An older resolve's encoding of a menu: compact JSON, raw DEFLATE, base64."""
+    import zlib
+
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    raw = gameparts.compact_json(menu).encode("utf-8")
+    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
+
+
 def _remenu(path: Path, keys: Path, seat: str, change) -> dict:
-    """The moderator seals into ``seat``'s part the menu ``change`` makes of the real one, and signs
-    the file (what a dishonest moderator can do with its key): returns the menu sealed."""
+    """The moderator seals into ``seat``'s part the menu ``change`` makes of the real one (as an
+    older resolve sealed it), and signs the file (what a dishonest moderator can do with its key):
+    returns the menu sealed."""
+    from koryo_pbm import pagecore
+
     mod, me = load_identity(keys / "mod.key"), load_identity(keys / f"{seat}.key")
-    doc = G.decode(path.read_bytes())
+    data = path.read_bytes()
+    doc = G.decode(data)
     part = gameparts.open_part(doc, seat, me)
-    menu = choices.decode_menu(part["menu"])
-    assert menu is not None
+    table = pagecore.open_table(playercopy.player_copy(data).decode("utf-8"), gameparts.compact_json(part), seat)
+    menu = _old_menu(table, (doc.decision or {}).get("kind") == "join")
+    assert choices.decode_menu(_encode_old(menu)) == menu  # the format the page still reads
     change(menu)
-    part["menu"] = choices.encode_menu(menu)
+    part["menu"] = _encode_old(menu)
     sealed = dict(doc.sealed)
     sealed[seat] = gameparts.seal_part(doc, seat, me.public, part, size=len(gameparts.compact_json(part).encode()) + 64)
     path.write_bytes(G.encode(doc.replace(sealed=sealed), mod))
