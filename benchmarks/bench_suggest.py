@@ -1,12 +1,13 @@
 """The heuristic bot's suggestion in every menu: CPU per suggestion by game and decision kind,
 two installations side by side, and their suggestions compared one by one.
 
-Each waiting player's menu (``choices.menus_for``) carries the ``heuristic`` bot's order as a
-suggestion, so a decision made from scratch asks for one per waiting player. Here seeded games
+The menus of ``play`` and of the player page (``koryo_pbm/pagecore.py``; before, each menu the
+moderator's resolve sealed) carry the ``heuristic`` bot's order as a suggestion, one per
+waiting player and decision. Here seeded games
 are played (2-, 3- and 4-player Koryo; 2-, 3-, 5-player and 4- and 6-player team Korsar; half the
 seats play the heuristic, half random legal orders) and at every decision each waiting player's
 public and private parts are kept. Each installation then suggests in every one of those
-positions, as ``choices._start`` asks for it: from the state the menu is built from
+positions, as ``pagecore`` asks for it: from the state the menu is built from
 (``bots.choose_in_view`` on ``game.from_view``, where the installation has it; before it, the menu
 asked ``bots.choose_from_view``, which rebuilt that state again from the parts). Printed: the
 mean CPU per suggestion by game and kind, each installation's ratio to the first named, and

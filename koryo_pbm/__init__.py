@@ -24,7 +24,8 @@ import, at module level and inside functions):
   delivery into a shared folder) and :mod:`koryo_pbm.signup` (a game that waits for its seats,
   taken by mail); :mod:`koryo_pbm.choices` writes each waiting player's menu of legal choices
   into their sealed part, for the player page; :mod:`koryo_pbm.pagecore` is the player page's
-  Python (the table and every legal choice from the game file and the player's opened part).
+  Python (the table and every legal choice from the game file and the player's opened part);
+  :mod:`koryo_pbm.plugin_page` adds a pure-Python plug-in game to the page.
 * :mod:`koryo_pbm.picture` — pictures of the table (HTML, SVG) from the scene a game draws.
 * :mod:`koryo_pbm.transport` — mail files (eml, mbox, Maildir), IMAP and SMTP.
 * :mod:`koryo_pbm.judge` — ``serve``: the games run by mail and shared folder.
@@ -44,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("koryo_pbm.crypto",),
     ("koryo_pbm.store",),
     ("koryo_pbm.match", "koryo_pbm.fair", "koryo_pbm.blind", "koryo_pbm.history", "koryo_pbm.verify", "koryo_pbm.pinning",
-     "koryo_pbm.press", "koryo_pbm.signup", "koryo_pbm.choices", "koryo_pbm.pagecore"),
+     "koryo_pbm.press", "koryo_pbm.signup", "koryo_pbm.choices", "koryo_pbm.pagecore", "koryo_pbm.plugin_page"),
     ("koryo_pbm.picture",),
     ("koryo_pbm.transport",),
     ("koryo_pbm.judge",),

@@ -158,9 +158,6 @@ class Joining(Game):
         return {"contribution": value if is_contribution(value) else new_contribution(),
                 "commitment": state.commitment}
 
-    def menu_room(self, kind: str) -> int:
-        return 1024 if kind == JOIN else self.inner.menu_room(kind)  # the join's: about 460 bytes
-
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
         if isinstance(state, JoinState):

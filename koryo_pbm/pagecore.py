@@ -11,16 +11,19 @@ finished choice comes as the canonical orders text a submission signs
 the player's view, seeded as ``play`` and ``orders`` seed it (public values only).
 
 Imports no cryptography, storage, transport or judge (the page carries none of them): the
-engine, the games, :mod:`koryo_pbm.match.orders` and :mod:`koryo_pbm.values`. The join
-(a fresh contribution) is made by the page itself; a blind table's hand is opened from the
-dealers' shares, which this module does not do (:attr:`Table.reason` says so).
+engine, the games, :mod:`koryo_pbm.match.orders` and :mod:`koryo_pbm.values`. The join's one
+choice names the game file's seed commitment and a placeholder of 64 zeros for the
+contribution, which the page replaces with 32 fresh random bytes of its own (``fresh``); a blind
+table's hand is opened from the dealers' shares, which this module does not do
+(:attr:`Table.reason` says so).
 
 Every answer is plain JSON-able data (what the page's JavaScript reads)::
 
     open(game_text, part_json, seat) -> Table
     Table.summary() -> {game, title, game_id, version, seat, decision, kind, waiting, view,
                         picture: {title, scene} | None, menu: bool, reason: text | None,
-                        suggested: {labels: [...], order: text} | None}
+                        suggested: {labels: [...], order: text} | None,
+                        fresh: "contribution" (the join: the key the page fills) | None}
     Table.step([i, j, ...]) -> {q, d, o: [{l, t?}]}   # the question after picking options i, j...
                                                      #   (t: the canonical order it finishes)
     Table.leaves([i, ...], limit) -> [{labels, order}] | None   # the finished choices below, or
@@ -39,7 +42,9 @@ from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.engine.menus import Menu, Option
 from koryo_pbm.errors import FormatError, KoryoPbmError
 
-JOIN = "join"  # koryo_pbm.fair.JOIN (not imported: the join is the page's own)
+JOIN = "join"  # koryo_pbm.fair.JOIN (not imported: fair deals with cryptography's hashes)
+FRESH_KEY = "contribution"  # the join's key the page fills with fresh random bytes
+FRESH_PLACEHOLDER = "0" * 64
 MAX_STEPS = 64  # the deepest menu the page walks
 
 
@@ -63,13 +68,17 @@ class Table:
         self.hint: dict[str, Any] | None = None
         self.suggested: dict[str, Any] | None = None
         self._menus: dict[tuple[int, ...], tuple[Any, list[Any]]] = {}
+        self.join: dict[str, Any] | None = None
         deal = top.get("deal")
+        waiting = list(self.decision["waiting_for"]) if self.decision else []
         if deal == "blind":
             self.reason = ("a blind table's hand is opened from the dealers' shares, which this page does not do yet: "
                            "answer with the command line (koryo-pbm play)")
         elif public.get("not_dealt") or self.kind == JOIN:
-            self.reason = "the join is made by the page itself"
-        waiting = list(self.decision["waiting_for"]) if self.decision else []
+            if seat in waiting:  # fair.Joining's one order: the contribution, the commitment signed with it
+                self.join = {FRESH_KEY: FRESH_PLACEHOLDER, "commitment": str(public.get("commitment", ""))}
+                self.suggested = self._suggested_path()
+            return
         if self.reason is None and seat in waiting:
             self.state = self.game.from_view(public, private, seat)
             self.hint = self._suggestion()
@@ -100,8 +109,8 @@ class Table:
         return {"game": self.game.name, "title": self.game.title, "game_id": self.game_id,
                 "version": self.top["version"], "seat": self.seat, "decision": d["id"] if d else None,
                 "kind": self.kind, "waiting": list(d["waiting_for"]) if d else [], "view": view_text,
-                "picture": picture, "breakdown": breakdown, "menu": self.state is not None, "reason": self.reason,
-                "suggested": self.suggested}
+                "picture": picture, "breakdown": breakdown, "menu": self.state is not None or self.join is not None, "reason": self.reason,
+                "suggested": self.suggested, "fresh": FRESH_KEY if self.join is not None else None}
 
     # -- the choices -------------------------------------------------------------------------
 
@@ -127,7 +136,12 @@ class Table:
         kept = self._menus.get(key)
         if kept is not None:
             return kept
-        if self.state is None:
+        if self.join is not None and not key:
+            label = "join the game: your contribution to the deal is fresh random bytes from this browser"
+            kept = (Menu("Your answer", (Option(label, _Finished(self.join)),), 0), [])
+            self._menus[key] = kept
+            return kept
+        if self.state is None and self.join is None:
             raise KoryoPbmError(self.reason or "this decision does not wait for you")
         if len(key) > MAX_STEPS:
             raise FormatError("too many steps")
@@ -142,6 +156,7 @@ class Table:
         if picked and isinstance(picked[-1], _Finished):
             asked = picked[-1].order
         else:
+            assert self.state is not None
             asked = self.game.menu(self.state, self.seat, picked, self.hint)
             if not key and not isinstance(asked, Menu):  # a finished order at once: one option
                 asked = Menu("Your only legal choice", (Option("the only legal order", _Finished(asked)),), 0)
@@ -155,9 +170,15 @@ class Table:
         return canonical_orders(self.game_id, str(self.decision["id"]), dict(order))
 
     def step(self, path: Sequence[int]) -> dict[str, Any]:
-        menu, _ = self._menu(path)
+        menu, picked = self._menu(path)
         if not isinstance(menu, Menu):
             raise FormatError("that choice is finished")
+        if self.state is not None and not (menu.options and isinstance(menu.options[0].value, _Finished)):
+            # what every option leads to, at once where the game says (Game.menu_answers)
+            answers = self.game.menu_answers(self.state, self.seat, picked, menu, self.hint)
+            if answers is not None and len(answers) == len(menu.options):
+                for i, child in enumerate(answers):
+                    self._menus.setdefault((*path, i), (child, [*picked, menu.options[i].value]))
         options = []
         for i, option in enumerate(menu.options):
             entry: dict[str, Any] = {"l": option.label}

@@ -2,7 +2,8 @@
 sealed part opened (HPKE's ephemeral keys are the only randomness left, and are left out): the
 blind table must leave open games byte for byte what they were. ``python
 tests/open_game_golden.py > tests/open-game-golden.txt`` writes the reference (made with the code
-before the blind table)."""
+before the blind table; written again when resolve stopped sealing menus into the parts, the one
+difference)."""
 
 from __future__ import annotations
 

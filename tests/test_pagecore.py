@@ -68,3 +68,26 @@ def test_a_seat_not_waited_for_and_bad_input_get_no_choices():
         pagecore.open_table("not = [toml", "{}", "a")
     with pytest.raises(FormatError):
         pagecore.open_table(text, "[1]", "a")
+
+
+def test_the_join_is_one_choice_naming_the_commitment_with_a_contribution_the_page_fills():
+    """A joined game's first decision: one choice, the order ``play`` gives but for the
+    contribution, 64 zeros the page replaces with fresh random bytes of its own."""
+    from koryo_pbm import fair
+
+    game = find_game("koryo")
+    players = ["a", "b", "c"]
+    ids = {p: Identity.generate(p) for p in players}
+    mod = Identity.generate("mod")
+    doc, _ = match.create(game, mod, {p: i.public for p, i in ids.items()})
+    assert doc.decision["kind"] == fair.JOIN
+    text = gamefile.encode(doc, mod).decode("utf-8")
+    private = gameparts.open_part(doc, "b", ids["b"])
+    table = pagecore.open_table(text, gameparts.compact_json(private), "b")
+    summary = table.summary()
+    assert summary["menu"] and summary["fresh"] == "contribution"
+    joining = match.game_of(doc)
+    state = match.player_state(doc, joining, "b", private)
+    order = joining.menu(state, "b", [], {"contribution": "0" * 64})
+    assert table.orders() == [match.canonical_orders(doc.game_id, doc.decision["id"], order)]
+    assert summary["suggested"]["order"] == table.orders()[0]

@@ -177,11 +177,6 @@ class KorsarGame(Game):
 
     # -- storage and views ---------------------------------------------------------------
 
-    def menu_room(self, kind: str) -> int:
-        # a turn's menu, compressed, in base64, with the view: 1,170 bytes at most in 30 random
-        # games; the picture adds about 1,460 (2,838 at most in 3 games with it)
-        return 3584
-
     def menu(self, state: KorsarState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
         orders, keys, label = self._tree(state, player)

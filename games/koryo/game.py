@@ -227,14 +227,6 @@ class KoryoGame(Game):
 
     # -- storage and views ---------------------------------------------------------------
 
-    def menu_room(self, kind: str) -> int:
-        # compressed, in base64, with the view and the picture (koryo_pbm/choices.py); the largest
-        # seen in 90 random games of 2, 3 and 4 players: orders 1,158 bytes, discard 946 without
-        # the picture, which adds about 1,250 (orders 2,362 and discard 2,606 in 9 games with
-        # it); about 88% of the action turns fit whole, the rest (up to 137,757 step orders) are
-        # cut to the room
-        return {"orders": 3072, "discard": 3584}.get(kind, 6144)
-
     def menu(self, state: KoryoState, player: str, picked: Sequence[Any],
              hint: Mapping[str, Any] | None = None) -> Menu | dict[str, Any]:
         from . import menus

@@ -265,13 +265,6 @@ class Game(abc.ABC):
         the caller asks :meth:`menu` for each option."""
         return None
 
-    def menu_room(self, kind: str) -> int:
-        """The bytes the menu of a decision of ``kind`` takes in a waiting player's sealed part
-        (the player page's menu, :mod:`koryo_pbm.choices`), whatever it holds: a function of the
-        public kind alone, so that the size of a part says nothing of the choices inside. A
-        menu that would be larger is cut (the command line still offers every choice)."""
-        return 24 * 1024
-
     # -- bots ----------------------------------------------------------------------------
 
     def bot_levels(self) -> tuple[str, ...]:

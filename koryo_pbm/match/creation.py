@@ -11,14 +11,13 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from koryo_pbm import choices, deadlines
+from koryo_pbm import deadlines
 from koryo_pbm.address import MAX_ADDRESS
 from koryo_pbm.crypto.keys import Identity, PublicIdentity
 from koryo_pbm.engine.contract import Game, State
 from koryo_pbm.errors import SetupError
 from koryo_pbm.store import gamedoc, gameparts
 from koryo_pbm.store.gamedoc import GameDoc
-from koryo_pbm.values import keep
 
 if TYPE_CHECKING:
     from koryo_pbm.match.views import Secrets
@@ -270,32 +269,10 @@ def _fill(doc: GameDoc, game: Game, state: State, secret: dict[str, Any], *, now
                 doc.decision["deadline"] = deadlines.stamp(now + duration)
     doc.public = game.public(state)
     privates = {name: game.private(state, name) for name in doc.players}
-    from koryo_pbm.match.views import engine_view
 
-    humans = [name for name in (decision.players if decision is not None else ())
-              if doc.players[name] != doc.moderator  # a bot seat (the moderator's key) needs no menu
-              and doc.deal != "blind"]  # nor a blind table, which has no menus yet (its players write orders files)
-    from koryo_pbm.engine import scene
-
-    views: dict[str, str] = {}
-    pictures: dict[str, dict[str, Any]] = {}
-    texts = {name: _part_json(privates[name]) for name in humans}
-    public_json = _part_json(doc.public) if humans else None
-    for name in humans:  # each waiting player's table as text and as a picture, from one view of it
-        seen = {**_game_view(game, doc.public, privates[name], public_json, texts[name]), **engine_view(doc)}
-        views[name] = game.render({**seen, "me": name})
-        pictures[name] = {"title": game.title, "scene": scene.to_json(game.picture(seen))}
-    menus = choices.menus_for(game, state, game_id=doc.game_id, game_public=doc.public, privates=privates,
-                              views=views, only=humans, pictures=pictures)
-    doc.sealed = {}
-    for name, key in doc.players.items():
-        if name in menus:  # a waiting player: the menu of their legal choices, padded to a fixed room
-            part = {**privates[name], choices.MENU_KEY: menus[name]}
-            size = gameparts.kept_padded_size(privates[name], texts.get(name)) + choices.room(
-                game, decision.kind if decision is not None else "")
-            doc.sealed[name] = gameparts.seal_part(doc, name, key, part, size=size)
-        else:
-            doc.sealed[name] = gameparts.seal_part(doc, name, key, privates[name])
+    # every part as the game gives it: no menu (the player page runs the rules itself,
+    # koryo_pbm/pagecore.py; play and orders compute theirs)
+    doc.sealed = {name: gameparts.seal_part(doc, name, key, privates[name]) for name, key in doc.players.items()}
     # every seat's mail address padded to the room RFC 5321 allows, "" for none: the part's size
     # tells neither who has an address nor how long it is
     emails = secret.get("emails", {})
@@ -384,33 +361,6 @@ def reopen_moderator(doc: GameDoc, identity: Identity) -> Any:
     from koryo_pbm.match.views import open_moderator
 
     return open_moderator(doc, identity)
-
-
-def _part_json(value: Mapping[str, Any]) -> str | None:
-    """The compact JSON of a public or private part (``None`` if it is not JSON: then nothing
-    is kept by it)."""
-    try:
-        return gameparts.compact_json(value)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-_VIEWS: dict[tuple[Any, ...], dict[str, Any]] = {}  # the games' views of the parts filled last, by what they hold
-_VIEWS_KEPT = 1024
-
-
-def _game_view(game: Game, public: Mapping[str, Any], private: Mapping[str, Any], public_json: str | None,
-               private_json: str | None) -> dict[str, Any]:
-    """``game.view(public, private)``, a function of the two parts alone, kept for the last
-    parts filled by the game and the compact JSON of both (``public_json``, ``private_json``):
-    a version that only holds an order has the state of the version before, and each waiting
-    player the same view of it (their picture and text still differ: the view the engine adds,
-    with the version and who has answered, is added anew to a copy of it)."""
-    if public_json is None or private_json is None:
-        return game.view(public, private)
-    key = (type(game).__module__, type(game).__qualname__, game.name, public_json, private_json)
-    view = _VIEWS.pop(key, None)
-    return keep(_VIEWS, key, game.view(public, private) if view is None else view, _VIEWS_KEPT)
 
 
 def _json_pieces(data: Mapping[str, Any]) -> dict[str, str] | None:

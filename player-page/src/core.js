@@ -617,25 +617,6 @@ export function readMenuOrders(menu, ctx) {
   });
 }
 
-/** The orders of a menu the page's own rules make as the player walks it (rules.js): each read
- * strictly (readOrder) when first reached, with readMenuOrders's sentence when one is not. */
-export function lazyOrders(menu, ctx) {
-  const read = new Map();
-  return new Proxy({}, {
-    get(_, prop) {
-      if (typeof prop !== "string" || !/^\d+$/.test(prop)) return undefined;
-      const t = Number(prop);
-      if (!read.has(t)) {
-        try { read.set(t, readOrder(menu.orders[t], ctx)); } catch (e) {
-          if (!(e instanceof PageError)) throw e;
-          throw new PageError(`an order of this page's own rules cannot be read strictly (${e.message}): nothing is signed; answer with the command line (koryo-pbm play)`);
-        }
-      }
-      return read.get(t);
-    },
-  });
-}
-
 /** The join order, written by the page (never taken from the menu): 32 fresh random bytes from this
  * browser's generator and the seed commitment of the game file the player joins, as the command line's
  * `orders`/`play` write it (fair.Joining: {contribution, commitment}). */

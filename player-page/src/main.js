@@ -266,9 +266,8 @@ function render(pin, older, forged = false) {
   }
   if (!page.menu) { showNoMenu(page.rulesSaid ?? "This page has no choices for this decision: answer with the command line (koryo-pbm play)."); return; }
   try {
-    // every order read strictly before it is shown: the rules' own as they are reached, a sealed menu's all at once
-    page.orders = page.menu.fromRules ? core.lazyOrders(page.menu, core.orderContext(game))
-      : core.readMenuOrders(page.menu, core.orderContext(game));
+    const ctx = core.orderContext(game);
+    page.orders = page.menu.fromRules ? rulesOrders(page.menu, ctx) : core.readMenuOrders(page.menu, ctx);
   } catch (e) {
     if (!(e instanceof core.PageError)) throw e;
     page.menu = null;
@@ -298,7 +297,7 @@ function startRules() {
     (e) => { document.body.dataset.rules = "failed"; document.body.dataset.rulesError = String(e && e.message); });
 }
 
-// The table as the same picture as `show --html` (the scene sealed in the menu, laid out by
+// The table as the same picture as `show --html` (the scene the rules in the page draw, laid out by
 // picture.js); the text view stays for screen readers and as a fallback.
 function showPicture(top, seat) {
   const box = $("picture");
@@ -331,6 +330,26 @@ function showNoMenu(text, kind = "info") {
   $("suggested-note").hidden = true;
   delete document.body.dataset.leaf;
   say(text, kind);
+}
+
+/** The orders the page's rules give (rules.js), each read strictly as it is reached
+ * (core.readOrder: a menu of thousands of step orders is not read whole); the order of a game whose
+ * orders core.js does not know (a plug-in the page carries) is labelled by its own text. */
+function rulesOrders(menu, ctx) {
+  const read = new Map();
+  return new Proxy([], { get: (target, prop) => {
+    if (!/^\d+$/.test(String(prop))) return target[prop];
+    const i = Number(prop);
+    if (!read.has(i)) read.set(i, readRulesOrder(menu.orders[i], ctx));
+    return read.get(i);
+  } });
+}
+
+function readRulesOrder(text, ctx) {
+  try { return core.readOrder(text, ctx); } catch (e) {
+    if (!(e instanceof core.PageError) || !e.message.startsWith("this page knows no orders of")) throw e;
+    return { text, body: null, label: text.split("\n").slice(2).filter(Boolean).join("; ") };
+  }
 }
 
 /** The label of a finished choice: made from the order itself (core.readOrder), never the menu's. */
@@ -556,7 +575,6 @@ document.addEventListener("DOMContentLoaded", () => {
   document.body.addEventListener("dragover", (e) => e.preventDefault());
   document.body.addEventListener("drop", dropFiles);
   showRemembered();
-  document.body.dataset.ready = "yes";  // for scripts and tests: the page is set up
   startRules();
   // automation (tests compare the page's choices with the command line's): every finished
   // choice the page offers for the open decision and the suggested one, as canonical orders texts
@@ -565,4 +583,5 @@ document.addEventListener("DOMContentLoaded", () => {
     const suggested = suggestedFrom(0);
     return { all: page.menu.all(), suggested: suggested ? page.menu.orders[suggested.t] : null };
   };
+  document.body.dataset.ready = "yes";  // for scripts and tests: the page is set up
 });

@@ -13,9 +13,14 @@ async function embedded(id) {
   const block = document.getElementById(id);
   if (!block) throw new Error(`this page lacks its part ${id}`);
   const text = block.textContent.trim();
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  let bytes;
+  if (Uint8Array.fromBase64) {
+    bytes = Uint8Array.fromBase64(text);  // native (Chromium 140, Firefox 133 on): milliseconds for megabytes
+  } else {
+    const binary = atob(text);
+    bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  }
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }

@@ -45,7 +45,9 @@ async function liveMenu(summary) {
     return out;
   };
   const nodes = new Proxy([], { get: (target, prop) => (/^\d+$/.test(String(prop)) ? node(Number(prop)) : target[prop]) });
+  // fresh: the join's key whose 64 zeros the page replaces with fresh random bytes (core.leafOrders)
   return { decision: summary.decision, root: { n: 0 }, nodes, orders, complete: true, fromRules: true,
+    ...(summary.fresh ? { fresh: summary.fresh } : {}),
     view: summary.view, picture: summary.picture,
     /** Every finished choice (automation and tests: the page's choices against the command line's). */
     all: () => call("orders").orders };

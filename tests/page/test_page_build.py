@@ -132,8 +132,33 @@ def test_the_vectors_hold_for_the_python_code():
     assert choices.decode_menu(g["part"]["menu"][:40]) is None and choices.decode_menu(7) is None
 
 
-def _node_envelope(game: Path, key: Path, passphrase: str = "", how: str = "suggested") -> subprocess.CompletedProcess:
-    return subprocess.run(["node", str(SOURCES / "tools" / "make-envelope.mjs"), str(game), str(key), passphrase, how],
+def _page_orders(game: Path, key: Path, how: str, out: Path) -> Path:
+    """The orders the page's rules (``koryo_pbm/pagecore.py``) give the key's seat: the
+    suggested choice, or the first at every question; written to ``out``."""
+    from koryo_pbm import match, pagecore
+    from koryo_pbm.crypto.keys import load_identity
+    from koryo_pbm.store import gameparts
+
+    doc = match.load_doc(game)
+    identity = load_identity(key, "")
+    seat = match.player_name(doc, identity)
+    private = gameparts.open_part(doc, seat, identity)
+    table = pagecore.open_table(game.read_text(encoding="utf-8"), gameparts.compact_json(private), seat)
+    if how == "suggested":
+        text = table.summary()["suggested"]["order"]
+    else:
+        path: list[int] = []
+        while "t" not in (step := table.step(path))["o"][0]:
+            path.append(0)
+        text = step["o"][0]["t"]
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def _node_envelope(game: Path, key: Path, passphrase: str = "", how: str = "suggested",
+                   orders: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["node", str(SOURCES / "tools" / "make-envelope.mjs"), str(game), str(key), passphrase, how,
+                           *([str(orders)] if orders else [])],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -149,7 +174,9 @@ def test_envelopes_made_by_the_page_code_are_opened_and_counted_by_resolve(built
     for round_ in range(3):  # the join (a fresh contribution from the page), then Koryo's orders
         status = cli.ok("status", folder, "--json").json
         for player in status["missing"]:
-            r = _node_envelope(folder / "game.toml", keys / f"{player}.key", how="first" if round_ else "suggested")
+            how = "first" if round_ else "suggested"
+            orders = _page_orders(folder / "game.toml", keys / f"{player}.key", how, cli.cwd / "orders.txt")
+            r = _node_envelope(folder / "game.toml", keys / f"{player}.key", how=how, orders=orders)
             assert r.returncode == 0, r.stderr
             env = parse_one(r.stdout)
             assert env.player == player and env.decision == status["decision"]
@@ -157,7 +184,7 @@ def test_envelopes_made_by_the_page_code_are_opened_and_counted_by_resolve(built
         out = cli.ok("resolve", folder, "--as", "mod", "--json").json
         assert out["applied"] and out["applied"][0]["decision"] == status["decision"], out
     # a wrong key: one sentence, nothing made
-    r = _node_envelope(folder / "game.toml", keys / "mod.key")
+    r = _node_envelope(folder / "game.toml", keys / "mod.key", orders=cli.cwd / "orders.txt")
     assert r.returncode == 1 and "not the key of any player" in r.stderr and r.stdout == ""
 
 

@@ -1,5 +1,5 @@
 """The page shows the table as the same picture as ``show --html`` / ``show --svg``: the scene
-sealed in the player's menu, laid out in the browser by ``player-page/src/picture.js`` (a port of
+the page's own rules draw of the player's view (``koryo_pbm/pagecore.py`` in Pyodide), laid out in the browser by ``player-page/src/picture.js`` (a port of
 ``koryo_pbm/picture/svg.py``), equals the SVG the command line writes for the same game file and
 player. Normalisation (documented in picture.js): both are parsed and serialised by the
 browser's own XML parser and serialiser (escaping and the XML declaration aside, the text is
@@ -90,8 +90,13 @@ def test_on_a_phone_the_page_draws_the_picture_at_the_phone_s_width_as_svg_py_do
         width = int(page.d.execute_script(
             "return document.querySelector('#picture svg').getAttribute('viewBox').split(' ')[2]"))
         assert 320 <= width < 390, width
-        opened = cli.ok("inspect", folder, "--as", "bob", "--json").json["opened"]
-        sealed = next(o["data"]["menu"]["picture"] for o in opened if o["part"] == "bob")
+        from koryo_pbm import pagecore
+        from koryo_pbm.crypto.keys import load_identity
+        from koryo_pbm.store.gameparts import compact_json, open_part
+
+        doc = read_game(folder / "game.toml")
+        part = compact_json(open_part(doc, "bob", load_identity(keys / "bob.key", "")))
+        sealed = pagecore.open_table((folder / "game.toml").read_text(encoding="utf-8"), part, "bob").summary()["picture"]
         frame = frame_of(read_game(folder / "game.toml"), sealed["title"], "bob")
         expected = svg(from_json(sealed["scene"]), frame, width)
         python, browser = page.d.execute_script(SAME, expected)

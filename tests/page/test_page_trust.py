@@ -11,9 +11,8 @@ command line refuses:
   order. Now every label of a finished choice is made from its order, and the exact order text
   signed is shown;
 * a menu carrying an order the page cannot read strictly (a comment, a key no order has): the
-  page now makes its choices with its own rules (pagecore) and offers none of the sealed menu's;
-  a sealed menu it still uses (where its rules do not run) is refused in one sentence when one
-  of its orders is not read strictly, nothing signed;
+  page of an older koryo-pbm signed it; the page of issue 29 refused it in one sentence; the page
+  that runs the rules (issue 32) does not use a sealed menu where its rules give the choices;
 * a game file signed with a torsion component in R, or by a mixed-order moderator key: the
   page's ZIP-215 check accepted what the command line refuses. Now both refuse.
 """
@@ -22,16 +21,17 @@ from __future__ import annotations
 
 import base64
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 from page_kit import Page
 
-from koryo_pbm import choices
+from koryo_pbm import choices, pagecore
 from koryo_pbm.crypto.envelope import parse_one
 from koryo_pbm.crypto.keys import PublicIdentity, load_identity
 from koryo_pbm.store import gamefile as G
-from koryo_pbm.store import gameparts, playercopy
+from koryo_pbm.store import gameparts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vectors"))
 import make_ed25519_strict as ed
@@ -52,49 +52,49 @@ def _new(cli, keys: Path, *extra: str) -> Path:
     return folder / "game.toml"
 
 
-def _old_menu(table, join: bool) -> dict:
-    """The menu an older koryo-pbm's resolve sealed into a waiting player's part (the format
-    choices.py still reads): the first question of the rules' menu (pagecore), each option a
-    finished order; for the join, its one order with 64 zeros for the contribution and
-    ``fresh``, as such a menu said it."""
-    if join:
-        top = table.top
-        text = (f'game = "{top["game_id"]}"\ndecision = "join"\ncontribution = "{"0" * 64}"\n'
-                f'commitment = "{top["seed_commitment"]}"\n')
-        return {"decision": "join", "root": {"n": 0}, "complete": True, "fresh": "contribution", "orders": [text],
-                "nodes": [{"q": "Join the game", "d": 0, "o": [{"l": "join the game", "t": 0}]}]}
-    step = table.step([])
-    orders = [o["t"] for o in step["o"]]
-    node = {"q": step["q"], "o": [{"l": o["l"], "t": i} for i, o in enumerate(step["o"])]}
-    if "d" in step:
-        node["d"] = step["d"]
-    return {"decision": table.decision["id"], "root": {"n": 0}, "nodes": [node], "orders": orders, "complete": True}
+def _real_menu(path: Path, part: dict, seat: str) -> dict:
+    """The menu an older koryo-pbm's resolve sealed into ``seat``'s part (``koryo_pbm/choices.py``'s
+    layout), made of the rules' choices (``koryo_pbm/pagecore.py``): the real one."""
+    table = pagecore.open_table(path.read_text(encoding="utf-8"), gameparts.compact_json(part), seat)
+    summary = table.summary()
+    nodes: list = []
+    orders: list[str] = []
+
+    def node(at: list[int]) -> int:
+        step = table.step(at)
+        i = len(nodes)
+        nodes.append(None)
+        options = []
+        for k, o in enumerate(step["o"]):
+            if "t" in o:
+                if o["t"] not in orders:
+                    orders.append(o["t"])
+                options.append({"l": o["l"], "t": orders.index(o["t"])})
+            else:
+                options.append({"l": o["l"], "n": node([*at, k])})
+        nodes[i] = {"q": step["q"], "o": options, **({"d": step["d"]} if "d" in step else {})}
+        return i
+
+    node([])
+    return {"decision": summary["decision"], "root": {"n": 0}, "nodes": nodes, "orders": orders, "complete": True,
+            **({"fresh": summary["fresh"]} if summary["fresh"] else {})}
 
 
-def _encode_old(menu: dict) -> str:
-    """An older resolve's encoding of a menu: compact JSON, raw DEFLATE, base64."""
-    import zlib
-
+def _encoded(menu: dict) -> str:
     squeeze = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
-    raw = gameparts.compact_json(menu).encode("utf-8")
-    return base64.b64encode(squeeze.compress(raw) + squeeze.flush()).decode("ascii")
+    return base64.b64encode(squeeze.compress(gameparts.compact_json(menu).encode()) + squeeze.flush()).decode()
 
 
 def _remenu(path: Path, keys: Path, seat: str, change) -> dict:
-    """The moderator seals into ``seat``'s part the menu ``change`` makes of the real one (as an
-    older resolve sealed it), and signs the file (what a dishonest moderator can do with its key):
-    returns the menu sealed."""
-    from koryo_pbm import pagecore
-
+    """The moderator seals into ``seat``'s part the menu ``change`` makes of the real one, and signs
+    the file (what a dishonest moderator can do with its key): returns the menu sealed."""
     mod, me = load_identity(keys / "mod.key"), load_identity(keys / f"{seat}.key")
-    data = path.read_bytes()
-    doc = G.decode(data)
+    doc = G.decode(path.read_bytes())
     part = gameparts.open_part(doc, seat, me)
-    table = pagecore.open_table(playercopy.player_copy(data).decode("utf-8"), gameparts.compact_json(part), seat)
-    menu = _old_menu(table, (doc.decision or {}).get("kind") == "join")
-    assert choices.decode_menu(_encode_old(menu)) == menu  # the format the page still reads
+    menu = _real_menu(path, part, seat)
+    assert choices.decode_menu(_encoded(menu)) == menu
     change(menu)
-    part["menu"] = _encode_old(menu)
+    part["menu"] = _encoded(menu)
     sealed = dict(doc.sealed)
     sealed[seat] = gameparts.seal_part(doc, seat, me.public, part, size=len(gameparts.compact_json(part).encode()) + 64)
     path.write_bytes(G.encode(doc.replace(sealed=sealed), mod))
@@ -177,22 +177,20 @@ def test_a_label_cannot_hide_another_order(page, cli, players):
 
 
 @pytest.mark.parametrize("extra", ["# the moderator's note\n", 'bonus = "yes"\n'], ids=["comment", "unknown key"])
-def test_a_menu_with_an_order_not_read_strictly_is_refused(page, cli, players, extra):
+def test_a_menu_with_an_order_not_read_strictly_is_not_offered(page, cli, players, extra):
+    """The page runs the rules: a menu the moderator sealed is not used where they give the
+    choices, so its spoiled order is never offered (the page of issue 29 refused the menu)."""
     game = _new(cli, players, "--seed", "strict", "--first", "alice")
 
     def spoil(menu: dict) -> None:
         menu["orders"][-1] += extra
 
-    real = _remenu(game, players, "alice", spoil)
+    spoiled = _remenu(game, players, "alice", spoil)
     said = page.open_game(game, players / "alice.key", "")
-    # the page's choices are its own rules' (koryo_pbm/pagecore.py): the moderator's sealed menu,
-    # spoilt or not, offers nothing; every order offered is read strictly, none carries the extra
     assert said.startswith("opened:"), said
-    offered = [b.get_attribute("title") for b in page.all("[data-choice]")]
-    assert offered and all(t and extra not in t for t in offered), offered
-    assert real["orders"][-1].endswith(extra)
-    text = _opened(_click(page, len(offered) - 1), players, "alice")
-    assert text == offered[-1] and extra not in text
+    offered = page.d.execute_script("return window.koryoPbmChoices()")
+    assert spoiled["orders"][-1] not in offered["all"] and all(extra not in t for t in offered["all"])
+    assert set(offered["all"]) >= {t for t in spoiled["orders"] if extra not in t}  # the rules' own choices
 
 
 def _moderator_secret(keys: Path) -> tuple[int, bytes]:
@@ -203,7 +201,7 @@ def _moderator_secret(keys: Path) -> tuple[int, bytes]:
 def _resigned(data: bytes, public: bytes, a: int, prefix: bytes, *, torsion: bool) -> bytes:
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     body = data[:cut]
-    sig = ed.signature(a, prefix, public, playercopy.signed_message(body), torsion=torsion)
+    sig = ed.signature(a, prefix, public, G.signed_message(body), torsion=torsion)
     return body + f'signature = "{base64.b64encode(sig).decode()}"\n'.encode()
 
 
@@ -216,7 +214,7 @@ def test_a_torsion_signature_is_refused_by_the_page_as_by_the_command_line(page,
     data = game.read_bytes()
     assert _resigned(data, mod_public, a, prefix, torsion=False) == data  # the signature as the library makes it
     forged = _resigned(data, mod_public, a, prefix, torsion=True)
-    assert ed.zip215(mod_public, playercopy.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
+    assert ed.zip215(mod_public, G.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
                      base64.b64decode(forged.rsplit(b'"', 2)[1]))
     bad = game.parent / "torsion.toml"
     bad.write_bytes(forged)
@@ -238,7 +236,7 @@ def test_a_mixed_order_moderator_key_is_refused_by_the_page_as_by_the_command_li
     data = game.read_bytes().replace(mod.line().encode(), line.encode())
     forged = _resigned(data, mixed, a, prefix, torsion=False)
     body = forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]
-    assert ed.zip215(mixed, playercopy.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
+    assert ed.zip215(mixed, G.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
     with pytest.raises(Exception, match="not a point of the prime-order group"):
         PublicIdentity.parse(line)
     bad = game.parent / "mixed.toml"
