@@ -18,6 +18,8 @@ A game's policy is the optional ``[service]`` table of the game file, public::
     press = "public"                               # press allowed: private (""), public, none
     state_mail = "every"                           # the judge's state mails: act (""), every, all
     moderator_email = "mod@example.org"            # the judge forwards players' plain mails there
+    judge = "judge@example.org"                    # the judge's address (new --judge): where replies go
+    tag = "friday"                                 # the game's tag in the judge's subjects ([koryo-pbm friday])
 
 The pending decision's deadline is ``decision.deadline``, an absolute UTC time
 (``2026-11-27T18:00:00Z``).
@@ -32,14 +34,15 @@ from functools import cache
 from typing import Any
 
 from koryo_pbm.errors import FormatError, UsageError
-from koryo_pbm.values import Spelling, Value
+from koryo_pbm.values import ID, Spelling, Value
 
 MAX_DURATION = timedelta(days=90)
 MAX_ABANDON = 100
 MISSED = ("wait", "bot")
 DEFAULT_KIND = "default"
 SERVICE_KEYS = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-                "missed_in_row", "press", "state_mail", "moderator_email")
+                "missed_in_row", "press", "state_mail", "moderator_email",
+                "judge", "tag")
 PRESS = ("private", "public", "none")  # press between players: any, only to all players, none
 # What the judge mails when the game moves on: "" (the default) or "act", a mail only to the players
 # who must act (what happened goes into each player's next mail); "every" (or "turn", its old name),
@@ -50,6 +53,7 @@ _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _WORD = Spelling(_LOWER + "_-", 0, 31, first=_LOWER)  # [a-z0-9][a-z0-9_-]{0,31}  # a decision kind, a bot level
+_TAG = ID  # a game folder's name, as the judge's subjects carry it
 
 
 @cache
@@ -156,7 +160,8 @@ class Policy(Value):
     """A game's service policy (the ``[service]`` table)."""
 
     _fields = ("deadlines", "grace", "missed", "bot_level", "abandon_after", "remind", "bots", "abandoned",
-               "missed_in_row", "press", "state_mail", "moderator_email")
+               "missed_in_row", "press", "state_mail", "moderator_email",
+               "judge", "tag")
     deadlines: dict[str, str]
     grace: str
     missed: str
@@ -169,11 +174,14 @@ class Policy(Value):
     press: str  # "" is "private": press to any players
     state_mail: str  # "" is "act" (the judge's default): mail only to the players who must act
     moderator_email: str  # the moderator's own address ("": none): players' plain mails are forwarded there
+    judge: str  # the judge's mail address, where the player page's reply goes ("": none said)
+    tag: str  # the game's tag in the judge's subjects, its folder's name ("": none said)
 
     def __init__(self, deadlines: dict[str, str] | None = None, grace: str = "", missed: str = "wait",
                  bot_level: str = "", abandon_after: int = 0, remind: str = "", bots: dict[str, str] | None = None,
                  abandoned: list[str] | None = None, missed_in_row: dict[str, int] | None = None, press: str = "",
-                 state_mail: str = "", moderator_email: str = "") -> None:
+                 state_mail: str = "", moderator_email: str = "",
+                 judge: str = "", tag: str = "") -> None:
         self.deadlines = {} if deadlines is None else deadlines
         self.grace = grace
         self.missed = missed
@@ -186,6 +194,8 @@ class Policy(Value):
         self.press = press
         self.state_mail = state_mail
         self.moderator_email = moderator_email
+        self.judge = judge
+        self.tag = tag
 
     def duration(self, kind: str) -> timedelta | None:
         """The time a decision of ``kind`` is given, if any."""
@@ -233,6 +243,10 @@ class Policy(Value):
             table["state_mail"] = self.state_mail
         if self.moderator_email:
             table["moderator_email"] = self.moderator_email
+        if self.judge:
+            table["judge"] = self.judge
+        if self.tag:
+            table["tag"] = self.tag
         return table
 
     def next_step(self, deadline: datetime, who: str = "them", *, bot: bool = True) -> str:
@@ -327,6 +341,16 @@ def policy_of(table: Mapping[str, Any] | None, players: Sequence[str] = ()) -> P
                                                                             for c in moderator_email))):
             raise FormatError("'service.moderator_email' must be a mail address")
         p.moderator_email = moderator_email
+        p.judge, p.tag = table.get("judge", ""), table.get("tag", "")
+        if p.judge:
+            from koryo_pbm.address import check_address
+
+            try:
+                check_address(p.judge, who="'service.judge'")
+            except UsageError as exc:
+                raise FormatError(str(exc)) from None
+        if not isinstance(p.tag, str) or (p.tag and not _TAG.fits(p.tag)):
+            raise FormatError("'service.tag' must be a game folder's name")
     except DeadlineError as exc:
         raise FormatError(str(exc)) from None
     if players:

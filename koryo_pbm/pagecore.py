@@ -95,16 +95,21 @@ class Table:
     def summary(self) -> dict[str, Any]:
         from koryo_pbm.engine import scene
 
-        view_text, picture = "", None
+        view_text, picture, breakdown = "", None, None
+        d = self.decision
         if self.top.get("deal") != "blind" and not self.public.get("not_dealt"):
             seen = {**self.game.view(self.public, self.private), **self.engine_view()}
             view_text = self.game.render({**seen, "me": self.seat})
             picture = {"title": self.game.title, "scene": scene.to_json(self.game.picture(seen))}
-        d = self.decision
+            rows = self.game.score_breakdown(seen) if d is None else None
+            if rows:  # at the end: the score breakdown, as `koryo-pbm log` and `show` give it
+                from koryo_pbm.history import breakdown_lines
+
+                breakdown = breakdown_lines(rows, list(seen.get("players", [])), seen.get("scores") or {})
         return {"game": self.game.name, "title": self.game.title, "game_id": self.game_id,
                 "version": self.top["version"], "seat": self.seat, "decision": d["id"] if d else None,
                 "kind": self.kind, "waiting": list(d["waiting_for"]) if d else [], "view": view_text,
-                "picture": picture, "menu": self.state is not None or self.join is not None, "reason": self.reason,
+                "picture": picture, "breakdown": breakdown, "menu": self.state is not None or self.join is not None, "reason": self.reason,
                 "suggested": self.suggested, "fresh": FRESH_KEY if self.join is not None else None}
 
     # -- the choices -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from koryo_pbm import match, pagecore
 from koryo_pbm.crypto.keys import Identity
 from koryo_pbm.engine.registry import find_game
 from koryo_pbm.errors import FormatError
-from koryo_pbm.store import gamefile
+from koryo_pbm.store import gamefile, gameparts
 
 
 @pytest.mark.parametrize(("name", "n", "seed", "steps"), [("koryo", 4, "pagecore-1", 14), ("korsar", 4, "pagecore-2", 12)])
@@ -37,9 +37,9 @@ def test_the_page_offers_every_choice_play_offers_and_the_same_suggestion(name, 
         match._fill(doc, game, state, {"orders": {}})
         text = gamefile.encode(doc, mod).decode("utf-8")
         for p in decision.players:
-            private = gamefile.open_part(doc, p, ids[p])
+            private = gameparts.open_part(doc, p, ids[p])
             private.pop("menu", None)
-            table = pagecore.open_table(text, gamefile.compact_json(private), p)
+            table = pagecore.open_table(text, gameparts.compact_json(private), p)
             expected, suggested = play_orders(doc, game, p, private)
             assert table.orders() == expected
             summary = table.summary()
@@ -61,8 +61,8 @@ def test_a_seat_not_waited_for_and_bad_input_get_no_choices():
     mod = Identity.generate("mod")
     doc, _ = match.create(game, mod, {p: i.public for p, i in ids.items()}, seed="pagecore-3")
     text = gamefile.encode(doc, mod).decode("utf-8")
-    private = gamefile.open_part(doc, "a", ids["a"])
-    table = pagecore.open_table(text, gamefile.compact_json(private), "a")
+    private = gameparts.open_part(doc, "a", ids["a"])
+    table = pagecore.open_table(text, gameparts.compact_json(private), "a")
     assert table.summary()["menu"] == (("a" in doc.decision["waiting_for"]) and doc.decision["kind"] != "join")
     with pytest.raises(FormatError):
         pagecore.open_table("not = [toml", "{}", "a")
@@ -82,8 +82,8 @@ def test_the_join_is_one_choice_naming_the_commitment_with_a_contribution_the_pa
     doc, _ = match.create(game, mod, {p: i.public for p, i in ids.items()})
     assert doc.decision["kind"] == fair.JOIN
     text = gamefile.encode(doc, mod).decode("utf-8")
-    private = gamefile.open_part(doc, "b", ids["b"])
-    table = pagecore.open_table(text, gamefile.compact_json(private), "b")
+    private = gameparts.open_part(doc, "b", ids["b"])
+    table = pagecore.open_table(text, gameparts.compact_json(private), "b")
     summary = table.summary()
     assert summary["menu"] and summary["fresh"] == "contribution"
     joining = match.game_of(doc)

@@ -60,6 +60,19 @@ def _name_value_specs(specs: tuple[str, ...], option: str, example: str, check, 
     return out
 
 
+def judge_and_tag(judge: str, directory: Path) -> tuple[str, str]:
+    """``new --judge``: the judge's address and the game's tag (the folder's name, which the
+    judge's subjects carry as ``[koryo-pbm TAG]``), both checked."""
+    from koryo_pbm.address import check_address
+    from koryo_pbm.values import ID
+
+    tag = directory.resolve().name
+    if not ID.fits(tag):
+        raise UsageError(f"--judge: the folder's name {tag[:64]!r} cannot be the game's tag in the judge's subjects "
+                         "(letters, digits, '_', '.', ':', '+', '-', starting with a letter or digit)")
+    return check_address(judge.strip(), who="--judge"), tag
+
+
 def parse_bot_specs(specs: tuple[str, ...]) -> dict[str, str]:
     """``{seat: level}`` from ``--bot NAME=LEVEL`` items (levels checked later, by the game)."""
     return _name_value_specs(specs, "--bot", "NAME=LEVEL (carol=heuristic)", lambda name, level: level,
@@ -152,6 +165,9 @@ def parse_email_specs(specs: tuple[str, ...], option: str = "--email") -> dict[s
 @click.option("--moderator-email", "moderator_email", metavar="ADDRESS",
               help="Your own address, written into the game: the judge forwards players' plain mails (without "
                    "an envelope or a command) there, and tells them so.")
+@click.option("--judge", "judge", metavar="ADDRESS",
+              help="The judge's mail address (koryo-pbm serve --from): written into the public game file with the "
+                   "game's tag (this folder's name), so that the player page's reply goes to the judge.")
 @click.option("--invite", "invite_specs", multiple=True, metavar="NAME=ADDRESS",
               help="A seat offered by mail: the judge (serve) mails ADDRESS an invitation, and a reply with a "
                    "public key line takes the seat. The game is made when every seat is taken.")
@@ -169,6 +185,7 @@ def command(directory: Path, game_name: str | None, as_name: str | None, key_fil
             deadline_specs: tuple[str, ...],
             grace: str | None, missed: str, bot_level: str | None, abandon_after: int | None,
             remind: str | None, bot_specs: tuple[str, ...], press: str, state_mail: str, moderator_email: str | None,
+            judge: str | None,
             invite_specs: tuple[str, ...], signup_deadline: str, blind: bool, co_dealer: str | None,
             as_json: bool) -> None:
     """Create the game folder DIRECTORY: game.toml (signed by you, the moderator), inbox/ and
@@ -253,6 +270,8 @@ def command(directory: Path, game_name: str | None, as_name: str | None, key_fil
 
         check_address(moderator_email, who="--moderator-email address")
         policy.moderator_email = moderator_email
+    if judge is not None:
+        policy.judge, policy.tag = judge_and_tag(judge, directory)
     players = {name: moderator.public if key is None else key for name, key in seats.items()}
     emails = parse_email_specs(email_specs)
     if invites:

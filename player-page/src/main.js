@@ -1,10 +1,14 @@
 // The player page: open the game file with your key, see the table, pick one of the legal choices
 // the moderator's resolve sealed to you, and get the signed, sealed envelope to paste into a reply.
 // Automation hooks (kept stable): input#game-file, input#key-file, input#passphrase, button#open,
-// #hand, [data-choice] ([data-suggested]), button#seal, textarea#envelope, input#new-name,
-// button#keygen, textarea#public-key, a#key-download.
+// #hand, [data-choice] ([data-suggested]), body[data-leaf] (a finished choice is made), textarea#envelope,
+// a#reply, input#new-name, button#keygen, textarea#public-key, a#key-download, button#show-public,
+// textarea#press-in, [data-press-to], textarea#press-text, button#press-seal, textarea#press-out.
 import * as core from "./core.js";
 import { frameOf, svg } from "./picture.js";
+import { readPasted, showPressFor, writePress } from "./pressui.js";
+import { howToReply, mailto } from "./reply.js";
+import { notInThisGame, publicOf } from "./session.js";
 import { python } from "./python.js";
 import { openTable, RulesError } from "./rules.js";
 
@@ -61,6 +65,8 @@ async function loadIdentity() {
   const unlockedAs = core.sha256hex(core.utf8(keyText + "\u0000" + passphrase));
   const identity = unlocked.get(unlockedAs) ?? core.parseKeyFile(keyText, passphrase);
   unlocked.set(unlockedAs, identity);
+  $("unlocked-note").hidden = false;
+  $("unlocked-note").textContent = `Your key ${identity.name} is unlocked in this page: while it stays open, drop each new game file on it, no passphrase needed.`;
   if ($("remember").checked) {
     // kept only encrypted under the passphrase: the v2 key file itself
     const kept = keyText.startsWith(core.SECRET_HEADER_V2) ? keyText
@@ -141,12 +147,32 @@ function checkPin(game, identity) {
   return { pin, older: false, forged: false };
 }
 
+/** The public line of the key chosen above (or remembered), on request. */
+async function showPublic() {
+  const identity = await loadIdentity();
+  const { line, fingerprint } = publicOf(identity);
+  $("public-key").value = line;
+  $("fingerprint").textContent = `fingerprint ${fingerprint}: the moderator's mails and the page show it; compare them`;
+  say(`the public line of your key ${identity.name} is shown under "Your key"`, "ok");
+  $("public-key").scrollIntoView({ block: "center" });
+}
+
 async function openGame() {
+  // nothing of a game opened before stays shown while another file is opened (or refused)
+  for (const id of ["decide", "result", "game"]) $(id).hidden = true;
+  page.game = null;
+  showPressFor(page);
   const bytes = await readFile($("game-file"));
   if (!bytes) throw new core.PageError("choose the game file first (game.toml, attached to the moderator's mail)");
   const game = core.readGame(bytes);
   const identity = await loadIdentity();
   const { pin, older, forged } = checkPin(game, identity);
+  if (older) {
+    // refused before anything of it is shown: its choices answer a decision already resolved
+    throw new core.PageError(`this game file is version ${game.top.version} of game ${game.top.game_id}, older than version ${pin.version} you opened before: open the game file of the judge's latest mail`);
+  }
+  const other = notInThisGame(game, identity);
+  if (other) throw new core.PageError(other);
   const { seat, data, menu } = await core.openPart(game, identity);
   // the table and every legal choice from the rules this page carries (koryo_pbm/pagecore.py);
   // a menu sealed by the moderator's older resolve only where the rules give none (the join)
@@ -155,7 +181,8 @@ async function openGame() {
   if (game.top.deal !== "blind") {
     try {
       const rules = await started(openTable(new TextDecoder("utf-8", { fatal: true }).decode(bytes), data, seat));
-      const table = { decision: rules.summary.decision, view: rules.summary.view, picture: rules.summary.picture };
+      const table = { decision: rules.summary.decision, view: rules.summary.view, picture: rules.summary.picture,
+        breakdown: rules.summary.breakdown };
       if (rules.menu) opened = rules.menu;
       else opened = menu ? { ...menu, ...table } : table;
     } catch (e) {
@@ -171,6 +198,9 @@ async function openGame() {
       head: log.length ? log[log.length - 1].hash : null, logLength: log.length });
   }
   render(pin, older, forged);
+  showPressFor(page);
+  // the decision first: the page goes to it (on a phone its choices fill the first screen)
+  $("decide").scrollIntoView({ block: "start" });
 }
 
 function render(pin, older, forged = false) {
@@ -180,6 +210,7 @@ function render(pin, older, forged = false) {
   $("game").hidden = false;
   $("result").hidden = true;
   $("envelope").value = "";
+  $("decide-where").textContent = `game ${top.game_id}, version ${top.version}: you are ${seat}`;
   const summary = $("summary");
   clear(summary);
   add(summary, "li", `game ${top.game_id} (${top.game}), version ${top.version}, you are ${seat}`);
@@ -201,7 +232,7 @@ function render(pin, older, forged = false) {
     if (["hand", "menu", "player"].includes(key) || !Array.isArray(value)) continue;
     add(more, "p", `${key.replace(/_/g, " ")}: ${value.length ? value.join(", ") : "(none)"}`);
   }
-  $("table").textContent = page.opened?.view || "(the table is shown while a decision waits for you; the command line's `koryo-pbm show` shows it always)";
+  $("table").textContent = page.opened?.view || "(this page draws the table from your part when a decision waits for you)";
   showPicture(top, seat);
   const log = top.log ?? [];
   const since = pin && !older ? pin.logLength : 0;
@@ -220,7 +251,10 @@ function render(pin, older, forged = false) {
   page.orders = null;
   page.join = false;
   $("decide").hidden = false;
-  if (!d) { showNoMenu("The game is over: there is nothing to decide."); return; }
+  const final = !d && Array.isArray(page.opened?.breakdown) ? page.opened.breakdown : null;
+  $("final").hidden = !final;
+  $("breakdown").textContent = final ? final.join("\n") : "";
+  if (!d) { showNoMenu("The game is over: there is nothing to decide; the table and the score are below."); return; }
   if (!d.waiting_for.includes(seat)) { showNoMenu(`Decision ${d.id} does not wait for you: nothing to do now.`); return; }
   if (d.kind === "join") {
     // the page writes the join itself: whatever order text the moderator's menu carries is not used
@@ -269,7 +303,7 @@ function showPicture(top, seat) {
   const box = $("picture");
   clear(box);
   const pic = page.opened?.picture;
-  const fresh = pic && page.opened.decision === top.decision?.id;
+  const fresh = pic && (page.opened.decision ?? null) === (top.decision?.id ?? null);
   box.hidden = !fresh;
   $("table-text").open = !fresh;
   if (!fresh) return;
@@ -293,7 +327,8 @@ function showNoMenu(text, kind = "info") {
   clear($("choices"));
   clear($("picked"));
   $("back").hidden = true;
-  $("seal").disabled = true;
+  $("suggested-note").hidden = true;
+  delete document.body.dataset.leaf;
   say(text, kind);
 }
 
@@ -372,15 +407,13 @@ function showNode() {
   $("back").hidden = page.path.length === 0;
   const choices = $("choices");
   clear(choices);
-  const seal = $("seal");
+  $("suggested-note").hidden = page.leaf !== null;
   if (page.leaf !== null) {
-    $("question").textContent = "Your choice is made: your envelope is below. Changed your mind? Go back and choose again.";
-    seal.disabled = false;
-    seal.textContent = "Sign and seal again";
+    document.body.dataset.leaf = "yes";
+    $("question").textContent = "Your choice is made: your reply is below. Changed your mind? Go back and choose again.";
     return;
   }
-  seal.disabled = true;
-  seal.textContent = "Sign and seal";
+  delete document.body.dataset.leaf;
   if (page.join) {
     $("question").textContent = "Join the game";
     choiceButton(choices, "join the game: your contribution to the deal is 32 fresh random bytes from this browser, "
@@ -456,19 +489,30 @@ async function sealChoice() {
   $("signed-order").textContent = ordersText;
   $("envelope").value = armored;
   $("result").hidden = false;
-  const subject = `koryo-pbm orders: game ${header.game_id}, ${header.decision}, ${seat}`;
-  $("mailto").href = `mailto:?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(armored)}`;
+  const how = howToReply(top);
+  const reply = $("reply");
+  reply.href = mailto(top, `orders ${header.decision} from ${seat}`, armored);
+  reply.textContent = how.link;
+  // without the judge's address a mail would have no recipient: Copy, and reply to the judge's mail
+  reply.hidden = !how.auto;
+  $("auto-reply-row").hidden = !how.auto;
+  $("reply-how").textContent = how.how;
   const name = `${header.decision.replace(/[^A-Za-z0-9_.-]/g, "_")}--${seat.replace(/[^A-Za-z0-9_.-]/g, "_")}.envelope`;
   const dl = $("envelope-download");
   dl.href = "data:text/plain;base64," + core.b64(core.utf8(armored));
   dl.download = name;
-  dl.textContent = `Save as ${name} (for a shared folder: put it into the game's inbox/)`;
-  $("envelope").focus();
-  $("envelope").select();
+  dl.title = `Save as ${name} (for a shared folder: put it into the game's inbox/)`;
   let copied = false;
   try { await navigator.clipboard.writeText(armored); copied = true; } catch { /* no clipboard: the Copy button */ }
-  say(copied ? "your envelope is ready and copied: paste it into your reply to the moderator's mail"
-    : "your envelope is ready: copy it and paste it into your reply to the moderator's mail", "ok");
+  if ($("auto-reply").checked && how.auto) {
+    reply.click();  // the choice's click opens the mail program with the reply written
+    say("your reply is written in your mail program: check it and send it (the envelope is copied too)", "ok");
+  } else {
+    say(copied ? "your envelope is ready and copied: reply to the judge's mail and paste it"
+      : "your envelope is ready: copy it and paste it into your reply to the judge's mail", "ok");
+  }
+  $("result").scrollIntoView({ block: "start" });
+  (how.auto ? reply : $("copy")).focus();
 }
 
 async function copy() {
@@ -490,7 +534,13 @@ function guard(fn) {
 
 function dropFiles(event) {
   event.preventDefault();
-  for (const file of event.dataTransfer.files) {
+  const files = [...event.dataTransfer.files];
+  const press = files.find((f) => /\.(press|txt|eml)$/i.test(f.name));
+  if (press && page.game) {
+    guard(async () => { $("press-in").value = await press.text(); await readPasted(page, $("press-in").value); })();
+    return;
+  }
+  for (const file of files) {
     const input = /\.key$/i.test(file.name) ? $("key-file") : $("game-file");
     const dt = new DataTransfer();
     dt.items.add(file);
@@ -506,7 +556,19 @@ document.addEventListener("DOMContentLoaded", () => {
     if (($("key-file").files && $("key-file").files.length) || stored("key")) guard(openGame)();
   });
   $("keygen").addEventListener("click", guard(makeKey));
-  $("seal").addEventListener("click", guard(sealChoice));
+  $("reply").addEventListener("click", () => { document.body.dataset.replied = $("reply").href; });
+  $("auto-reply").checked = stored("pref/auto-reply") !== false;
+  $("auto-reply").addEventListener("change", () => store("pref/auto-reply", $("auto-reply").checked));
+  $("show-public").addEventListener("click", guard(showPublic));
+  $("press-in").addEventListener("input", guard(() => readPasted(page, $("press-in").value)));
+  $("press-seal").addEventListener("click", guard(async () => {
+    const h = await writePress(page);
+    say(`your press to ${h.to.replace(/,/g, ", ")} is sealed and copied: mail it to the judge, who passes it on`, "ok");
+  }));
+  $("press-copy").addEventListener("click", guard(async () => {
+    $("press-out").select();
+    try { await navigator.clipboard.writeText($("press-out").value); } catch { document.execCommand("copy"); }
+  }));
   $("back").addEventListener("click", back);
   $("copy").addEventListener("click", guard(copy));
   $("forget").addEventListener("click", () => { try { localStorage.removeItem(STORE + "key"); } catch { /* */ } showRemembered(); });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 // koryo_pbm's modules the page's Python needs (pagecore's docstring says why no other)
-export const MODULES = ["__init__.py", "errors.py", "values.py", "pagecore.py", "engine", "match/__init__.py", "match/orders.py"];
+export const MODULES = ["__init__.py", "errors.py", "values.py", "pagecore.py", "history.py", "engine", "match/__init__.py", "match/orders.py"];
 
 function files(dir) {
   return readdirSync(dir).sort().flatMap((name) => {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,3 +84,10 @@ def cli(tmp_path, capsys, monkeypatch) -> Cli:
     work.mkdir()
     monkeypatch.delenv("KORYO_PBM_PASSPHRASE", raising=False)
     return Cli(home, work, capsys, monkeypatch)
+
+
+def run_subprocess(args: list[str], env_home: Path, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    """The installed console script in a real process."""
+    env = {**os.environ, "KORYO_PBM_HOME": str(env_home)}
+    return subprocess.run([sys.executable, "-m", "koryo_pbm", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, **kw)

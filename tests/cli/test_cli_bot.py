@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from cli_process import run_subprocess
+from conftest import run_subprocess
 from test_cli_bymail import make_keys, new_game
 
 NAMES = ["alice", "bob", "carol"]

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from cli_process import run_subprocess
+from conftest import run_subprocess
 
 
 def test_output_files_and_exit_statuses_survive_the_prompt_exit(tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from cli_process import run_subprocess
+from conftest import run_subprocess
 from test_cli_bymail import make_keys, new_game
 
 from koryo_pbm.crypto.envelope import Envelope

@@ -57,15 +57,33 @@ def start(profile: Path, width: int = 1280, height: int = 900):
     return driver
 
 
+#: What counts as one action of a player's, from opening the mail to sending the reply: a click
+#: (on the page, or in the mail program: open the mail, save its attachment, open the page, reply,
+#: send), a file picked (or dropped), a field typed (Enter included), a paste.
+ACTIONS = ("click", "file", "type", "paste", "mail")
+
+
 class Page:
-    """One player page in one browser; every action a player takes is counted in ``actions``."""
+    """One player page in one browser; every action a player takes is counted in ``actions``
+    (:meth:`act` names each one in ``steps``)."""
 
     def __init__(self, driver, url: str, downloads: Path):
         self.d = driver
         self.url = url
         self.actions = 0
+        self.steps: list[str] = []
         self.downloads = downloads  # where each mail's attachment is saved, one folder per mail
         self.mails = 0
+
+    def act(self, kind: str, what: str) -> None:
+        """Count one action of the player's (``kind`` one of :data:`ACTIONS`), named ``what``."""
+        assert kind in ACTIONS, kind
+        self.actions += 1
+        self.steps.append(f"{kind}: {what}")
+
+    def count_from(self, start: int = 0) -> list[str]:
+        """The actions counted since ``len(steps)`` was ``start``."""
+        return self.steps[start:]
 
     def by(self, css: str):
         from selenium.webdriver.common.by import By
@@ -136,7 +154,7 @@ class Page:
             # one round trip per question: the choices' labels, which is suggested, done or not
             state = self.d.execute_script(
                 "const b = [...document.querySelectorAll('[data-choice]')];"
-                "return [!document.getElementById('seal').disabled, b.map(x => x.textContent),"
+                "return [document.body.dataset.leaf === 'yes', b.map(x => x.textContent),"
                 " b.findIndex(x => x.hasAttribute('data-suggested'))]")
             done, texts, suggested = state
             if done:
@@ -145,17 +163,10 @@ class Page:
             i = pick(texts, None if suggested < 0 else suggested)
             labels.append(texts[i])
             self.all("[data-choice]")[i].click()
-            self.actions += 1
+            self.act("click", f"choose {texts[i][:40]!r}")
 
     def envelope(self) -> str:
         """The envelope the page made when the choice was finished (no action of the player's)."""
-        return self.wait(lambda: self.by("#envelope").get_attribute("value"))
-
-    def seal(self) -> str:
-        """Click ``button#seal``: a new envelope for the choice made (an action)."""
-        self.d.execute_script("document.getElementById('envelope').value = ''")
-        self.by("#seal").click()
-        self.actions += 1
         return self.wait(lambda: self.by("#envelope").get_attribute("value"))
 
     def make_key(self, name: str, passphrase: str) -> tuple[str, bytes]:

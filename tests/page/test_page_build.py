@@ -137,13 +137,13 @@ def _page_orders(game: Path, key: Path, how: str, out: Path) -> Path:
     suggested choice, or the first at every question; written to ``out``."""
     from koryo_pbm import match, pagecore
     from koryo_pbm.crypto.keys import load_identity
-    from koryo_pbm.store import gamefile
+    from koryo_pbm.store import gameparts
 
     doc = match.load_doc(game)
     identity = load_identity(key, "")
     seat = match.player_name(doc, identity)
-    private = gamefile.open_part(doc, seat, identity)
-    table = pagecore.open_table(game.read_text(encoding="utf-8"), gamefile.compact_json(private), seat)
+    private = gameparts.open_part(doc, seat, identity)
+    table = pagecore.open_table(game.read_text(encoding="utf-8"), gameparts.compact_json(private), seat)
     if how == "suggested":
         text = table.summary()["suggested"]["order"]
     else:

@@ -44,7 +44,7 @@ def test_a_whole_korsar_team_game_played_on_the_page_in_firefox(cli, tmp_path):
 
     from koryo_pbm.assets import player_page
     from koryo_pbm.crypto.envelope import parse_one
-    from koryo_pbm.store.gamefile import player_copy
+    from koryo_pbm.store.playercopy import player_copy
 
     _require_firefox()
     names = ("alice", "bob", "carol", "dave")

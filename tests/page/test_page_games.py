@@ -135,6 +135,13 @@ def test_a_4_player_korsar_team_game_played_on_the_page(cli, page, tmp_path):
     assert "the draw pile is empty: from now on a player may discard" in cli.ok("log", folder).out
     cli.ok("verify", folder / "game.toml")
     _record("korsar-4-teams", figures)
+    # at game over the page still shows the table, and the score as `log` gives it
+    said = page.open_game(folder / "game.toml", keyring / "carol.key", "")
+    assert said.startswith("The game is over"), said
+    assert page.by("#picture svg") and page.by("#table").get_attribute("textContent").strip()
+    final = page.by("#breakdown").text
+    logged = cli.ok("log", folder).out
+    assert final.startswith("score breakdown:\n  alice + bob: ") and final in logged, (final, logged[-400:])
 
 
 def test_a_gops_ending_played_on_the_page(cli, page, tmp_path):

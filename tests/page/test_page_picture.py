@@ -92,7 +92,7 @@ def test_on_a_phone_the_page_draws_the_picture_at_the_phone_s_width_as_svg_py_do
         assert 320 <= width < 390, width
         from koryo_pbm import pagecore
         from koryo_pbm.crypto.keys import load_identity
-        from koryo_pbm.store.gamefile import compact_json, open_part
+        from koryo_pbm.store.gameparts import compact_json, open_part
 
         doc = read_game(folder / "game.toml")
         part = compact_json(open_part(doc, "bob", load_identity(keys / "bob.key", "")))

@@ -31,7 +31,7 @@ from koryo_pbm import choices, pagecore
 from koryo_pbm.crypto.envelope import parse_one
 from koryo_pbm.crypto.keys import PublicIdentity, load_identity
 from koryo_pbm.store import gamefile as G
-from koryo_pbm.store import gameparts, playercopy
+from koryo_pbm.store import gameparts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vectors"))
 import make_ed25519_strict as ed
@@ -140,7 +140,7 @@ def test_the_moderator_cannot_choose_a_page_players_join(page, cli, players, att
     assert len(signed["contribution"]) == 66 and signed["commitment"] == f'"{doc.seed_commitment}"'
     assert text == (f'game = "{doc.game_id}"\ndecision = "join"\ncontribution = {signed["contribution"]}\n'
                     f'commitment = "{doc.seed_commitment}"\n')  # the command line's join, byte for byte
-    assert page.by("#signed-order").text + "\n" == text
+    assert page.by("#signed-order").get_attribute("textContent") == text
     # the envelope counts: resolve accepts the page's join
     (game.parent / "inbox" / "join--alice.envelope").write_text(page.by("#envelope").get_attribute("value"))
     status = cli.ok("resolve", game.parent, "--as", "mod", "--json").json
@@ -171,7 +171,7 @@ def test_a_label_cannot_hide_another_order(page, cli, players):
         text = _opened(_click(page, k), players, "alice")
         assert text == real["texts"][k]
         assert real["labels"][k] in shown and real["labels"][other] not in shown, (shown, real["labels"][k])
-        assert page.by("#signed-order").text + "\n" == text
+        assert page.by("#signed-order").get_attribute("textContent") == text
         assert page.by("#signed-label").text == shown
         page.by("#back").click()
 
@@ -201,7 +201,7 @@ def _moderator_secret(keys: Path) -> tuple[int, bytes]:
 def _resigned(data: bytes, public: bytes, a: int, prefix: bytes, *, torsion: bool) -> bytes:
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     body = data[:cut]
-    sig = ed.signature(a, prefix, public, playercopy.signed_message(body), torsion=torsion)
+    sig = ed.signature(a, prefix, public, G.signed_message(body), torsion=torsion)
     return body + f'signature = "{base64.b64encode(sig).decode()}"\n'.encode()
 
 
@@ -214,7 +214,7 @@ def test_a_torsion_signature_is_refused_by_the_page_as_by_the_command_line(page,
     data = game.read_bytes()
     assert _resigned(data, mod_public, a, prefix, torsion=False) == data  # the signature as the library makes it
     forged = _resigned(data, mod_public, a, prefix, torsion=True)
-    assert ed.zip215(mod_public, playercopy.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
+    assert ed.zip215(mod_public, G.signed_message(forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]),
                      base64.b64decode(forged.rsplit(b'"', 2)[1]))
     bad = game.parent / "torsion.toml"
     bad.write_bytes(forged)
@@ -236,7 +236,7 @@ def test_a_mixed_order_moderator_key_is_refused_by_the_page_as_by_the_command_li
     data = game.read_bytes().replace(mod.line().encode(), line.encode())
     forged = _resigned(data, mixed, a, prefix, torsion=False)
     body = forged[:forged.rfind(b"\n", 0, len(forged) - 1) + 1]
-    assert ed.zip215(mixed, playercopy.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
+    assert ed.zip215(mixed, G.signed_message(body), base64.b64decode(forged.rsplit(b'"', 2)[1]))
     with pytest.raises(Exception, match="not a point of the prime-order group"):
         PublicIdentity.parse(line)
     bad = game.parent / "mixed.toml"

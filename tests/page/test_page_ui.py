@@ -45,7 +45,8 @@ def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar,
     forged = tmp_path / "forged.toml"
     forged.write_bytes(game.read_bytes().replace(b'"alice"', b'"alicf"', 1))
     assert "does not verify" in page.open_game(forged, keys / f"{first}.key", "")
-    assert "not the key of any player" in page.open_game(game, keys / "stranger.key", "")
+    said = page.open_game(game, keys / "stranger.key", "")
+    assert "is not the key of any player of game" in said and "if it is your key for another game" in said, said
     assert "public key" in page.open_game(game, keys / "alice.pub", "")
     _nothing_made(page)
     assert page.d.execute_script("return Object.keys(localStorage).length") == 0  # nothing stored
@@ -70,19 +71,26 @@ def test_bad_input_gets_one_sentence_and_nothing_is_made_or_stored(page, korsar,
     said = page.open_game(game, keys / f"{first}.key", "")
     assert said.startswith("opened:"), said
     page.choose(lambda labels, suggested: 0)
-    armored = page.seal()
+    armored = page.envelope()
     env = parse_one(armored)
     (folder / "inbox" / f"{env.decision}--{first}.envelope").write_text(armored)
     cli.ok("resolve", folder, "--as", "mod")
     assert "does not wait for you" in page.open_game(game, keys / f"{first}.key", "")
+    # nothing waits for this player: the table is shown all the same, the picture and the text
+    assert page.by("#picture").is_displayed() and page.by("#picture svg")
+    assert page.by("#table").get_attribute("textContent").strip().startswith("Korsar")
     from koryo_pbm.crypto.keys import load_identity
 
     fpr = load_identity(keys / f"{first}.key").public.fingerprint()
     pin = f"koryo-pbm/pin/{fpr}/" + game.read_text().split('game_id = "', 1)[1].split('"', 1)[0]
     pinned = page.d.execute_script("return localStorage.getItem(arguments[0])", pin)
     assert pinned and '"version":2' in pinned
-    page.open_game(old, keys / f"{first}.key", "")
-    assert "older than one you opened before" in page.by("#news").text
+    # an older file than one seen before: refused before any choice is shown, in one sentence naming both versions
+    said = page.open_game(old, keys / f"{first}.key", "")
+    assert said.startswith("this game file is version 1 of game ") and "older than version 2 you opened before" in said, said
+    assert "\n" not in said and page.all("[data-choice]") == []
+    for section in ("#decide", "#game", "#result"):
+        assert page.by(section).get_attribute("hidden") is not None, section
     assert page.d.execute_script("return localStorage.getItem(arguments[0])", pin) == pinned
 
 
@@ -115,11 +123,11 @@ def test_the_keyboard_alone_plays_a_decision(page, korsar):
         if page.d.execute_script("return !document.activeElement.hasAttribute('data-choice')"):
             ActionChains(page.d).send_keys(Keys.TAB).perform()
     assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
-    assert page.wait(lambda: page.d.execute_script("return document.activeElement.id") == "envelope")  # ready to copy
-    # the seal button (an automation hook) seals the choice again, from the keyboard too
-    page.d.execute_script("document.getElementById('envelope').value = ''; document.getElementById('seal').focus()")
-    ActionChains(page.d).send_keys(Keys.ENTER).perform()
-    assert page.wait(lambda: page.by("#envelope").get_attribute("value")).startswith("-----BEGIN KORYO-PBM ENVELOPE")
+    assert page.wait(lambda: page.d.execute_script("return document.activeElement.id") == "copy")  # ready to copy
+    # Back, from the keyboard too: the choice is undone, no envelope is left shown
+    page.by("#back").send_keys(Keys.ENTER)
+    assert page.wait(lambda: page.by("#result").get_attribute("hidden") is not None)
+    assert page.by("#envelope").get_attribute("value") == ""
 
 
 def test_a_page_opened_afresh_for_each_mail_with_the_key_remembered(page, korsar):
@@ -187,10 +195,29 @@ def test_it_fits_a_phone_and_a_laptop(page, korsar, width, height, name, tmp_pat
         # the picture of the table is drawn and scales to the screen
         drawn = page.d.execute_script("return document.querySelector('#picture svg').getBoundingClientRect().width")
         assert 0 < drawn <= width, drawn
-        page.d.execute_script("document.getElementById(arguments[0]).scrollIntoView()", "h-table" if width < 500 else "game")
+        # the decision first: the page went to it, and its choices are on the first screen
+        first, question = page.d.execute_script(
+            "const r = (el) => { const b = el.getBoundingClientRect(); return [b.top, b.bottom]; };"
+            "return [r(document.querySelector('[data-choice]')), r(document.getElementById('h-decide'))]")
+        assert 0 <= question[0] < 80, question
+        assert first[0] > 0 and first[1] <= height, (first, height)
+        # the table below it
+        assert page.d.execute_script("return document.getElementById('decide').compareDocumentPosition("
+                                     "document.getElementById('game')) & Node.DOCUMENT_POSITION_FOLLOWING")
         target = Path(os.environ.get("KORYO_PBM_PICTURES", tmp_path))
         shot = target / f"player-page-{name}.png"
         page.d.save_screenshot(str(shot))
         assert shot.stat().st_size > 5000, f"an empty screenshot ({shot.stat().st_size} bytes)"
+        # the choice made: the reply first, with Reply, Copy and Save, and nothing else to press
+        page.choose(lambda labels, suggested: suggested)
+        page.envelope()
+        top = page.d.execute_script("return document.getElementById('h-result').getBoundingClientRect().top")
+        assert 0 <= top < 80, top
+        # (this game file names no judge: no mail without a recipient, Copy and a reply to the judge's mail)
+        shown = [b.text for b in page.all("#result .actions > *") if b.is_displayed()]
+        assert shown == ["Copy", "Save"], shown
+        assert "reply to the judge's mail that brought this game file and paste it" in page.by("#reply-how").text
+        assert page.all("#seal") == [] and not page.all("button[disabled]")
+        page.d.save_screenshot(str(target / f"player-page-reply-{name}.png"))
     finally:
         page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
