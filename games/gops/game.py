@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from koryo_pbm.engine import plain
-from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, asked
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError, SetupError
@@ -23,10 +23,11 @@ def value(card: str) -> int:
 
 
 @dataclass
-class GopsState:
-    """A match. ``deck``: the prize deck face down, top first (nobody sees it); ``table``: the
-    prize cards face up (the one turned up, and those carried by ties); ``bids``: the bids of
-    the last round revealed; ``round``: the round being played (the last one once over)."""
+class Table:
+    """What a round reads and changes (a blind table's state too: :mod:`.blind`). ``deck``: the
+    prize deck face down, top first (nobody sees it); ``table``: the prize cards face up (the one
+    turned up, and those carried by ties); ``bids``: the bids of the last round revealed;
+    ``round``: the round being played (the last one once over)."""
 
     players: list[str]
     ties: str
@@ -37,6 +38,12 @@ class GopsState:
     won: dict[str, list[str]]
     discarded: list[str]
     bids: dict[str, str]
+
+
+@dataclass
+class GopsState(Table):
+    """A match: the table and the generator that shuffled the prize deck."""
+
     rng: Rng
 
 
@@ -99,16 +106,29 @@ class GopsGame(Game):
         s: GopsState = plain.copy(state)
         events: list[Event] = []
         self._round(s, {p: str(orders[p]["bid"]) for p in s.players}, events, "")
+        if s.deck:
+            self.turn_up(s, s.deck.pop(0), events)
+        self.last_round(s, events)
+        return s, events if log else []
+
+    def last_round(self, s: Table, events: list[Event]) -> None:
+        """Round 13, whose cards the rules play alone (the only legal move), and the end."""
         if all(len(h) == 1 for h in s.hands.values()):  # the last card: the only legal move
             self._round(s, {p: h[0] for p, h in s.hands.items()}, events, " (the only legal move)")
-        if self.pending(s) is None:
+        if not any(s.hands.values()):
             sc = scores(s.won)
             events.append(Event("end", "game over: " + ", ".join(f"{p} {sc[p]}" for p in s.players)
                                 + f"; {' and '.join(self._winners(s))} win{'s' if len(self._winners(s)) == 1 else ''}"))
-        return s, events if log else []
 
     @staticmethod
-    def _round(s: GopsState, bids: dict[str, str], events: list[Event], note: str) -> None:
+    def turn_up(s: Table, card: str, events: list[Event]) -> None:
+        """The next round begins: ``card`` is turned up."""
+        s.round += 1
+        s.table.append(card)
+        events.append(Event("turn-up", f"round {s.round}: {card} is turned up", {"card": card}))
+
+    @staticmethod
+    def _round(s: Table, bids: dict[str, str], events: list[Event], note: str) -> None:
         for p, card in bids.items():
             s.hands[p].remove(card)
         s.bids = bids
@@ -128,12 +148,8 @@ class GopsGame(Game):
             s.discarded += s.table
             events.append(Event("tie", f"{' and '.join(best)} tie: {prize} is discarded"))
             s.table = []
-        if s.deck:
-            s.round += 1
-            s.table.append(s.deck.pop(0))
-            events.append(Event("turn-up", f"round {s.round}: {s.table[-1]} is turned up", {"card": s.table[-1]}))
 
-    def _winners(self, s: GopsState) -> tuple[str, ...]:
+    def _winners(self, s: Table) -> tuple[str, ...]:
         sc = scores(s.won)
         return tuple(p for p in s.players if sc[p] == max(sc.values()))
 
@@ -191,6 +207,11 @@ class GopsGame(Game):
             return None
         return [{"player": p, "what": f"prizes {', '.join(cards) or 'none'}", "points": sum(map(value, cards))}
                 for p, cards in view["won"].items()]
+
+    def blind_rules(self) -> BlindRules:
+        from .blind import BlindGops
+
+        return BlindGops(self)
 
     def check_invariants(self, state: GopsState) -> None:
         prizes = [*state.deck, *state.table, *state.discarded, *(c for cs in state.won.values() for c in cs)]
