@@ -784,6 +784,11 @@ class BlindRules(abc.ABC):
       ``{}``; the rules then deal its positions (``dealt(state)`` says to whom).
     * ``reveal``: the cards at ``revealing(state)``'s slots are shown; the answer is
       ``{player: {"cards": [card id per slot]}}`` (the ids the dealers' shares proved).
+    * ``turn-up`` (``players`` ``()``): the cards at ``revealing(state)``'s slots, of a deck
+      ``dealt`` to nobody (``""``), are turned up for everybody (a prize, a card of the table); the
+      answer is ``{"": {"cards": [card id per slot]}}``. The co-dealer gives its shares only when
+      these rules, replayed from their setup with every player's signed order and the cards shown
+      so far, ask this turn-up now: the rules must get there from those alone.
     """
 
     # Optional hooks: :class:`BlindHooks` gives them with their parameters; a game's rules
