@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from koryo_pbm.engine import plain
-from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Order, Outcome
+from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.errors import IllegalOrder, OrderError
 
-from .game import BIDS, PRIZES, GopsGame, GopsState, scores
+from .table import BIDS, PRIZES, GopsState, last_round, play_round, scores, turn_up
 
 DECK = "deck"  # the one deck of a blind GOPS game: the prizes
 TURN_UP = "turn-up"  # the blind rules' kind of a decision that turns cards up for everybody
@@ -35,11 +35,11 @@ _NO_RNG = Rng.from_seed("blind")
 
 
 class BlindGops(BlindRules):
-    def __init__(self, game: GopsGame) -> None:
-        self.game = game
+    def __init__(self, game: Game) -> None:
+        self.game = game  # the open game (GopsGame), whose rules check and play the bids
 
     def setup(self, players: Sequence[str], first: str, options: Mapping[str, Any] | None = None) -> BlindGopsState:
-        s = self.game.setup(players, "", options=options)  # the players and options checked as ever
+        s: GopsState = self.game.setup(players, "", options=options)  # the players and options checked as ever
         return BlindGopsState(s.players, s.ties, 0, s.hands, [], [], s.won, [], {}, _NO_RNG)
 
     def pending(self, state: BlindGopsState) -> Decision | None:
@@ -50,9 +50,7 @@ class BlindGops(BlindRules):
         return self.game.pending(state)
 
     def check(self, state: BlindGopsState, player: str, order: Order) -> None:
-        d = self.pending(state)
-        if d is None or d.kind != "bid":
-            raise IllegalOrder(f"illegal order: {player} is not asked now")
+        asked(self.pending(state), state.players, player)
         self.game.check(state, player, order)
 
     def apply(self, state: BlindGopsState, orders: Mapping[str, Order]) -> tuple[BlindGopsState, list[Event]]:
@@ -68,14 +66,14 @@ class BlindGops(BlindRules):
             if not isinstance(cards, list) or len(cards) != 1 or cards[0] not in PRIZES:
                 raise OrderError("a turn-up's answer is the one prize card the dealers' shares proved")
             s.deck.pop(0)
-            self.game.turn_up(s, cards[0], events)
+            turn_up(s, cards[0], events)
             s.up = True
-            self.game.last_round(s, events)
+            last_round(s, events)
         else:
             d.check_answers(orders)
             for p in d.players:
                 self.game.check(s, p, orders[p])
-            self.game._round(s, {p: str(orders[p]["bid"]) for p in s.players}, events, "")
+            play_round(s, {p: str(orders[p]["bid"]) for p in s.players}, events, "")
             s.up = not s.deck
         return s, events
 
