@@ -777,8 +777,8 @@ class BlindRules(abc.ABC):
     A hidden card is a *slot*, ``"deck:position"`` (``"round-3:12"``): where it lies in a
     shuffled deck. The state holds slots and the ids of cards revealed, never a hidden id, so
     the whole state is public. Besides the players' decisions (as in :class:`Game`), the rules
-    ask the dealers two kinds of decision, whose ``players`` are ``()`` for a deal and the
-    revealing player for a reveal:
+    ask the dealers these kinds of decision, whose ``players`` are ``()`` for a deal and a
+    turn-up and the revealing player for a reveal:
 
     * ``deal``: a new deck ``deck_input(state)`` is shuffled by the dealers; the answer is
       ``{}``; the rules then deal its positions (``dealt(state)`` says to whom).
