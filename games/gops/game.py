@@ -3,49 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from koryo_pbm.engine import plain
-from koryo_pbm.engine.contract import Decision, Event, Game, Order, Outcome, asked
+from koryo_pbm.engine.contract import BlindRules, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
 from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
 from koryo_pbm.errors import FormatError, IllegalOrder, OrderError, SetupError
 
-ROUNDS = 13
-BIDS = tuple(f"b{v}" for v in range(1, ROUNDS + 1))
-PRIZES = tuple(f"p{v}" for v in range(1, ROUNDS + 1))
-TIES = ("discard", "carry")
-
-
-def value(card: str) -> int:
-    return int(card[1:])
-
-
-@dataclass
-class GopsState:
-    """A match. ``deck``: the prize deck face down, top first (nobody sees it); ``table``: the
-    prize cards face up (the one turned up, and those carried by ties); ``bids``: the bids of
-    the last round revealed; ``round``: the round being played (the last one once over)."""
-
-    players: list[str]
-    ties: str
-    round: int
-    hands: dict[str, list[str]]
-    deck: list[str]
-    table: list[str]
-    won: dict[str, list[str]]
-    discarded: list[str]
-    bids: dict[str, str]
-    rng: Rng
-
-
-def _points(n: int) -> str:
-    return f"{n} point{'' if n == 1 else 's'}"
-
-
-def scores(won: Mapping[str, Sequence[str]]) -> dict[str, int]:
-    return {p: sum(map(value, cards)) for p, cards in won.items()}
+from .table import BIDS, PRIZES, ROUNDS, TIES, GopsState, last_round, play_round, points_text, scores, turn_up, value, winners
 
 
 class GopsGame(Game):
@@ -98,47 +64,14 @@ class GopsGame(Game):
             self.check(state, p, orders[p])
         s: GopsState = plain.copy(state)
         events: list[Event] = []
-        self._round(s, {p: str(orders[p]["bid"]) for p in s.players}, events, "")
-        if all(len(h) == 1 for h in s.hands.values()):  # the last card: the only legal move
-            self._round(s, {p: h[0] for p, h in s.hands.items()}, events, " (the only legal move)")
-        if self.pending(s) is None:
-            sc = scores(s.won)
-            events.append(Event("end", "game over: " + ", ".join(f"{p} {sc[p]}" for p in s.players)
-                                + f"; {' and '.join(self._winners(s))} win{'s' if len(self._winners(s)) == 1 else ''}"))
+        play_round(s, {p: str(orders[p]["bid"]) for p in s.players}, events, "")
+        if s.deck:
+            turn_up(s, s.deck.pop(0), events)
+        last_round(s, events)
         return s, events if log else []
 
-    @staticmethod
-    def _round(s: GopsState, bids: dict[str, str], events: list[Event], note: str) -> None:
-        for p, card in bids.items():
-            s.hands[p].remove(card)
-        s.bids = bids
-        prize = ", ".join(s.table)
-        events.append(Event("reveal", f"round {s.round}: " + ", ".join(f"{p} bids {c}" for p, c in bids.items()) + note,
-                            {"round": s.round, "bids": dict(bids)}))
-        top = max(map(value, bids.values()))
-        best = [p for p, c in bids.items() if value(c) == top]
-        points = sum(map(value, s.table))
-        if len(best) == 1:
-            s.won[best[0]] += s.table
-            events.append(Event("award", f"{best[0]} wins {prize} ({_points(points)})", {"player": best[0], "points": points}))
-            s.table = []
-        elif s.ties == "carry" and s.deck:
-            events.append(Event("tie", f"{' and '.join(best)} tie: {prize} stays on the table"))
-        else:
-            s.discarded += s.table
-            events.append(Event("tie", f"{' and '.join(best)} tie: {prize} is discarded"))
-            s.table = []
-        if s.deck:
-            s.round += 1
-            s.table.append(s.deck.pop(0))
-            events.append(Event("turn-up", f"round {s.round}: {s.table[-1]} is turned up", {"card": s.table[-1]}))
-
-    def _winners(self, s: GopsState) -> tuple[str, ...]:
-        sc = scores(s.won)
-        return tuple(p for p in s.players if sc[p] == max(sc.values()))
-
     def outcome(self, state: GopsState) -> Outcome | None:
-        return None if self.pending(state) else Outcome(scores(state.won), self._winners(state))
+        return None if self.pending(state) else Outcome(scores(state.won), winners(state))
 
     def unseen(self, public: Mapping[str, Any], private: Mapping[str, Any], player: str) -> Mapping[str, Any]:
         seen = {*public["table"], *public["discarded"], *(c for cards in public["won"].values() for c in cards)}
@@ -157,10 +90,10 @@ class GopsGame(Game):
     def render(self, view: Mapping[str, Any]) -> str:
         over = not any(view["hands"].values())
         lines = [f"GOPS, round {view['round']} of {ROUNDS}" + ("; game over" if over else
-                 f": on the table {', '.join(view['table'])} ({_points(sum(map(value, view['table'])))})")]
+                 f": on the table {', '.join(view['table'])} ({points_text(sum(map(value, view['table'])))})")]
         if view["bids"]:
             lines.append("last bids: " + ", ".join(f"{p} {c}" for p, c in view["bids"].items()))
-        lines += [f"{p}: {_points(view['scores'][p])}; cards left {' '.join(h) or '-'}" for p, h in view["hands"].items()]
+        lines += [f"{p}: {points_text(view['scores'][p])}; cards left {' '.join(h) or '-'}" for p, h in view["hands"].items()]
         return "\n".join(lines)
 
     def picture(self, view: Mapping[str, Any]) -> Scene:
@@ -169,7 +102,7 @@ class GopsGame(Game):
 
         text = self.render(view).splitlines()
         table = Panel("the table", rows=(Row("prize", tuple(tile(c) for c in view["table"]), "table"),))
-        players = tuple(Panel(p, key=p, facts=(_points(view['scores'][p]),), rows=(
+        players = tuple(Panel(p, key=p, facts=(points_text(view['scores'][p]),), rows=(
             Row("won", tuple(tile(c) for c in view["won"][p]), "won", p),
             Row("cards left", tuple(tile(c) for c in h), "hand", p)), tone="turn" if h else "")
             for p, h in view["hands"].items())
@@ -191,6 +124,11 @@ class GopsGame(Game):
             return None
         return [{"player": p, "what": f"prizes {', '.join(cards) or 'none'}", "points": sum(map(value, cards))}
                 for p, cards in view["won"].items()]
+
+    def blind_rules(self) -> BlindRules:
+        from .blind import BlindGops
+
+        return BlindGops(self)
 
     def check_invariants(self, state: GopsState) -> None:
         prizes = [*state.deck, *state.table, *state.discarded, *(c for cs in state.won.values() for c in cs)]

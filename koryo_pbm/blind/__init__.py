@@ -38,11 +38,12 @@ decisions), :mod:`.codealer` (the co-dealer's answers and what it checks first),
 from koryo_pbm.errors import KoryoPbmError
 
 from .audit import audit_decks, audit_game, audited_cards, start_replay
-from .codealer import CoDealt, bot_policy, check_bot_seats, check_claim, co_deal, co_dealer_of
-from .dealing import Dealing, claim_wanted, proves_end, with_claim
+from .codealer import CoDealt, bot_policy, check_bot_seats, check_claim, check_turn_up, co_deal, co_dealer_of
+from .dealing import Dealing, claim_wanted, proves_end, turn_up_wanted, with_claim, with_signed
 from .hands import (
                     bot_cards,
                     check_open_claim,
+                    check_turned_up,
                     choose_bot,
                     hidden_slots,
                     needs_opening,
@@ -109,7 +110,7 @@ __all__ = [
                     "_joint",
                     "_slot",
                     "_table_of",
-                                    "audit_decks",
+                    "audit_decks",
                     "audit_game",
                     "audited_cards",
                     "bot_cards",
@@ -120,6 +121,8 @@ __all__ = [
                     "check_open_claim",
                     "check_proof",
                     "check_proofs",
+                    "check_turn_up",
+                    "check_turned_up",
                     "choose_bot",
                     "claim_wanted",
                     "co_deal",
@@ -145,6 +148,8 @@ __all__ = [
                     "shuffled_deck",
                     "shuffled_text",
                     "start_replay",
+                    "turn_up_wanted",
                     "with_claim",
                     "with_public",
+                    "with_signed",
 ]

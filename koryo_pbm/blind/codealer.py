@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,19 +23,23 @@ from .record import (
     END,
     KEYS,
     PUBLIC_KEY,
+    TURN_UP,
     DealState,
     _b64,
     _card_at,
     _check_dealt_signature,
+    _dealer_keys,
     _dealt_bytes,
     _dealt_to,
     _deck,
+    _first_player,
     _guarded,
     _input_deck,
     _joint,
     _opened_slots,
     _record,
     _slot,
+    _table_of,
     carl_seed,
     check_proof,
     co_dealer_key,
@@ -123,6 +128,8 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
                 "shares": sealed, "signature": _b64(signature)}
     if rd is not None and rd.kind == "give":
         return _co_give(game, st, players, identity, key, decision_id, moderator, bot_policy)
+    if rd is not None and rd.kind == TURN_UP:
+        return _co_turn_up(game, st, key, players, moderator, log)
     # a reveal: only face-down slots of the player whose action turn it is, dealt to them by
     # the co-dealer's own signed record (not the moderator's word), named by the player's own
     # signed order, never revealed before (at the end, proven above: the slots left in hands,
@@ -142,6 +149,92 @@ def co_deal(game: Game, doc_public: Mapping[str, Any], players: Mapping[str, Any
         share = cb.decryption_share(_slot(st, s, owner), _card_at(st, s), carl, key)
         out[s] = _b64(share.to_bytes())
     return {"shares": out}
+
+
+def _co_turn_up(game: Dealing, st: DealState, key: cb.KeyShare, players: Mapping[str, Any], moderator: Any,
+                log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The co-dealer's shares of cards turned up for everybody, public, bound to the recipient
+    :data:`~koryo_pbm.crypto.blind.PUBLIC`: only once the rules, replayed by the co-dealer from
+    every player's signed order, turn up exactly these slots now (:func:`check_turn_up`), and only
+    of slots its own signed record dealt to nobody, never shown before."""
+    carl = st.co_dealer
+    slots = game.rules.revealing(st.rules)
+    check_turn_up(game, st, slots, players, moderator, log)
+    shown = {r["slot"] for r in st.reveals}
+    out = {}
+    for s in slots:
+        if _dealt_to(st, s, carl) or s in shown:
+            raise GameError(f"{s} is not a card {carl} dealt to nobody and never showed: it is not turned up")
+        share = cb.decryption_share(_slot(st, s, cb.PUBLIC), _card_at(st, s), carl, key)
+        out[s] = _b64(share.to_bytes())
+    return {"shares": out}
+
+
+_FIRST = re.compile(r"; (\S+) is first player \(")
+
+
+def check_turn_up(game: Dealing, st: DealState, slots: Sequence[str], players: Mapping[str, Any], moderator: Any,
+                  log: Sequence[Mapping[str, Any]]) -> None:
+    """Before it turns ``slots`` up: the co-dealer replays the blind rules from their setup with
+    every player's order, each signed by the player and counted by the log (published by the
+    moderator in the record, ``signed``), and every card shown so far (the record's reveals, both
+    shares checked); the rules must ask this turn-up of these slots, in the state the file says.
+    The moderator's public state alone opens nothing. ``GameError`` in one line."""
+    said = f"{', '.join(slots)} not turned up:"
+    if moderator is None:
+        raise GameError(f"{said} the co-dealer checks the orders shown against the moderator's key, not given")
+    rules, keys, table = game.rules, _dealer_keys(st), _table_of(tuple(game._catalogue(st)))
+    shown = {str(r["slot"]): r for r in st.reveals}
+    by_decision: dict[str, dict[str, Any]] = {}
+    for item in st.signed:
+        if not isinstance(item, Mapping) or not isinstance(item.get("decision"), str):
+            raise GameError(f"{said} an order shown is malformed")
+        player = str(item.get("player"))
+        body = _signed_order(st, item, player, item["decision"], players, moderator, log, said)
+        by_decision.setdefault(item["decision"], {})[player] = body
+    opts = [dict(st.options)] if st.options else []
+    named = (_FIRST.search(str(e)) for entry in log if entry.get("decision") == KEYS for e in entry.get("events", ()))
+    first = next((m[1] for m in named if m and m[1] in st.seats), None) or _first_player(st)  # as the log says
+    state = rules.setup(list(st.seats), first, *opts)
+    for _ in range(10_000):
+        d = rules.pending(state)
+        if d is None:
+            break
+        if d.kind in ("deal", "give"):
+            state, _ev = rules.apply(state, {})
+        elif d.kind in ("reveal", TURN_UP):
+            wanted = rules.revealing(state)
+            if not all(x in shown for x in wanted):
+                break
+            cards = []
+            for x in wanted:
+                r = shown[x]
+                try:
+                    at = _slot(st, x, str(r["player"]))
+                    cb.check_reveal(at, _card_at(st, x), keys, [cb.Share.from_bytes(dl, base64.b64decode(
+                        r["shares"][dl])) for dl in st.dealers], table, str(r["card"]))
+                except (FormatError, cb.BlindCheckError, KeyError, TypeError, ValueError) as exc:
+                    raise GameError(f"{said} the card shown at {x} does not check ({str(exc)[:80]})") from None
+                cards.append(str(r["card"]))
+            state, _ev = rules.apply(state, {d.players[0] if d.players else "": {"cards": cards}})
+        else:
+            orders = by_decision.pop(d.id, None)
+            if orders is None:
+                break
+            if set(orders) != set(d.players):
+                raise GameError(f"{said} the orders shown for {d.id} are not one of each of {', '.join(d.players)}")
+            try:
+                state, _ev = rules.apply(state, orders)
+            except KoryoPbmError as exc:
+                raise GameError(f"{said} the orders shown for {d.id} do not play ({str(exc)[:80]})") from None
+    d = rules.pending(state)
+    if d is None or d.kind != TURN_UP or list(rules.revealing(state)) != list(slots):
+        where = "the end" if d is None else d.id
+        raise GameError(f"{said} the rules replayed from the signed orders shown are at {where}, not at this turn-up")
+    if by_decision:
+        raise GameError(f"{said} an order shown is for {sorted(by_decision)[0]}, which the replayed rules do not reach")
+    if rules.dump_state(state) != rules.dump_state(st.rules):
+        raise GameError(f"{said} the file's rules state is not the one replayed from the signed orders shown")
 
 
 def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity: Any, key: cb.KeyShare,
@@ -284,9 +377,6 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
     or of a hand opened to the moderator for the bot, and a card the rules placed alone (a hand
     of one: the log says so) need none. ``GameError``
     in one line naming what does not check; nothing is given."""
-    from koryo_pbm.crypto.envelope import check_inner, signed_header
-    from koryo_pbm.match.orders import parse_orders
-
     placing = blind_hook(game.rules, "placing")
     if player in st.bots or placing is None or set(slots) <= set(_opened_slots(st, player)):
         return  # the moderator sees these cards already (a bot seat's, a hand opened for the bot)
@@ -302,12 +392,29 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
                                                          for e in entries):
             return
         raise GameError(f"{said} the moderator shows no order of {player}'s that placed them")
+    body = _signed_order(st, claim, player, decision, players, moderator, log, said)
+    named = body.get("facedown") if isinstance(body, Mapping) else None
+    if not isinstance(named, list) or sorted(map(str, named)) != sorted(slots) or len(named) != len(slots):
+        raise GameError(f"{said} {player}'s signed order names other slots face down")
+
+
+def _signed_order(st: DealState, claim: Mapping[str, Any], player: str, decision: str, players: Mapping[str, Any],
+                  moderator: Any, log: Sequence[Mapping[str, Any]], said: str) -> Any:
+    """The body of ``player``'s order for ``decision`` as the moderator published it (``claim``):
+    signed by the seat's key of today, for this game and decision, counted by the ``log``.
+    ``GameError`` beginning with ``said`` otherwise."""
+    from koryo_pbm.crypto.envelope import check_inner, signed_header
+    from koryo_pbm.match.orders import parse_orders
+
+    entries = [e for e in log if e.get("decision") == decision and e.get("accepted") is not None]
     try:
         if claim.get("player") != player or claim.get("decision") != decision:
             raise GameError(f"the order shown is {claim.get('player')}'s for {claim.get('decision')}, not "
                             f"{player}'s for {decision}")
         if "key" in claim:
             raise GameError(f"the order shown is signed by a former key of {player}'s seat")
+        if player not in players or player == st.co_dealer:
+            raise GameError(f"the order shown is {player[:40]}'s, who holds no seat of the game")
         key = players[player]
         header = signed_header(game_id=st.game_id, decision=decision, answers=str(claim["answers"]), player=player,
                                submitted=str(claim["submitted"]), nonce=str(claim["nonce"]),
@@ -322,6 +429,4 @@ def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str],
         raise GameError(f"{said} the order shown is for {decision_id} of game {game_id}")
     if not any(claim.get("digest") in e["accepted"] for e in entries):
         raise GameError(f"{said} the log does not count the order shown as {player}'s for {decision}")
-    named = body.get("facedown") if isinstance(body, Mapping) else None
-    if not isinstance(named, list) or sorted(map(str, named)) != sorted(slots) or len(named) != len(slots):
-        raise GameError(f"{said} {player}'s signed order names other slots face down")
+    return body

@@ -17,6 +17,8 @@ from .record import (
     END,
     KEYS,
     PUBLIC_KEY,
+    RULES_KEY,
+    TURN_UP,
     DealState,
     _b64,
     _card_at,
@@ -96,7 +98,7 @@ class Dealing(Game):
         d = self.rules.pending(st.rules)
         if d is None:
             return None if carl in st.published else Decision(END, DEAL, (carl,))
-        if d.kind in ("deal", "reveal", "give"):
+        if d.kind in ("deal", "reveal", "give", TURN_UP):
             return Decision(d.id, DEAL, (carl,))
         return d
 
@@ -200,9 +202,11 @@ class Dealing(Game):
             _check_sealed_to(order["shares"], {v for x in slots for v in self._viewers(st, self._recipient(st, x))},
                              f"{carl}'s shares of {', '.join(slots)}", carl)
             return {"give": slots}
-        # a reveal: the co-dealer's shares of the face-down slots, public, checked here
+        # a reveal (or a turn-up): the co-dealer's shares of the slots, public, checked here
         keys_only("shares")
         slots = self.rules.revealing(st.rules)
+        if rd.kind == TURN_UP:
+            self._turned_up(st, slots)
         shares = order["shares"]
         if not isinstance(shares, Mapping) or set(shares) != set(slots):
             raise IllegalOrder(f"illegal order: {carl}'s reveal gives a share for each of {', '.join(slots)}")
@@ -211,15 +215,28 @@ class Dealing(Game):
         for s in slots:
             try:
                 theirs = cb.Share.from_bytes(carl, _unb64(shares[s], f"share of {s}"))
-                cb.check_share(_slot(st, s, self._recipient(st, s)), _card_at(st, s), keys[1], theirs)
+                whom = cb.PUBLIC if rd.kind == TURN_UP else self._recipient(st, s)
+                cb.check_share(_slot(st, s, whom), _card_at(st, s), keys[1], theirs)
             except (FormatError, cb.BlindCheckError) as exc:
                 raise IllegalOrder(f"illegal order: {exc}") from None
             parsed[s] = theirs
         return {"shares": parsed}
 
+    def _turned_up(self, st: DealState, slots: Sequence[str]) -> None:
+        """The slots of a turn-up: dealt to nobody by the public rules, never shown before."""
+        shown = {r["slot"] for r in st.reveals}
+        for s in slots:
+            deck_id, _, pos = s.rpartition(":")
+            who = self.rules.dealt(st.rules).get(deck_id, ())
+            if not pos.isdigit() or int(pos) >= len(who) or who[int(pos)] or s in shown:
+                raise IllegalOrder(f"illegal order: {s[:40]} is not a card of a deck dealt to nobody, never shown: "
+                                   "it is not turned up")
+
     def _revealer(self, st: DealState) -> str:
         d = self.rules.pending(st.rules)
-        if d is None or d.kind != "reveal":
+        if d is None or d.kind == TURN_UP:
+            return ""
+        if d.kind != "reveal":
             raise GameError("no card is to be revealed now")
         return d.players[0] if d.players else ""
 
@@ -306,7 +323,7 @@ class Dealing(Game):
         answer = self._dealer_answer(st, d, order)
         new = dataclasses.replace(st, keys=dict(st.keys), decks=list(st.decks), mod=dict(st.mod),
                                   carl=dict(st.carl), reveals=list(st.reveals), published=dict(st.published),
-                                  opened=list(st.opened), peeks=dict(st.peeks), claim={})
+                                  opened=list(st.opened), peeks=dict(st.peeks), claim={}, signed=[])
         mod = st.dealers[0]
         events: list[Event] = []
         if "peeks" in answer:
@@ -380,15 +397,16 @@ class Dealing(Game):
                                                 nonce_key=nonces)
                     new.mod[x] = _b64(share.to_bytes())
             self._after(new, events)
-        else:  # a reveal
+        else:  # a reveal, or a turn-up (cards dealt to nobody, shown to everybody)
             player = self._revealer(st)
+            turn_up = self.rules.pending(st.rules).kind == TURN_UP  # type: ignore[union-attr]
             slots = self.rules.revealing(st.rules)
             keys = _dealer_keys(st)
             table = _table_of(tuple(self._catalogue(st)))
             cards = []
             key, nonces = _mod_key(new) if new.secret else (None, b"")
             for s in slots:
-                at = _slot(st, s, player or self._recipient(st, s))
+                at = _slot(st, s, cb.PUBLIC if turn_up else player or self._recipient(st, s))
                 card = _card_at(st, s)
                 if key is None:
                     raise GameError("a reveal needs the moderator's secret")
@@ -504,7 +522,8 @@ class Dealing(Game):
                 **({"bots": list(st.bots)} if st.bots else {}),
                 **({"opening": dict(st.opening)} if st.opening else {}),
                 **({"opened": [dict(o) for o in st.opened]} if st.opened else {}),
-                **({"claim": dict(st.claim)} if st.claim else {})}
+                **({"claim": dict(st.claim)} if st.claim else {}),
+                **({"signed": [dict(o) for o in st.signed]} if st.signed else {})}
 
     def _from_record(self, rec: Mapping[str, Any], rules: Mapping[str, Any] | None) -> DealState:
         try:
@@ -518,7 +537,8 @@ class Dealing(Game):
                            options=dict(rec.get("options", {})),
                            bots=tuple(str(x) for x in rec.get("bots", ())),
                            opening=dict(rec.get("opening", {})), opened=[dict(o) for o in rec.get("opened", [])],
-                           version=rec.get("version", 1), claim=dict(rec.get("claim", {})))
+                           version=rec.get("version", 1), claim=dict(rec.get("claim", {})),
+                           signed=[dict(o) for o in rec.get("signed", [])])
             if st.version not in (1, 2) or isinstance(st.version, bool):
                 raise TypeError
             if not isinstance(rec.get("bots", []), list) or not set(st.bots) <= set(st.seats):
@@ -540,7 +560,7 @@ class Dealing(Game):
         rec = data.get(PUBLIC_KEY)
         if not isinstance(rec, Mapping):
             raise FormatError("the state of a blind game has no blind table")
-        st = self._from_record(rec, data.get("rules"))
+        st = self._from_record(rec, data.get(RULES_KEY))
         try:
             st.secret, st.first = str(data["secret"]), str(data["first"])
             st.mod = {str(k): str(v) for k, v in data["mod"].items()}
@@ -553,7 +573,7 @@ class Dealing(Game):
     def public(self, state: DealState) -> dict[str, Any]:
         out: dict[str, Any] = {PUBLIC_KEY: self._record_public(state)}
         if state.rules is not None:
-            out["rules"] = self.rules.dump_state(state.rules)
+            out[RULES_KEY] = self.rules.dump_state(state.rules)
         return out
 
     def private(self, state: DealState, player: str) -> dict[str, Any]:
@@ -570,7 +590,7 @@ class Dealing(Game):
         rec = public.get(PUBLIC_KEY)
         if not isinstance(rec, Mapping):
             raise FormatError("the public part of a blind game has no blind table")
-        st = self._from_record(rec, public.get("rules"))
+        st = self._from_record(rec, public.get(RULES_KEY))
         cards = private.get("cards") if isinstance(private, Mapping) else None
         st.cards = dict(cards) if isinstance(cards, Mapping) else {}
         shares = private.get("shares") if isinstance(private, Mapping) else None
@@ -582,13 +602,13 @@ class Dealing(Game):
         rec = public.get(PUBLIC_KEY, {})
         cards = (private or {}).get("cards", {})
         out: dict[str, Any] = {"blind": True, "dealers": list(rec.get("dealers", [])),
-                               "rules": dict(public.get("rules", {})),
+                               "rules": dict(public.get(RULES_KEY, {})),
                                "cards": dict(cards) if isinstance(cards, Mapping) else {},
                                "revealed": {r["slot"]: r["card"] for r in rec.get("reveals", [])}}
         me = (private or {}).get("player")
         if isinstance(me, str) and me:
             out["player"] = me  # a view with the player's hidden cards (pictures are kept private)
-        rules = public.get("rules")
+        rules = public.get(RULES_KEY)
         if isinstance(rules, Mapping) and rules and rec.get("published"):  # over, the secrets published
             outcome = self.rules.outcome(self.rules.load_state(rules))
             if outcome is not None:
@@ -676,3 +696,18 @@ def claim_wanted(game: Game, state: Any) -> tuple[str, str] | None:
 def with_claim(game: Game, state: Any, published: Mapping[str, Any]) -> Any:
     """``state`` with the player's signed order (as published at the end, :func:`claim_wanted`)."""
     return dataclasses.replace(state, claim=dict(published))
+
+
+def turn_up_wanted(game: Game, state: Any) -> bool:
+    """Whether the pending decision asks the co-dealer to turn up cards for everybody: the moderator
+    publishes every player's signed order so far with the version that asks (:func:`with_signed`),
+    from which the co-dealer replays the rules (:func:`koryo_pbm.blind.codealer.check_turn_up`)."""
+    if not isinstance(game, Dealing) or not isinstance(state, DealState) or state.rules is None or state.opening:
+        return False
+    rd = game.rules.pending(state.rules)
+    return rd is not None and rd.kind == TURN_UP
+
+
+def with_signed(state: Any, published: Sequence[Mapping[str, Any]]) -> Any:
+    """``state`` with every player's signed order so far (as published at the end)."""
+    return dataclasses.replace(state, signed=[dict(o) for o in published])

@@ -17,6 +17,7 @@ from .dealing import Dealing, first_feed
 from .record import (
     DEAL,
     PUBLIC_KEY,
+    RULES_KEY,
     DealState,
     _card_at,
     _dealer_keys,
@@ -90,6 +91,37 @@ def open_hand_shares(public: Mapping[str, Any], private: Mapping[str, Any], game
     return cards, {s: theirs[s] for s in cards}
 
 
+@_guarded
+def check_turned_up(public: Mapping[str, Any], game: Game | None = None) -> dict[str, str]:
+    """Every card of the public record turned up for everybody, checked as anyone can (a player's
+    tools, before they show the table): the shuffles of its deck proven, both dealers' shares
+    (bound to the recipient :data:`~koryo_pbm.crypto.blind.PUBLIC`) checked and opening to the
+    card claimed. Returns slot -> card; ``BlindCheckError`` names the first that does not check."""
+    rec = public.get(PUBLIC_KEY) if isinstance(public, Mapping) else None
+    if not isinstance(rec, Mapping):
+        return {}
+    turned = [r for r in rec.get("reveals", []) if r["player"] == cb.PUBLIC]
+    if not turned:
+        return {}
+    st = DealState(str(rec["game_id"]), tuple(rec["seats"]), (rec["dealers"][0], rec["dealers"][1]),
+                   keys=dict(rec["keys"]), decks=list(rec["decks"]), version=2 if rec.get("version") == 2 else 1,
+                   options=dict(rec.get("options", {})))
+    if isinstance(game, Dealing) and st.decks and list(st.decks[0]["input"]) != first_feed(game, st):
+        raise cb.BlindCheckError("the first deck of the record is not the game's cards in catalogue order")
+    decks = {str(r["slot"]).rpartition(":")[0] for r in turned}
+    upto = max(i for i, d in enumerate(st.decks) if d["id"] in decks)
+    for d in st.decks[:upto + 1]:
+        check_proofs(st, d)
+    keys, table = _dealer_keys(st), _table_of(tuple(st.decks[0]["input"]))
+    out = {}
+    for r in turned:
+        s = str(r["slot"])
+        shares = [cb.Share.from_bytes(d, base64.b64decode(r["shares"][d])) for d in st.dealers]
+        cb.check_reveal(_slot(st, s, cb.PUBLIC), _card_at(st, s), keys, shares, table, str(r["card"]))
+        out[s] = str(r["card"])
+    return out
+
+
 def bot_cards(game: Game, state: Any, player: str, identity: Any) -> tuple[dict[str, str], dict[str, str]]:
     """The hidden cards of ``player`` the key ``identity`` opens (the moderator: a bot seat's,
     whose shares both dealers sealed to it), every share checked; and the co-dealer's share of
@@ -140,7 +172,7 @@ def with_public(raw_state: Mapping[str, Any], public: Mapping[str, Any]) -> dict
     left them out holds them itself)."""
     if PUBLIC_KEY in raw_state or not isinstance(public, Mapping):
         return dict(raw_state)
-    return {**raw_state, **{k: public[k] for k in (PUBLIC_KEY, "rules") if k in public}}
+    return {**raw_state, **{k: public[k] for k in (PUBLIC_KEY, RULES_KEY) if k in public}}
 
 
 def needs_opening(game: Game, state: Any, player: str) -> bool:

@@ -13,11 +13,15 @@ from functools import lru_cache
 from typing import Any
 
 from koryo_pbm.crypto import blind as cb
+from koryo_pbm.engine.contract import RESERVED_PUBLIC_KEYS
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, OrderError
 
 DEAL = "deal"  # the kind of every decision that waits for the co-dealer
 KEYS, END = "keys", "end"
-PUBLIC_KEY = "blind"  # the public part's table of the blind table's record
+TURN_UP = "turn-up"  # the blind rules' kind of a turn-up: cards dealt to nobody shown to everybody
+# the public part's tables the blind table writes, as the contract reserves them (its first is the
+# join's): the blind table's record, and the blind rules' public state
+_JOIN, PUBLIC_KEY, RULES_KEY = RESERVED_PUBLIC_KEYS
 _SHARES_INFO = b"koryo-pbm blind shares v1\x00"
 
 
@@ -110,6 +114,9 @@ class DealState:
     # verify's replay only: the moderator's published proof of each of its shuffles, checked and
     # kept instead of a new one (a proof draws fresh randomness: the replay must give the file)
     known: dict[str, str] = field(default_factory=dict)
+    # a pending turn-up: every player's signed order so far, published by the moderator (what the
+    # co-dealer replays the rules from before it turns a card up)
+    signed: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def co_dealer(self) -> str:

@@ -432,9 +432,15 @@ def shuffle(deck: Deck, joint: bytes, seed: bytes, *, game_id: str, deck_id: str
 # ---------------------------------------------------------------- dealing
 
 
+#: the recipient of a card turned up in public (dealt to nobody, shown to everybody): no seat's
+#: name (a name begins with a letter or digit), so a share bound to it opens no player's card
+PUBLIC = "*"
+
+
 @dataclass(frozen=True)
 class Slot:
-    """Where a card is and whom it was dealt to: what every share proof is bound to."""
+    """Where a card is and whom it was dealt to (:data:`PUBLIC` for a card turned up for
+    everybody): what every share proof is bound to."""
 
     game_id: str
     deck_id: str
@@ -442,7 +448,8 @@ class Slot:
     recipient: str
 
     def __str__(self) -> str:
-        return f"card {self.position} of {deck_name(self.deck_id)} (dealt to {self.recipient})"
+        whom = "turned up in public" if self.recipient == PUBLIC else f"dealt to {self.recipient}"
+        return f"card {self.position} of {deck_name(self.deck_id)} ({whom})"
 
     def transcript(self) -> tuple[bytes, ...]:
         if not isinstance(self.position, int) or not 0 <= self.position < 1 << 32:
@@ -685,9 +692,16 @@ def audit(game_id: str, dealers: Sequence[DealerKey], table: CardTable, decks: S
         dealt[where] = deal.slot.recipient
         if deal.shares:  # else only the slot: the published key shares open the card anyway
             open_card(deal.slot, card, dealers, deal.shares, table)
+    turned: set[tuple[str, int]] = set()
     for reveal in reveals:
         card = located(reveal.slot, "the reveal of")
-        if dealt.get((reveal.slot.deck_id, reveal.slot.position)) != reveal.slot.recipient:
+        where = (reveal.slot.deck_id, reveal.slot.position)
+        if reveal.slot.recipient == PUBLIC:  # a card turned up for everybody: dealt to nobody, turned up once
+            if where in dealt or where in turned:
+                raise BlindCheckError(f"the reveal of {reveal.slot}: that card was "
+                                      + (f"dealt to {dealt[where]}" if where in dealt else "turned up before"))
+            turned.add(where)
+        elif dealt.get(where) != reveal.slot.recipient:
             raise BlindCheckError(f"the reveal of {reveal.slot}: that card was not dealt to {reveal.slot.recipient}")
         check_reveal(reveal.slot, card, dealers, reveal.shares, table, reveal.card)
     return AuditResult(result)

@@ -49,7 +49,7 @@ proof holds for that shuffle only.
 The proof is the paper's ``π = (t, s, c, ĉ)``, in that order, as fixed-size values (points and
 scalars of 32 bytes): ``t = (t1, t2, t3, t4,1, t4,2, t̂_1..t̂_N)``, ``s = (s1, s2, s3, s4, ŝ_1..ŝ_N,
 s'_1..s'_N)``, ``c = (c_1..c_N)``, ``ĉ = (ĉ_1..ĉ_N)``: :func:`proof_size` is ``32·(9 + 5N)``
-bytes, 9 088 for Koryo's 55 cards, 12 768 for Korsar's 78. It is parsed strictly: every point a
+bytes (9 088 for a deck of 55 cards, 12 768 for 78). It is parsed strictly: every point a
 canonical encoding of a point of the prime-order group other than the identity, every scalar
 canonical and non-zero (the prover draws again in the 2^-250 case that an honest value is not).
 

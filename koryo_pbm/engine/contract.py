@@ -765,13 +765,18 @@ class BlindRules(abc.ABC):
     A hidden card is a *slot*, ``"deck:position"`` (``"round-3:12"``): where it lies in a
     shuffled deck. The state holds slots and the ids of cards revealed, never a hidden id, so
     the whole state is public. Besides the players' decisions (as in :class:`Game`), the rules
-    ask the dealers two kinds of decision, whose ``players`` are ``()`` for a deal and the
-    revealing player for a reveal:
+    ask the dealers these kinds of decision, whose ``players`` are ``()`` for a deal and a
+    turn-up and the revealing player for a reveal:
 
     * ``deal``: a new deck ``deck_input(state)`` is shuffled by the dealers; the answer is
       ``{}``; the rules then deal its positions (``dealt(state)`` says to whom).
     * ``reveal``: the cards at ``revealing(state)``'s slots are shown; the answer is
       ``{player: {"cards": [card id per slot]}}`` (the ids the dealers' shares proved).
+    * ``turn-up`` (``players`` ``()``): the cards at ``revealing(state)``'s slots, of a deck
+      ``dealt`` to nobody (``""``), are turned up for everybody (a prize, a card of the table); the
+      answer is ``{"": {"cards": [card id per slot]}}``. The co-dealer gives its shares only when
+      these rules, replayed from their setup with every player's signed order and the cards shown
+      so far, ask this turn-up now: the rules must get there from those alone.
     """
 
     # Optional hooks: :class:`BlindHooks` gives them with their parameters; a game's rules

@@ -472,6 +472,10 @@ def _finish(run: _Run, pending: Decision | None) -> Resolution:
         item = next((i for i in run.record if wanted and (i.get("decision"), i.get("player")) == wanted), None)
         if item is not None and "bot" not in item:
             run.state = blind.with_claim(mv.game, run.state, _published(mv, item))
+        if blind.turn_up_wanted(mv.game, run.state):  # a turn-up shows every player's signed order so far
+            seats = set(run.state.seats)
+            run.state = blind.with_signed(run.state, [_published(mv, i) for i in run.record
+                                                      if "bot" not in i and i.get("player") in seats])
     _fill(new, mv.game, run.state, _secret(secrets, run.held, mv.emails, mv.former), now=run.now)
     result.doc, result.written = new, True
     return result

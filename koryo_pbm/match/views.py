@@ -175,6 +175,7 @@ def open_private(doc: GameDoc, identity: Identity) -> tuple[str, dict[str, Any]]
 
         private["cards"], shares = blind.open_hand_shares(doc.public, private, doc.game_id, name, identity,
                                                           game_of(doc))
+        blind.check_turned_up(doc.public, game_of(doc))  # the cards turned up for everybody, checked too
         rules = find_game(doc.game).blind_rules()
         if rules is not None and blind_hook(rules, "claims") is not None:  # an order that shows a card gives its share
             private["shares"] = shares

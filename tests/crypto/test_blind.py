@@ -352,6 +352,28 @@ def test_the_audit_catches_a_reveal_of_a_card_not_dealt_to_the_revealer(t):
         t.audit(reveals=[bobs])
 
 
+def test_a_card_turned_up_in_public_opens_for_everybody_and_the_audit_checks_it_was_dealt_to_nobody_once(t):
+    """A card of a deck dealt to nobody (deck d2's position 1) turned up for everybody: both
+    shares bound to the recipient ``*``, which is no seat's name; anyone opens it. A share made
+    for a player does not check there; the audit refuses a turn-up of a card dealt to a player, or
+    of one card twice."""
+    card = final(t, 1)[1]
+    public = bl.Slot(GAME, "d2", 1, bl.PUBLIC)
+    shares = t.shares(public, card)
+    found = bl.open_card(public, card, t.dealers, shares, t.table)
+    assert str(public) == "card 1 of deck d2 (turned up in public)"
+    up = bl.Reveal(public, found, shares)
+    assert t.audit(reveals=[*t.reveals, up]).decks["d2"][1] == found
+    for_bob = t.shares(bl.Slot(GAME, "d2", 1, "bob"), card)
+    with pytest.raises(bl.BlindCheckError, match=r"^mod's share of card 1 of deck d2 \(turned up in public\) does not check$"):
+        bl.open_card(public, card, t.dealers, for_bob, t.table)
+    with pytest.raises(bl.BlindCheckError, match=r"turned up in public\): that card was turned up before$"):
+        t.audit(reveals=[*t.reveals, up, up])
+    dealt = bl.Slot(GAME, "d2", 0, bl.PUBLIC)  # bob's card, turned up
+    with pytest.raises(bl.BlindCheckError, match=r"^the reveal of card 0 of deck d2 \(turned up in public\): that card was dealt to bob$"):
+        t.audit(reveals=[*t.reveals, bl.Reveal(dealt, t.cards[("d2", 0)], t.shares(dealt, final(t, 1)[0]))])
+
+
 def test_the_audit_catches_a_card_dealt_twice(t):
     again = bl.Slot(GAME, "d1", 1, "alice")
     twice = [*t.deals, bl.Deal(again, t.shares(again, final(t)[1]))]
