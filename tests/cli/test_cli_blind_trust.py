@@ -256,6 +256,18 @@ def test_a_hand_of_one_forged_by_the_moderator_reveals_nothing(cli):
     said = str(caught.value)
     assert "\n" not in said and f"{player}'s face-down cards ({discarded}) are not revealed" in said, said
     assert "does not show the rules placed them alone" in said
+    # had the co-dealer's own signed record of the deal given alice that one card of the deck (a
+    # true hand of one: here the test signs such a record with carl's key), the card is revealed
+    from koryo_pbm.crypto.sign import sign
+
+    st = game.from_view(public, {}, "carl")
+    alone = ["" if (r == player and f"round-1:{i}" != discarded) else r for i, r in enumerate(record["recipients"])]
+    signed = sign(_identity(cli, "carl"), blind._DEALT_CONTEXT,
+                  blind._dealt_bytes(doc.game_id, "round-1", blind._final(st, "round-1"), alone))
+    one = {**public, "blind": {**public["blind"], "decks": [{**record, "recipients": alone, "signature": _b64(signed)},
+                                                            *public["blind"]["decks"][1:]]}}
+    body = blind.co_deal(game, one, players, _identity(cli, "carl"), doc.decision["id"], log, moderator=doc.moderator)
+    assert list(body["shares"]) == [discarded]
     # and through co-deal: the forged version signed by the moderator
     gamefile.write_game(path, doc.replace(version=doc.version + 1, public=public), _identity(cli, "mod"))
     r = cli("co-deal", "g", "--as", "carl")
