@@ -174,10 +174,19 @@ class BlindKoryo(BlindRules):
         return f"r{state.k.round}-orders"
 
     @staticmethod
-    def placed_alone(events: Sequence[str], player: str) -> bool:
-        """Whether the logged ``events`` of the placing decision say the rules placed ``player``'s
-        one card without an order (a hand of one: the only legal move)."""
-        return f"{player} plays 1 card face down{rules.ONLY_MOVE}" in events
+    def placed_alone(dealt: Mapping[str, Sequence[str]], player: str, slots: Sequence[str]) -> bool:
+        """Whether the rules placed ``player``'s one face-down card without an order (a hand of
+        one: the only legal move), from ``dealt`` alone (whom each position of each deck was
+        dealt to, the co-dealer's signed record): a hand at the orders phase is exactly what the
+        round's deck dealt the player (hands are empty between rounds), so it was one card when
+        that card is the only position of its deck dealt to the player."""
+        if len(slots) != 1:
+            return False
+        try:
+            deck_id, pos = parse_slot(slots[0])
+        except FormatError:
+            return False
+        return [i for i, r in enumerate(dealt.get(deck_id, ())) if r == player] == [pos]
 
     def hand(self, state: BlindKoryoState, player: str) -> list[str]:
         return state.hands[state.k.players.index(player)][:]

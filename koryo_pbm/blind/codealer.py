@@ -242,7 +242,11 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
     """The co-dealer's answer to a ``give`` (cards drawn one by one): its shares of the slots drawn,
     sealed to the drawer and a partner (a bot seat's to the moderator, when the public record and
     policy say it is one: :func:`check_bot_seats`). It checks that its own signed record had dealt
-    none of them, and that the rules' record changes by exactly those slots."""
+    none of them, that they are the top of the pile by that record (the positions not given yet,
+    lowest first, in the order drawn), and that the rules' record changes by exactly those slots.
+    Who drew them is the moderator's word: a fork at a seat's own turn (a draw in place of its real
+    play) gets that seat the top card; the co-dealer's pins (:mod:`koryo_pbm.pinning`, on the
+    machine it answers from) refuse the second history."""
     from koryo_pbm.crypto.seal import seal
     from koryo_pbm.crypto.sign import sign
 
@@ -270,6 +274,13 @@ def _co_give(game: Dealing, st: DealState, players: Mapping[str, Any], identity:
     changed = [i for i, (a, b) in enumerate(zip(rec["recipients"], dealt, strict=True)) if a != b]
     if changed != sorted(int(s.rpartition(":")[2]) for s in slots):
         raise GameError(f"the rules' list of whom {cb.deck_name(deck_id)} is dealt to changes more than the cards drawn")
+    # the pile is drawn top first: the positions its own signed record has not given yet, in order
+    # (a forked file that says a seat drew a card from inside the pile gets nothing)
+    top = [i for i, r in enumerate(rec["recipients"]) if not r][:len(slots)]
+    if [int(s.rpartition(":")[2]) for s in slots] != top:
+        raise GameError(f"{', '.join(slots)} {'is' if len(slots) == 1 else 'are'} not the top of the draw pile by "
+                        f"{carl}'s own signed record of {cb.deck_name(deck_id)} (next: "
+                        f"{', '.join(f'{deck_id}:{i}' for i in top) or 'none'}): no share of {'it' if len(slots) == 1 else 'them'}")
     box = f"{deck_id}@{decision_id}"
     sealed = {r: _b64(seal(players[r], json.dumps(v, sort_keys=True).encode(), shares_info(st.game_id, box, r)))
               for r, v in shares.items()}
@@ -369,29 +380,48 @@ def _seed_of(st: DealState, secret: bytes, rec: Mapping[str, Any]) -> bytes:
     return carl_seed(st, secret, rec["id"], _input_deck(st, rec["input"]), before, rec.get("dealt", rec["recipients"]))
 
 
+def _signed_recipients(st: DealState, slots: Sequence[str], carl: str) -> dict[str, list[str]]:
+    """Deck id -> whom each position was dealt to, for the decks of ``slots``, from the record the
+    co-dealer signed itself (each signature checked): what it judges a hand of one by."""
+    out: dict[str, list[str]] = {}
+    for s in slots:
+        deck_id = s.rpartition(":")[0]
+        if deck_id in out:
+            continue
+        rec = _record(st, deck_id)
+        if rec is None or len(rec["outputs"]) != 2 or "recipients" not in rec:
+            raise GameError(f"{s}: {cb.deck_name(deck_id)} was not dealt by {carl}")
+        _check_dealt_signature(st, deck_id, _deck(rec["outputs"][1]), rec["recipients"],
+                               base64.b64decode(rec["signature"]))
+        out[deck_id] = [str(r) for r in rec["recipients"]]
+    return out
+
+
 def check_claim(game: Dealing, st: DealState, player: str, slots: Sequence[str], players: Mapping[str, Any],
                 moderator: Any, log: Sequence[Mapping[str, Any]]) -> None:
     """Before it reveals ``player``'s face-down ``slots``: the order that placed them, signed by
     the player (published by the moderator in the record, ``claim``), counted by the log for
     that decision, names exactly these slots. A bot seat's cards (the moderator sees them anyway)
-    or of a hand opened to the moderator for the bot, and a card the rules placed alone (a hand
-    of one: the log says so) need none. ``GameError``
-    in one line naming what does not check; nothing is given."""
+    or of a hand opened to the moderator for the bot need none; nor do cards the rules placed
+    alone, judged by the game (``placed_alone``) from the co-dealer's own signed record of whom
+    each deck was dealt to (a hand of one: the only card of that deck dealt to the player), never
+    from the moderator's state or log. ``GameError`` in one line naming what does not check;
+    nothing is given."""
+    carl = st.co_dealer
     placing = blind_hook(game.rules, "placing")
     if player in st.bots or placing is None or set(slots) <= set(_opened_slots(st, player)):
         return  # the moderator sees these cards already (a bot seat's, a hand opened for the bot)
     decision = placing(st.rules, player)
     said = f"{player}'s face-down cards ({', '.join(slots)}) are not revealed:"
-    entries = [e for e in log if e.get("decision") == decision and e.get("accepted") is not None]
     claim = st.claim
     if moderator is None:
         raise GameError(f"{said} the co-dealer checks the order shown against the moderator's key, not given")
     if not claim:
         alone = blind_hook(game.rules, "placed_alone")
-        if len(slots) == 1 and alone is not None and any(alone([str(x) for x in e.get("events", ())], player)
-                                                         for e in entries):
-            return
-        raise GameError(f"{said} the moderator shows no order of {player}'s that placed them")
+        if alone is not None and alone(_signed_recipients(st, slots, carl), player, list(slots)):
+            return  # the co-dealer's own signed record shows the rules placed them alone
+        raise GameError(f"{said} the moderator shows no order of {player}'s that placed them, and the co-dealer's "
+                        f"record of the deal does not show the rules placed them alone")
     body = _signed_order(st, claim, player, decision, players, moderator, log, said)
     named = body.get("facedown") if isinstance(body, Mapping) else None
     if not isinstance(named, list) or sorted(map(str, named)) != sorted(slots) or len(named) != len(slots):

@@ -639,9 +639,10 @@ class BlindHooks(Protocol):
         the co-dealer reveals them only with that order, signed by the player."""
         ...
 
-    def placed_alone(self, events: Sequence[str], player: str) -> bool:
-        """Whether the logged ``events`` of that decision say the rules placed ``player``'s one
-        card without an order (then there is no signed order to show)."""
+    def placed_alone(self, dealt: Mapping[str, Sequence[str]], player: str, slots: Sequence[str]) -> bool:
+        """Whether the rules placed ``player``'s face-down ``slots`` without an order (then there
+        is no signed order to show), judged only from ``dealt``: deck id -> whom each position
+        was dealt to, by the co-dealer's own signed record (not the moderator's state or log)."""
         ...
 
 

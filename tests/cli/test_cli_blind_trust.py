@@ -221,3 +221,136 @@ def test_a_players_tools_and_the_co_dealer_check_the_shuffles_before_using_a_dec
     public = {**doc.public, "blind": {**doc.public["blind"], "decks": decks}}
     with pytest.raises(cb.BlindCheckError, match="mod's shuffle of deck round-1: the shuffle proof does not check"):
         blind.open_hand(public, part, doc.game_id, "alice", alice, game)
+
+
+def test_a_hand_of_one_forged_by_the_moderator_reveals_nothing(cli):
+    """The moderator, at alice's reveal, signs a version in which alice placed one card alone (a
+    hand of one: no signed order to show) where she placed others by her signed order: the state
+    names one of the cards she discarded face down, the claim is gone and the log says "alice
+    plays 1 card face down (the only legal move)". The co-dealer judges a hand of one from its own
+    signed record of the deal (alice was dealt ten cards of deck round-1, not one): one line,
+    nothing released (before, it revealed that card on the log's word)."""
+    from test_cli_blind import _play_until
+
+    _blind2(cli, "g")
+    _play_until(cli, "g", lambda s: s["decision"].startswith("r1-reveal-") and s["missing"] == ["carl"])
+    path = cli.cwd / "g" / "game.toml"
+    doc = gamefile.read_game(path)
+    game = match.game_of(doc)
+    rules = game.rules.load_state(doc.public["rules"])
+    player = doc.decision["id"].rpartition("-")[2]
+    p = rules.k.players.index(player)
+    record = doc.public["blind"]["decks"][0]
+    mine = [f"round-1:{i}" for i, r in enumerate(record["recipients"]) if r == player]
+    assert len(mine) > 1
+    discarded = next(s for s in mine if s not in rules.facedown[p])
+    rules.facedown[p] = [discarded]
+    public = {**doc.public, "rules": game.rules.dump_state(rules),
+              "blind": {k: v for k, v in doc.public["blind"].items() if k != "claim"}}
+    forced = f"{player} plays 1 card face down (the only legal move)"
+    log = [{**e, "events": [forced, *e.get("events", [])]} if e.get("decision") == "r1-orders" else e for e in doc.log]
+    # the co-dealer's step on the forged public state and log
+    players = {n: k for n, k in doc.players.items() if n != "carl"}
+    with pytest.raises(blind.KoryoPbmError) as caught:
+        blind.co_deal(game, public, players, _identity(cli, "carl"), doc.decision["id"], log, moderator=doc.moderator)
+    said = str(caught.value)
+    assert "\n" not in said and f"{player}'s face-down cards ({discarded}) are not revealed" in said, said
+    assert "does not show the rules placed them alone" in said
+    # had the co-dealer's own signed record of the deal given alice that one card of the deck (a
+    # true hand of one: here the test signs such a record with carl's key), the card is revealed
+    from koryo_pbm.crypto.sign import sign
+
+    st = game.from_view(public, {}, "carl")
+    alone = ["" if (r == player and f"round-1:{i}" != discarded) else r for i, r in enumerate(record["recipients"])]
+    signed = sign(_identity(cli, "carl"), blind._DEALT_CONTEXT,
+                  blind._dealt_bytes(doc.game_id, "round-1", blind._final(st, "round-1"), alone))
+    one = {**public, "blind": {**public["blind"], "decks": [{**record, "recipients": alone, "signature": _b64(signed)},
+                                                            *public["blind"]["decks"][1:]]}}
+    body = blind.co_deal(game, one, players, _identity(cli, "carl"), doc.decision["id"], log, moderator=doc.moderator)
+    assert list(body["shares"]) == [discarded]
+    # and through co-deal: the forged version signed by the moderator
+    gamefile.write_game(path, doc.replace(version=doc.version + 1, public=public), _identity(cli, "mod"))
+    r = cli("co-deal", "g", "--as", "carl")
+    assert r.code != 0 and "Traceback" not in r.err and r.err.count("\n") == 1, r.err
+    assert f"({discarded}) are not revealed" in r.err
+    assert not inbox.inbox_dir(cli.cwd / "g").is_dir() or not inbox.list_inbox(cli.cwd / "g")  # nothing released
+
+
+def test_a_draw_from_inside_the_pile_on_a_forked_file_gets_nothing(cli):
+    """alice and bob each draw (deck:12, deck:13): the co-dealer gives both before alice's turn.
+    The moderator, holding bob's key, signs a fork of that version in which bob drew deck:40, a
+    card from inside the pile (the rules' record, bob's hand and the give all say so). The
+    co-dealer gives only the top of the pile by its own signed record of the deck: one line,
+    nothing released (before, it sealed its share of deck:40 to bob, and the moderator knew a
+    card some player would draw later)."""
+    from test_cli_blind_korsar import _blind_korsar2
+
+    _blind_korsar2(cli, "k")
+    for p in ("alice", "bob"):
+        status = cli.ok("status", "k", "--json").json
+        (cli.cwd / "d.toml").write_text(f'game = "{status["id"]}"\ndecision = "{status["decision"]}"\naction = "draw"\n')
+        cli.ok("submit", "d.toml", "--as", p, "--game", "k")
+        cli.ok("resolve", "k", "--as", "mod")
+    path = cli.cwd / "k" / "game.toml"
+    doc = gamefile.read_game(path)
+    assert doc.decision["id"] == "t3-give"
+    game = match.game_of(doc)
+    rules = game.rules.load_state(doc.public["rules"])
+    assert rules.give == ["deck:12", "deck:13"]
+    rules.k.hands["bob"] = [s if s != "deck:13" else "deck:40" for s in rules.k.hands["bob"]]
+    rules.k.pile = ["deck:13", *(s for s in rules.k.pile if s != "deck:40")]
+    rules.dealt["deck"][13], rules.dealt["deck"][40] = "", "bob"
+    rules.give = ["deck:12", "deck:40"]
+    public = {**doc.public, "rules": game.rules.dump_state(rules)}
+    players = {n: k for n, k in doc.players.items() if n != "carl"}
+    with pytest.raises(blind.KoryoPbmError) as caught:
+        blind.co_deal(game, public, players, _identity(cli, "carl"), "t3-give", doc.log, moderator=doc.moderator)
+    said = str(caught.value)
+    assert "\n" not in said and "deck:12, deck:40 are not the top of the draw pile" in said, said
+    assert "(next: deck:12, deck:13)" in said
+    # through co-deal: the fork signed by the moderator
+    gamefile.write_game(path, doc.replace(version=doc.version + 1, public=public), _identity(cli, "mod"))
+    r = cli("co-deal", "k", "--as", "carl")
+    assert r.code != 0 and "Traceback" not in r.err and r.err.count("\n") == 1, r.err
+    assert "not the top of the draw pile" in r.err
+    assert not inbox.inbox_dir(cli.cwd / "k").is_dir() or not inbox.list_inbox(cli.cwd / "k")  # nothing released
+
+
+def test_a_draw_forked_at_the_drawers_own_turn_stops_the_game_on_the_co_dealers_machine(cli):
+    """What is left of the fork of a draw (docs/blind-table.md): the moderator, holding bob's key,
+    forks its file at bob's turn (in a home of its own, so its pins do not stop it): bob draws
+    there, and the co-dealer gives him the top card. In the real file bob plays; the co-dealer, on
+    the machine that keeps its pins, refuses the second history in one line, releasing nothing:
+    the game cannot go on there, and the two signed versions prove the fork."""
+    import shutil
+
+    from test_cli_blind_korsar import _blind_korsar2
+
+    _blind_korsar2(cli, "k")
+    carl_home = cli.home.parent / "carl-home"
+    shutil.copytree(cli.home, carl_home)  # the co-dealer's machine: its key, and pins of its own
+    mod_home = cli.home.parent / "mod-fork-home"
+    shutil.copytree(cli.home, mod_home)
+
+    def draw(folder, player, home):
+        status = cli.ok("status", folder, "--json", home=home).json
+        (cli.cwd / "d.toml").write_text(f'game = "{status["id"]}"\ndecision = "{status["decision"]}"\naction = "draw"\n')
+        cli.ok("submit", "d.toml", "--as", player, "--game", folder, home=home)
+        cli.ok("resolve", folder, "--as", "mod", home=home)
+
+    draw("k", "alice", cli.home)  # alice draws deck:12; bob's turn
+    shutil.copytree(cli.cwd / "k", cli.cwd / "fork")
+    draw("fork", "bob", mod_home)  # the fork: bob draws deck:13; the give waits for carl
+    assert cli.ok("status", "fork", "--json", home=mod_home).json["decision"] == "t3-give"
+    cli.ok("co-deal", "fork", "--as", "carl", home=carl_home)  # answered: the fork is all it has seen
+    # the real game: bob plays a card
+    orders = cli.cwd / "o-bob.toml"
+    cli.ok("orders", "k", "--as", "bob", "-o", orders)
+    assert 'action = "play"' in orders.read_text() or 'action = "launch"' in orders.read_text()
+    cli.ok("submit", orders, "--as", "bob", "--game", "k")
+    cli.ok("resolve", "k", "--as", "mod")
+    assert cli.ok("status", "k", "--json").json["decision"] == "t3-give"
+    r = cli("co-deal", "k", "--as", "carl", home=carl_home)
+    assert r.code != 0 and "Traceback" not in r.err and r.err.count("\n") == 1, r.err
+    assert "the moderator signed two different histories" in r.err and "(t2-bob)" in r.err
+    assert not inbox.list_inbox(cli.cwd / "k")  # nothing released

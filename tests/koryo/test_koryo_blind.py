@@ -292,3 +292,17 @@ def test_blind_resolution_gives_the_ordinary_rules_events_and_scores_on_the_same
     # a round begins with the dealers' deal: 8 decks, and never a hidden id in the state
     assert sorted(d.decks) == [f"round-{r}" for r in range(1, 9)]
     assert BLIND.load_state(BLIND.dump_state(s)).k.key() == s.k.key()
+
+
+def test_blind_table_a_hand_of_one_is_judged_from_the_signed_record_of_the_deal():
+    """The co-dealer reveals a face-down card without a signed order only when its own signed
+    record of the deal shows a hand of one: the card is the only position of its deck dealt to
+    the player (hands are empty between rounds, so the orders phase holds what the round dealt)."""
+    dealt = {"round-8": ["", "alice", "bob", "bob", ""], "round-7": ["alice", "alice"]}
+    assert BLIND.placed_alone(dealt, "alice", ["round-8:1"])
+    assert not BLIND.placed_alone(dealt, "bob", ["round-8:2"])  # bob held two: his order names them
+    assert not BLIND.placed_alone(dealt, "alice", ["round-8:0"])  # not alice's
+    assert not BLIND.placed_alone(dealt, "alice", ["round-7:0"])  # alice held two of round-7
+    assert not BLIND.placed_alone(dealt, "alice", ["round-8:1", "round-8:1"])
+    assert not BLIND.placed_alone(dealt, "alice", ["round-9:1"])  # a deck never dealt
+    assert not BLIND.placed_alone(dealt, "alice", ["nonsense"])
