@@ -110,8 +110,8 @@ def help_text(tag: str) -> str:
     t = subject_tag(tag)
     return "\n".join([
         _wrap("To play, use your player page (koryo-pbm-player-page.html): open it in your browser, drop on it the "
-              "game.toml of the judge's latest mail, choose, press \"Sign and seal\", then \"Copy\", and paste "
-              "into a reply to that mail. Replies to the judge's mails keep the game's tag in the subject."),
+              "game.toml of the judge's latest mail and choose: the page signs, seals and copies your answer; press "
+              "\"Reply to the judge\", or paste it into a reply to that mail. Replies to the judge's mails keep the game's tag in the subject."),
         "",
         _wrap(f"Mail commands: write one of these words alone on the first line of a mail to the judge, with {t} "
               "in the subject:"),

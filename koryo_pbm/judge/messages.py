@@ -429,8 +429,10 @@ def page_steps(info: GameInfo, player: str, *, attached: bool = True, page: str 
         *_wrap(f"1. {save}", "  ", "   ").split("\n"),
         *_wrap("2. Open the player page in your browser and drop game.toml on it (and your key file, unless "
                "the page remembers your key).", "  ", "   ").split("\n"),
-        *_wrap(f"3. Type your key's passphrase, make {what}, and press \"Sign and seal\".", "  ", "   ").split("\n"),
-        *_wrap("4. Press \"Copy\", reply to this mail, paste, and send.", "  ", "   ").split("\n"),
+        *_wrap(f"3. Type your key's passphrase and make {what}: the page signs and seals your answer and "
+               "copies it.", "  ", "   ").split("\n"),
+        *_wrap("4. Send it: press \"Reply to the judge\" (your mail program opens with it written), or reply to "
+               "this mail, paste, and send.", "  ", "   ").split("\n"),
     ]
 
 

@@ -84,7 +84,8 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     po = setup_game(cli, tmp_path)
     receipts = {p: 0 for p in PLAYERS}
     state_mails = {p: 0 for p in PLAYERS}
-    volume = dict.fromkeys(PLAYERS, 0)  # bytes of mail each player received
+    volume = dict.fromkeys(PLAYERS, 0)  # bytes of mail each player received, the player page apart
+    pages = dict.fromkeys(PLAYERS, 0)  # the player page attached (7.9 MB since it carries the rules)
     shown = set()
     log = cli.cwd / "judge.log"
     for _ in range(200):
@@ -97,6 +98,10 @@ def test_a_whole_game_by_mail(cli, tmp_path):
                 assert msg["From"] == FROM and msg["To"] == f"{p}@example.org"
                 assert msg["Auto-Submitted"] in ("auto-replied", "auto-generated")
                 assert str(msg["Subject"]).startswith("[koryo-pbm friday] ")
+                for part in msg.walk():
+                    if part.get_filename() == "koryo-pbm-player-page.html":
+                        pages[p] += 1
+                        volume[p] -= len(part.as_bytes())
                 text = body(msg)
                 if p == "bob" and str(msg["Subject"]).startswith("[koryo-pbm friday] received: bob's orders for r1-"):
                     looks_like_the_guide(receipt_sample, msg)
@@ -156,8 +161,11 @@ def test_a_whole_game_by_mail(cli, tmp_path):
     # moderator's part, which holds every counted order until the end); 0.72 to 1.18 MB before it
     # (9 runs), which depended on the deal; 2.33 MB before --state-mail turn (see
     # docs/moderators.md, "Light mail"). Every file attached is a player copy.
-    print(f"\nmail per player, a whole 3-player game: {volume}")
+    # Since the page carries the rules (7.9 MB, quoted-printable in the mail: under the 10 MB a
+    # mail server takes by default), it is counted apart: attached once a player, with the first mail.
+    print(f"\nmail per player, a whole 3-player game: {volume}, the page apart, attached {pages} times")
     assert all(v < VOLUME_LIMIT for v in volume.values()), volume
+    assert all(n == 1 for n in pages.values()), pages
 
 
 def test_a_joined_game_by_mail_begins_with_the_join_and_verifies_at_the_end(cli, tmp_path):
