@@ -3,7 +3,8 @@
 Every game has the level ``random`` (:meth:`~koryo_pbm.engine.contract.Game.random_order`);
 a game adds its own levels through :meth:`~koryo_pbm.engine.contract.Game.bot_levels` and
 :meth:`~koryo_pbm.engine.contract.Game.bot_order` (Koryo: ``heuristic`` and ``search``;
-Korsar: ``heuristic``).
+Korsar: ``heuristic``); every game has the level ``search``, the engine's
+(:mod:`~koryo_pbm.engine.search`) unless the game declares its own of that name (Koryo does).
 
 A bot never sees what its player may not: :func:`choose` reduces whatever state it is given to
 the player's public and private parts and rebuilds a state from them
@@ -48,6 +49,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 RANDOM = "random"
+SEARCH = "search"
 #: Seconds of CPU a bot may think per decision before it is stopped: a safety limit only,
 #: far above what its counted work takes (the search: about 0.4 s on one core).
 DEFAULT_LIMIT = 30.0
@@ -104,8 +106,15 @@ def fallback_rng(seed: Seed) -> Rng:
 
 
 def levels(game: Game) -> tuple[str, ...]:
-    """The bot levels of ``game``, weakest first: ``random`` and the game's own."""
-    return (RANDOM, *(lv for lv in game.bot_levels() if lv != RANDOM))
+    """The bot levels of ``game``, weakest first: ``random``, the game's own, and ``search``
+    (the engine's, :mod:`~koryo_pbm.engine.search`, unless the game has its own of that name)."""
+    own = tuple(lv for lv in game.bot_levels() if lv != RANDOM)
+    return (RANDOM, *own) if SEARCH in own else (RANDOM, *own, SEARCH)
+
+
+def engine_search(game: Game, level: str) -> bool:
+    """Whether ``level`` of ``game`` is the engine's search (not a level of the game's own)."""
+    return level == SEARCH and SEARCH not in game.bot_levels()
 
 
 def check_level(game: Game, level: str) -> str:
@@ -179,7 +188,12 @@ def _choose(game: Game, view: State, player: str, level: str, seed: Seed, limit:
     timed_out = False
     order: dict[str, Any] | None = None
     try:
-        order = game.bot_order(view, player, level, rng, limit, clock)
+        if engine_search(game, level):
+            from koryo_pbm.engine.search import search
+
+            order = search(game, view, player, rng, limit, clock)
+        else:
+            order = game.bot_order(view, player, level, rng, limit, clock)
         game.check(view, player, order)
     except TimeLimit:
         timed_out = True

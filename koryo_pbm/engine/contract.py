@@ -293,6 +293,17 @@ class Game(abc.ABC):
         a player's menu is built from the state its suggestion was chosen on."""
         raise GameError(f"{self.title} has no bot level {level!r}")
 
+    def determinize(self, state: State, player: str, rng: BotRandom) -> State:
+        """A full state drawn at random among those ``player`` cannot tell from ``state`` (a
+        :meth:`from_view` state of theirs): the cards they have not seen dealt anew from
+        ``rng`` in the sizes they know, the match's generator replaced by one seeded from
+        ``rng``; one :meth:`apply` and :meth:`random_playout` take. The engine's ``search``
+        level (:mod:`~koryo_pbm.engine.search`) simulates on it. The default returns ``state``
+        itself: right when :meth:`from_view` gives a full state with nothing hidden; a game
+        that hides cards overrides it (else the search plays as if the unseen cards lay where
+        :meth:`from_view` put them)."""
+        return state
+
     # -- storage and views ---------------------------------------------------------------
 
     @abc.abstractmethod
