@@ -26,18 +26,9 @@ import sys
 import time
 from typing import Any
 
-from koryo_pbm.engine.contract import Game
+from koryo_pbm.engine.bots import with_engine_search
 from koryo_pbm.engine.registry import find_game, names
 from koryo_pbm.engine.simulate import SimulationResult, simulate
-
-
-def engine_search(game: Game) -> Game:
-    """``game`` with the engine's ``search``: a copy declaring its levels but its own search."""
-    if "search" not in game.bot_levels():
-        return game
-    cls = type(game)
-    own = tuple(lv for lv in game.bot_levels() if lv != "search")
-    return type(f"{cls.__name__}EngineSearch", (cls,), {"bot_levels": lambda self: own})()
 
 
 def goals() -> dict[str, tuple[str, list[str], bool]]:
@@ -87,7 +78,7 @@ def main() -> None:
     for goal in chosen:
         name, levels, engine = table[goal]
         game = find_game(name)
-        game = engine_search(game) if engine else game
+        game = with_engine_search(game) if engine else game
 
         def progress(_i: int, partial: SimulationResult, goal: str = goal) -> None:
             if out is not None:

@@ -188,12 +188,7 @@ def _choose(game: Game, view: State, player: str, level: str, seed: Seed, limit:
     timed_out = False
     order: dict[str, Any] | None = None
     try:
-        if engine_search(game, level):
-            from koryo_pbm.engine.search import search
-
-            order = search(game, view, player, rng, limit, clock)
-        else:
-            order = game.bot_order(view, player, level, rng, limit, clock)
+        order = game.bot_order(view, player, level, rng, limit, clock)
         game.check(view, player, order)
     except TimeLimit:
         timed_out = True
@@ -218,3 +213,24 @@ def seat_levels(levels_by_seat: Sequence[str], players: Sequence[str], rotation:
     n``, so over ``n`` games every level plays from every seat."""
     n = len(players)
     return {players[j]: levels_by_seat[(j - rotation) % n] for j in range(n)}
+
+
+def with_engine_search(game: Game) -> Game:
+    """``game`` whose level ``search`` is the engine's: ``game`` itself, or for a game with a
+    search of its own (Koryo), a copy that declares only its other levels and hands ``search``
+    to the engine (to measure one against the other: ``benchmarks/bench_search.py``)."""
+    if SEARCH not in game.bot_levels():
+        return game
+    cls = type(game)
+    own = tuple(lv for lv in game.bot_levels() if lv != SEARCH)
+
+    def bot_levels(self: Game) -> tuple[str, ...]:
+        return own
+
+    def bot_order(self: Game, state: State, player: str, level: str, rng: Any, limit: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        if level == SEARCH:
+            return Game.bot_order(self, state, player, level, rng, limit, clock)
+        return cls.bot_order(self, state, player, level, rng, limit, clock)
+
+    return type(f"{cls.__name__}EngineSearch", (cls,), {"bot_levels": bot_levels, "bot_order": bot_order})()

@@ -276,7 +276,8 @@ class Game(abc.ABC):
 
     def bot_levels(self) -> tuple[str, ...]:
         """The bot levels this game plays beyond ``random`` (which every game has, through
-        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``."""
+        :meth:`random_order`) and ``search`` (the engine's, unless listed here: the game's
+        own), weakest first, e.g. ``("heuristic", "search")``."""
         return ()
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
@@ -290,7 +291,18 @@ class Game(abc.ABC):
         same order on any machine and ``verify`` chooses it again. ``limit`` seconds by
         ``clock`` is a safety limit only: a bot that thinks for a while reads ``clock``
         between steps and raises :class:`TimeLimit` once past it. It leaves ``state`` as it was:
-        a player's menu is built from the state its suggestion was chosen on."""
+        a player's menu is built from the state its suggestion was chosen on.
+
+        The default plays the level ``search`` every game has, the engine's
+        (:mod:`~koryo_pbm.engine.search`), unless the game lists its own in :meth:`bot_levels`;
+        a game's own ``bot_order`` hands the levels it does not know to this one."""
+        if level == "search":
+            from koryo_pbm.engine.search import PastLimit, search
+
+            try:
+                return search(self, state, player, rng, limit, clock)
+            except PastLimit as exc:
+                raise TimeLimit(str(exc)) from None
         raise GameError(f"{self.title} has no bot level {level!r}")
 
     def determinize(self, state: State, player: str, rng: BotRandom) -> State:

@@ -39,19 +39,31 @@ without repeats) and the policy's order: one question whose options are those or
 Deterministic: every draw comes from the bot's generator (seeded from public values by
 :mod:`~koryo_pbm.engine.bots`), the work is a count of simulations (:data:`SIMULATIONS`),
 never a time, and ties go to the first option, so ``verify`` chooses the same order again.
-The clock is read between simulations for the safety limit only
-(:class:`~koryo_pbm.engine.contract.TimeLimit`).
+The clock is read between simulations for the safety limit only (:class:`PastLimit`, which
+:meth:`~koryo_pbm.engine.contract.Game.bot_order` turns into its
+:class:`~koryo_pbm.engine.contract.TimeLimit`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from koryo_pbm.engine.contract import BotRandom, Game, Order, Outcome, State, TimeLimit
 from koryo_pbm.engine.menus import Menu
 from koryo_pbm.errors import GameError
+
+# The contract's types, named here without importing it (it imports this module: its
+# ``Game.bot_order`` plays ``search``): a game, a state, an order, an outcome, a generator.
+Game = Any
+State = Any
+Order = Mapping[str, Any]
+Outcome = Any
+BotRandom = Any
+
+
+class PastLimit(Exception):
+    """The search passed its safety time limit (``Game.bot_order`` raises ``TimeLimit``)."""
 
 LEVEL = "search"
 #: The work per decision, a count: simulations with random playouts; with a game's level,
@@ -60,7 +72,7 @@ LEVEL = "search"
 #: fewer simulations than its last rounds, in about the same time), at least
 #: :data:`MIN_SIMULATIONS`, at most ``SIMULATIONS["level"]``.
 SIMULATIONS = {"level": 400, "random": 400}
-DECISIONS = 3000
+DECISIONS = 2400
 MIN_SIMULATIONS = 16
 #: The UCB1 exploration constant, for rewards in [0, 1].
 UCT_C = 0.7
@@ -268,12 +280,12 @@ def _tree(game: Game, view: State, player: str, hint: Order | None, rng: BotRand
 
 def search(game: Game, view: State, player: str, rng: BotRandom, limit: float = math.inf,
            clock: Callable[[], float] = lambda: 0.0, *, simulations: int | None = None,
-           level: str | None | bool = True) -> dict[str, Any]:
+           level: str | bool | None = True) -> dict[str, Any]:
     """The order of ``player`` at the pending decision of ``view`` (their
     :meth:`~koryo_pbm.engine.contract.Game.from_view` state), found in ``simulations``
     simulations (default: :data:`SIMULATIONS` for the playout policy). ``level``: the game's
     level the playouts play (``True``: :func:`policy_level`; ``None``: random play).
-    Raises :class:`~koryo_pbm.engine.contract.TimeLimit` once ``clock`` passes ``limit``."""
+    Raises :class:`PastLimit` once ``clock`` passes ``limit``."""
     decision = game.pending(view)
     if decision is None or player not in decision.players:
         raise GameError(f"{game.title}: {player} has no decision to take now")
@@ -291,7 +303,7 @@ def search(game: Game, view: State, player: str, rng: BotRandom, limit: float = 
         if lv is not None and done >= MIN_SIMULATIONS and policy.decisions >= DECISIONS:
             break
         if clock() - start > limit:
-            raise TimeLimit(f"the search passed its safety limit of {limit:g} s after {done} of {count} simulations")
+            raise PastLimit(f"the search passed its safety limit of {limit:g} s after {done} of {count} simulations")
         world = game.determinize(view, player, rng)
         order, path = tree.descend(rng)
         orders = {p: order if p == player else policy.order(world, p) for p in (player, *others)}
@@ -302,3 +314,4 @@ def search(game: Game, view: State, player: str, rng: BotRandom, limit: float = 
             raise GameError(f"{game.name}: a playout ended without an outcome")
         tree.update(path, reward(outcome, player))
     return tree.best()
+
