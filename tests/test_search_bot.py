@@ -188,3 +188,23 @@ def test_koryos_own_search_stays_and_the_engines_is_there_to_measure_it(monkeypa
     p = korsar.pending(state).players[0]
     bots.choose(korsar, state, p, "search", seed="s")
     assert calls[1:] == [p]  # Korsar has none of its own: the engine's
+
+
+def test_the_engines_search_plays_a_bot_seat_at_a_blind_korsar_table():
+    """At a blind table the seat's bot plays on the cards opened to it (``open_view``): the
+    engine's search there is the open game's search on that view, its card named by its slot."""
+    from koryo_pbm_games.korsar import KorsarGame
+    from koryo_pbm_games.korsar import cards as C
+    from koryo_pbm_games.korsar.blind import parse_slot
+
+    blind = KorsarGame().blind_rules()
+    deck = C.full_deck()
+    random.Random(0).shuffle(deck)
+    s = blind.setup(["a", "b"], "a")
+    while blind.pending(s).kind in ("deal", "give"):
+        s, _ = blind.apply(s, {})
+    mine = {x: deck[parse_slot(x)] for x in blind.hidden(s, "a")}
+    order = blind.bot_order(s, "a", "search", random.Random(0), 10.0, never, mine)
+    plain = KorsarGame().bot_order(blind.open_view(s, "a", mine), "a", "search", random.Random(0), 10.0, never)
+    assert {k: v for k, v in order.items() if k != "slot"} == plain
+    blind.check(s, "a", order)
