@@ -65,11 +65,12 @@ BotRandom = Any
 class PastLimit(Exception):
     """The search passed its safety time limit (``Game.bot_order`` raises ``TimeLimit``)."""
 
+
 LEVEL = "search"
 #: The work per decision, a count: simulations with random playouts; with a game's level,
 #: simulations until its decisions in the playouts number :data:`DECISIONS` (a decision of
-#: Koryo's or Korsar's heuristic takes about 0.15 ms of one core: a long match early on gets
-#: fewer simulations than its last rounds, in about the same time), at least
+#: Koryo's or Korsar's heuristic, its view rebuilt, takes 0.2 to 0.3 ms of one core: a long
+#: match early on gets fewer simulations than its last rounds, in about the same time), at least
 #: :data:`MIN_SIMULATIONS`, at most ``SIMULATIONS["level"]``.
 SIMULATIONS = {"level": 400, "random": 400}
 DECISIONS = 2400
