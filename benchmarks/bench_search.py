@@ -1,7 +1,8 @@
 """The engine's ``search`` level against its goals (issue 33, item 6), whole matches on one core.
 
-Run: ``python3 benchmarks/bench_search.py [games] [goal ...] [--out FILE]`` (default 200 games,
-every goal). The goals, each a table of levels played ``games`` times, the levels moving one
+Run: ``python3 benchmarks/bench_search.py [games] [goal ...] [--out FILE] [--seed TEXT]``
+(default 200 games, every goal; game *i* of a goal is seeded ``TEXT/goal/i``, default
+``bench-search``: another seed gives other games, to run a goal in several processes). The goals, each a table of levels played ``games`` times, the levels moving one
 seat per match (``simulate --bots``), so no level keeps a seat's advantage:
 
 * ``<game>-random``: 2 players, ``search`` against ``random``, in every registered game: the
@@ -68,9 +69,14 @@ def summary(goal: str, result: SimulationResult) -> dict[str, Any]:
 def main() -> None:
     args = sys.argv[1:]
     out = None
+    seed = "bench-search"
     if "--out" in args:
         i = args.index("--out")
         out = args[i + 1]
+        del args[i:i + 2]
+    if "--seed" in args:
+        i = args.index("--seed")
+        seed = args[i + 1]
         del args[i:i + 2]
     games = int(args[0]) if args else 200
     table = goals()
@@ -85,7 +91,7 @@ def main() -> None:
                 with open(out, "a", encoding="utf-8") as f:
                     f.write(json.dumps(summary(goal, partial)) + "\n")
 
-        result = simulate(game, len(levels), games, f"bench-search/{goal}", bots=levels, clock=time.perf_counter,
+        result = simulate(game, len(levels), games, f"{seed}/{goal}", bots=levels, clock=time.perf_counter,
                           progress=progress)
         s = summary(goal, result)
         lo, hi = s["ci95"]
