@@ -81,6 +81,8 @@ UCT_C = 0.7
 PRIOR = 4
 #: Orders drawn for a game without menus.
 DRAWS = 24
+#: A menu with at most this many orders is searched as one question over all of them.
+LEAVES = 64
 #: Of a simulation's reward, the part the score lead gives (the rest: the win).
 LEAD = 0.2
 
@@ -251,9 +253,42 @@ class _Policy:
         return state
 
 
+def _flat(orders: list[dict[str, Any]], default: int | None) -> _Tree:
+    """One question whose options are ``orders`` (``default``: the policy's)."""
+    from koryo_pbm.engine.menus import Option
+
+    menu = Menu("order", tuple(Option(str(i), i) for i in range(len(orders))), default)
+    return _Tree(lambda _picked, m: [orders[o.value] for o in m.options], menu)
+
+
+def _leaves(answer: Callable[[list[Any], Menu], Sequence[Menu | dict[str, Any]]], root: Menu
+            ) -> tuple[list[dict[str, Any]], int | None] | None:
+    """Every order of the menu tree from ``root`` and the index of the one its suggestions lead
+    to, or ``None`` if there are more than :data:`LEAVES` (the tree is not walked further)."""
+    orders: list[dict[str, Any]] = []
+    default: int | None = None
+    todo: list[tuple[list[Any], Menu, bool]] = [([], root, True)]
+    while todo:
+        picked, menu, hinted = todo.pop(0)
+        for i, out in enumerate(answer(picked, menu)):
+            on_hint = hinted and menu.default == i
+            if isinstance(out, Menu):
+                todo.append(([*picked, menu.options[i].value], out, on_hint))
+            else:
+                if on_hint:
+                    default = len(orders)
+                orders.append(out)
+            if len(orders) + len(todo) > LEAVES:
+                return None
+    return orders, default
+
+
 def _tree(game: Game, view: State, player: str, hint: Order | None, rng: BotRandom) -> _Tree:
-    """The player's menu as a tree; for a game without menus, one question over orders drawn
-    at random and ``hint``."""
+    """The player's choices as a search tree: one question over every order when the menu
+    holds at most :data:`LEAVES` (a tree of questions would average a good order with its
+    poor siblings: Korsar's "draw, or play a card?" would weigh every card at once), else the
+    menu's questions themselves (Koryo's longest action turns); for a game without menus, one
+    question over orders drawn at random and ``hint``."""
     try:
         root = game.menu(view, player, [], hint)
     except GameError:
@@ -265,9 +300,10 @@ def _tree(game: Game, view: State, player: str, hint: Order | None, rng: BotRand
                 found = [game.menu(view, player, [*picked, o.value], hint) for o in menu.options]
             return found
 
+        listed = _leaves(answer, root)
+        if listed is not None:
+            return _flat(*listed)
         return _Tree(answer, root)
-    from koryo_pbm.engine.menus import Option
-
     orders: list[dict[str, Any]] = [dict(root)] if isinstance(root, dict) else []
     if hint is not None and dict(hint) not in orders:
         orders.append(dict(hint))
@@ -275,8 +311,7 @@ def _tree(game: Game, view: State, player: str, hint: Order | None, rng: BotRand
         o = dict(game.random_order(view, player, rng))
         if o not in orders:
             orders.append(o)
-    menu = Menu("order", tuple(Option(str(i), i) for i in range(len(orders))), 0 if hint is not None else None)
-    return _Tree(lambda _picked, m: [orders[o.value] for o in m.options], menu)
+    return _flat(orders, 0 if hint is not None else None)
 
 
 def search(game: Game, view: State, player: str, rng: BotRandom, limit: float = math.inf,
