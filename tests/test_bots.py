@@ -191,16 +191,16 @@ def test_the_menus_suggestion_from_its_own_state_is_the_same_and_leaves_the_menu
 
 def test_levels_of_the_built_in_games():
     assert bots.levels(find_game("koryo")) == ("random", "heuristic", "search")
-    assert bots.levels(find_game("gops")) == ("random", "search")  # the engine's generic search
-    assert bots.levels(find_game("korsar")) == ("random", "heuristic")
+    assert bots.levels(find_game("gops")) == ("random", "search")  # the engine's search
+    assert bots.levels(find_game("korsar")) == ("random", "heuristic", "search")  # the engine's search
 
 
-@pytest.mark.parametrize("text", ["expert", "Heuristic", "", "search"])
+@pytest.mark.parametrize("text", ["expert", "Heuristic", "", "Search", "mcts"])
 def test_an_unknown_level_is_refused_naming_the_levels(text):
     game = find_game("korsar")
     with pytest.raises(UsageError) as exc:
         bots.check_level(game, text)
-    assert str(exc.value) == f"Korsar has no bot level {text!r} (levels: random, heuristic)"
+    assert str(exc.value) == f"Korsar has no bot level {text!r} (levels: random, heuristic, search)"
     state = game.setup(seat_names(3), "x")
     with pytest.raises(UsageError):
         bots.choose(game, state, game.pending(state).players[0], text, seed="x")

@@ -139,6 +139,9 @@ class KorsarGame(Game):
             raise IllegalOrder(f"illegal order: {player} has nothing to decide now")
         return bots.heuristic(s, player, orders)
 
+    def determinize(self, state: KorsarState, player: str, rng: BotRandom) -> KorsarState:
+        return views.determinize(_state(state), player, rng)
+
     def describe_choices(self, state: KorsarState, player: str) -> tuple[dict[str, Any], list[str]]:
         s = _state(state)
         orders = R.legal_orders(s, player)

@@ -199,6 +199,33 @@ def from_view(pub: Mapping[str, Any], priv: Mapping[str, Any], player: str) -> K
     return s
 
 
+def determinize(s: KorsarState, player: str, rng: Any) -> KorsarState:
+    """A full state ``player`` cannot tell from ``s`` (their :func:`from_view` state), drawn
+    from ``rng``: the cards they have not seen (the other sides' hands and loot, the pile) dealt
+    anew at random, loot from the unseen galleons, every size kept; a new match generator."""
+    w = s.copy()
+    w.rng = Rng.from_seed(f"korsar determinize {rng.getrandbits(128):032x}")
+    if w.over:
+        return w
+    partner = w.partner(player)
+    others = [q for q in w.players if q != player and q != partner]
+    pool = [c for q in others for c in w.hands[q]] + [c for q in others for c in w.loot[q]] + w.pile
+    galleons = [i for i, c in enumerate(pool) if C.is_galleon(c)]
+    taken: set[int] = set()
+    for q in others:
+        picks = rng.sample(galleons, len(w.loot[q]))
+        galleons = [i for i in galleons if i not in picks]
+        w.loot[q] = [pool[i] for i in picks]
+        taken.update(picks)
+    rest = [c for i, c in enumerate(pool) if i not in taken]
+    rng.shuffle(rest)
+    for q in others:
+        k = len(w.hands[q])
+        w.hands[q], rest = rest[:k], rest[k:]
+    w.pile = rest
+    return w
+
+
 # -- the JSON view and its text ---------------------------------------------------------
 
 

@@ -223,6 +223,11 @@ class KoryoGame(Game):
         self._who(state, player)
         return bots.bot_order(state, player, level, rng, limit, clock)
 
+    def determinize(self, state: KoryoState, player: str, rng: BotRandom) -> KoryoState:
+        from . import bots
+
+        return bots.determinize(state, state.players.index(player), rng)
+
     def describe_choices(self, state: KoryoState, player: str) -> tuple[dict[str, Any], list[str]]:
         p, d = self._who(state, player)
         if d.kind == "orders":

@@ -2,8 +2,9 @@
 
 Every game has the level ``random`` (:meth:`~koryo_pbm.engine.contract.Game.random_order`);
 a game adds its own levels through :meth:`~koryo_pbm.engine.contract.Game.bot_levels` and
-:meth:`~koryo_pbm.engine.contract.Game.bot_order` (e.g. ``heuristic`` and ``search``;
-``koryo-pbm games --json`` lists each game's).
+:meth:`~koryo_pbm.engine.contract.Game.bot_order` (e.g. ``heuristic``; ``koryo-pbm games --json``
+lists each game's); every game has the level ``search``, the engine's
+(:mod:`~koryo_pbm.engine.search`) unless the game declares its own of that name.
 
 A bot never sees what its player may not: :func:`choose` reduces whatever state it is given to
 the player's public and private parts and rebuilds a state from them
@@ -48,6 +49,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 RANDOM = "random"
+SEARCH = "search"
 #: Seconds of CPU a bot may think per decision before it is stopped: a safety limit only,
 #: far above what its counted work takes (the search: about 0.4 s on one core).
 DEFAULT_LIMIT = 30.0
@@ -104,8 +106,15 @@ def fallback_rng(seed: Seed) -> Rng:
 
 
 def levels(game: Game) -> tuple[str, ...]:
-    """The bot levels of ``game``, weakest first: ``random`` and the game's own."""
-    return (RANDOM, *(lv for lv in game.bot_levels() if lv != RANDOM))
+    """The bot levels of ``game``, weakest first: ``random``, the game's own, and ``search``
+    (the engine's, :mod:`~koryo_pbm.engine.search`, unless the game has its own of that name)."""
+    own = tuple(lv for lv in game.bot_levels() if lv != RANDOM)
+    return (RANDOM, *own) if SEARCH in own else (RANDOM, *own, SEARCH)
+
+
+def engine_search(game: Game, level: str) -> bool:
+    """Whether ``level`` of ``game`` is the engine's search (not a level of the game's own)."""
+    return level == SEARCH and SEARCH not in game.bot_levels()
 
 
 def check_level(game: Game, level: str) -> str:
@@ -204,3 +213,24 @@ def seat_levels(levels_by_seat: Sequence[str], players: Sequence[str], rotation:
     n``, so over ``n`` games every level plays from every seat."""
     n = len(players)
     return {players[j]: levels_by_seat[(j - rotation) % n] for j in range(n)}
+
+
+def with_engine_search(game: Game) -> Game:
+    """``game`` whose level ``search`` is the engine's: ``game`` itself, or for a game with a
+    search of its own (Koryo), a copy that declares only its other levels and hands ``search``
+    to the engine (to measure one against the other: ``benchmarks/bench_search.py``)."""
+    if SEARCH not in game.bot_levels():
+        return game
+    cls = type(game)
+    own = tuple(lv for lv in game.bot_levels() if lv != SEARCH)
+
+    def bot_levels(self: Game) -> tuple[str, ...]:
+        return own
+
+    def bot_order(self: Game, state: State, player: str, level: str, rng: Any, limit: float,
+                  clock: Callable[[], float]) -> dict[str, Any]:
+        if level == SEARCH:
+            return Game.bot_order(self, state, player, level, rng, limit, clock)
+        return cls.bot_order(self, state, player, level, rng, limit, clock)
+
+    return type(f"{cls.__name__}EngineSearch", (cls,), {"bot_levels": bot_levels, "bot_order": bot_order})()

@@ -363,11 +363,9 @@ class Game(abc.ABC):
 
     def bot_levels(self) -> tuple[str, ...]:
         """The bot levels this game plays beyond ``random`` (which every game has, through
-        :meth:`random_order`), weakest first, e.g. ``("heuristic", "search")``. The default:
-        the engine's generic ``search`` (:mod:`koryo_pbm.engine.search`) for a game that lists its
-        legal orders, else none; a game with levels of its own adds ``*super().bot_levels()``
-        to keep it."""
-        return ("search",) if self._lists_orders() else ()
+        :meth:`random_order`) and ``search`` (the engine's, unless listed here: the game's
+        own), weakest first, e.g. ``("heuristic", "search")``."""
+        return ()
 
     def bot_order(self, state: State, player: str, level: str, rng: BotRandom,
                   limit: float, clock: Callable[[], float]) -> dict[str, Any]:
@@ -382,12 +380,16 @@ class Game(abc.ABC):
         between steps and raises :class:`TimeLimit` once past it. It leaves ``state`` as it was:
         a player's menu is built from the state its suggestion was chosen on.
 
-        The default plays the engine's generic ``search``; a game's own levels come first and
-        leave other levels to ``super().bot_order``."""
-        if level == "search" and self._lists_orders():
-            from koryo_pbm.engine.search import search_order
+        The default plays the level ``search`` every game has, the engine's
+        (:mod:`~koryo_pbm.engine.search`), unless the game lists its own in :meth:`bot_levels`;
+        a game's own ``bot_order`` hands the levels it does not know to this one."""
+        if level == "search":
+            from koryo_pbm.engine.search import PastLimit, search
 
-            return search_order(self, state, player, rng, limit, clock)
+            try:
+                return search(self, state, player, rng, limit, clock)
+            except PastLimit as exc:
+                raise TimeLimit(str(exc)) from None
         raise GameError(f"{self.title} has no bot level {level!r}")
 
     def determinize(self, state: State, player: str, rng: BotRandom) -> State:

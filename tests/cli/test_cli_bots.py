@@ -36,8 +36,8 @@ def test_simulate_korsar_bots_with_progress(cli):
 @pytest.mark.parametrize("args,reason", [
     (["--bots", "heuristic,expert,random,random"],
      "Koryo has no bot level 'expert' (levels: random, heuristic, search)"),
-    (["--game", "korsar", "--bots", "search,random,random"],
-     "Korsar has no bot level 'search' (levels: random, heuristic)"),
+    (["--game", "korsar", "--bots", "mcts,random,random"],
+     "Korsar has no bot level 'mcts' (levels: random, heuristic, search)"),
     (["--bots", "heuristic,,random"], "--bots takes one level per seat, separated by commas"),
     (["--bots", "heuristic,random", "--players", "3"], "--bots names 2 seat(s) but --players says 3"),
 ])
