@@ -324,8 +324,8 @@ def test_a_blind_korsar_game_takes_bot_seats_but_refuses_missed_bot(cli):
         assert r.err == ("koryo-pbm: error: Korsar has no --missed bot at a blind table yet (its bot seats, --bot, "
                          "can play)\n"), r.err
         assert not (cli.cwd / "g").exists()
-    r = cli.fails("new", "g", *blind, "--bot", "cat=search")
-    assert "search" in r.err and len(r.err.strip().splitlines()) == 1 and not (cli.cwd / "g").exists()
+    r = cli.fails("new", "g", *blind, "--bot", "cat=expert")
+    assert "expert" in r.err and len(r.err.strip().splitlines()) == 1 and not (cli.cwd / "g").exists()
     # a player is never a bot seat's partner at a blind table: the moderator would see their cards
     dealers = blind[:7]  # game, moderator, dealers
     four = [*dealers, "--player", f"alice={lines['alice']}", "--player", "cat=bot", "--player", f"bob={lines['bob']}",
