@@ -39,7 +39,8 @@ def built(tmp_path_factory) -> Path:
     """``player-page/`` with its pinned dependencies installed (``npm ci``, once) and the page
     built from it into a folder of its own."""
     _require_node()
-    if not (SOURCES / "node_modules" / ".package-lock.json").exists():
+    installed = SOURCES / "node_modules" / ".package-lock.json"  # npm's record of what it installed
+    if not installed.exists() or installed.stat().st_mtime < (SOURCES / "package-lock.json").stat().st_mtime:
         r = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=SOURCES,
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-2000:]
