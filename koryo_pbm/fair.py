@@ -75,6 +75,10 @@ class Joining(Game):
     def __getattr__(self, name: str) -> Any:  # name, title, player_counts, options, ...
         return getattr(self.inner, name)
 
+    @property
+    def marks(self) -> Mapping[str, Any]:  # type: ignore[override]  # the game's (Game has its own, empty)
+        return self.inner.marks
+
     def setup(self, players: Sequence[str], seed: str, *, first: str | None = None,
               options: Mapping[str, Any] | None = None) -> State:
         """The game dealt at once from ``seed`` (no join): what the game itself does."""

@@ -94,13 +94,14 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         from koryo_pbm.engine import scene
+        from koryo_pbm.engine.contract import drawn_scene
 
         view_text, picture, breakdown = "", None, None
         d = self.decision
         if self.top.get("deal") != "blind" and not self.public.get("not_dealt"):
             seen = {**self.game.view(self.public, self.private), **self.engine_view()}
             view_text = self.game.render({**seen, "me": self.seat})
-            picture = {"title": self.game.title, "scene": scene.to_json(self.game.picture(seen))}
+            picture = {"title": self.game.title, "scene": scene.to_json(drawn_scene(self.game, seen))}
             rows = self.game.score_breakdown(seen) if d is None else None
             if rows:  # at the end: the score breakdown, as `koryo-pbm log` and `show` give it
                 from koryo_pbm.history import breakdown_lines

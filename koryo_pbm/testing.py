@@ -133,12 +133,14 @@ def checked_play(game: Game, players: Sequence[str], seed: str, options: Options
 
 
 def check_picture(game: Game, view: Mapping[str, Any]) -> None:
-    """The picture of ``view`` is a scene that survives JSON, and its cards carry only the marks
-    the game declares."""
+    """The picture of ``view`` is a scene that survives JSON with the marks the game declares
+    (how each is drawn), and its cards carry only those marks."""
+    from koryo_pbm.engine.contract import drawn_scene
     from koryo_pbm.engine.scene import from_json, to_json
 
-    scene = game.picture(view)
-    marks = getattr(game, "inner", game).marks  # the join in front of a game draws the game's marks
+    scene = drawn_scene(game, view)
+    marks = game.marks  # (the join in front of a game gives the game's)
+    assert dict(scene.marks).keys() == marks.keys()
     assert from_json(json.loads(json.dumps(to_json(scene)))) == scene
     for group in scene.groups:
         for panel in (*group.panels, *scene.private):

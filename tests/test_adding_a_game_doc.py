@@ -95,3 +95,14 @@ def test_the_gops_example_is_gopss_code():
             name = node.targets[0].id
             want = ast.literal_eval(node.value) if name != "state_type" else GopsState
             assert getattr(GopsGame, name) == want, name
+
+
+def test_the_mark_styles_the_doc_shows_are_the_engine_s_and_its_example_is_accepted():
+    from koryo_pbm.engine.scene import MARK_STYLES, Mark, mark_problem
+
+    pictures = DOC.split("### Pictures")[1].split("\n### ")[0]
+    assert tuple(re.findall(r"^\| `(\w+)` \|", pictures, re.M)) == MARK_STYLES
+    example = next(node for node in CLASSES["MyGame"].body if isinstance(node, ast.Assign))
+    marks = eval(compile(ast.Expression(example.value), "doc", "eval"), {"Mark": Mark})  # the doc's own text
+    assert {m.style if isinstance(m, Mark) else "plain" for m in marks.values()} == set(MARK_STYLES)
+    assert all(mark_problem(name, m) is None for name, m in marks.items())

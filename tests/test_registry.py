@@ -70,6 +70,10 @@ BROKEN = {
     "nostate": ("from koryo_pbm_games.gops import GopsGame\n\n\nclass Broken(GopsGame):\n"
                 "    name = 'nostate'\n    state_type = None\n",
                 "game 'nostate' breaks the game contract: hook dump_state is missing (or a state_type, which gives it)"),
+    "badmark": ("from koryo_pbm_games.gops import GopsGame\nfrom koryo_pbm.engine.scene import Mark\n\n\n"
+                "class Broken(GopsGame):\n    name = 'badmark'\n    marks = {'won': Mark('a prize won', 'glow')}\n",
+                "game 'badmark' breaks the game contract: class attribute marks: mark won has style 'glow', "
+                "not one of plain, star, band"),
 }
 
 

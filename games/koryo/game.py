@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from koryo_pbm.engine.contract import BlindRules, BotRandom, Decision, Event, Game, Order, Outcome, asked
 from koryo_pbm.engine.rng import Rng
+from koryo_pbm.engine.scene import Mark
 from koryo_pbm.errors import FormatError, GameError, IllegalOrder, PositionError, SetupError
 
 from . import orders as O
@@ -68,11 +69,10 @@ class KoryoGame(Game):
     title = "Koryo"
     player_counts = (2, 3, 4)
     decision_kinds = ("orders", "action", "discard")
-    marks: ClassVar[Mapping[str, str]] = {
-        "majority": "scoring majority",
-        "power": "power majority",
-        "omniscient": "power majority by the Omniscient's tie",
-        "control": "in control",
+    marks: ClassVar[Mapping[str, str | Mark]] = {
+        "majority": Mark("scoring majority", "star"),
+        "power": Mark("power majority", "band", "power"),
+        "omniscient": Mark("power majority by the Omniscient's tie", "band", "power Ω"),
     }
 
     # -- a match -------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from koryo_pbm.values import Frozen
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.menus import Menu
-    from koryo_pbm.engine.scene import Scene
+    from koryo_pbm.engine.scene import Mark, Scene
 
 T = TypeVar("T")
 
@@ -185,9 +185,12 @@ class Game(abc.ABC):
     decision_kinds: ClassVar[tuple[str, ...]] = ()
     #: Options ``setup`` accepts, name -> one-line help (e.g. ``{"teams": "..."}``).
     options: ClassVar[Mapping[str, str]] = {}
-    #: The marks a card tile of this game's pictures may carry (``Card.marks``), each with what
-    #: the legend says of it (e.g. ``{"majority": "scoring majority"}``).
-    marks: ClassVar[Mapping[str, str]] = {}
+    #: The marks a card tile of this game's pictures may carry (``Card.marks``, one word each),
+    #: each with what it means, drawn ``plain`` (``{"shiny": "a shiny card"}``), or a
+    #: :class:`~koryo_pbm.engine.scene.Mark` with a style of the engine's
+    #: (:data:`~koryo_pbm.engine.scene.MARK_STYLES`): ``Mark("the highest bid left", "star")``,
+    #: ``Mark("a prize won", "band", "won")``. :func:`drawn_scene` carries them in the scene.
+    marks: ClassVar[Mapping[str, str | Mark]] = {}
     #: For the defaults of a state made of plain values: the state's dataclass (see
     #: :mod:`koryo_pbm.engine.plain`); ``None``: the game writes its own storage, parts and views.
     state_type: ClassVar[type | None] = None
@@ -670,6 +673,15 @@ FROM_PLAIN_STATE: tuple[str, ...] = ("dump_state", "load_state", "public", "priv
                                      "load_position", "dump_position")
 
 
+def drawn_scene(game: Game, view: Mapping[str, Any]) -> Scene:
+    """What the engine draws of ``view`` (``show --html``/``--svg``, the player page):
+    ``game.picture(view)`` with the marks ``game`` declares (:attr:`Game.marks`) in
+    :attr:`~koryo_pbm.engine.scene.Scene.marks`, so that the scene alone says how each is drawn."""
+    from koryo_pbm.engine.scene import declared
+
+    return game.picture(view).replace(marks=declared(game.marks))
+
+
 def hooks() -> tuple[str, ...]:
     """Every method of the game contract (:class:`Game`'s public methods)."""
     return tuple(k for k, v in vars(Game).items() if callable(v) and not k.startswith("_"))
@@ -686,10 +698,18 @@ def contract_problem(cls: type) -> str | None:
             return f"class attribute {attr} is missing or not a non-empty {kind.__name__}"
     if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in cls.player_counts):
         return "player_counts must be whole numbers of players"
-    for attr in ("options", "marks", "order_questions"):
+    for attr in ("options", "order_questions"):
         value = getattr(cls, attr)
         if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
             return f"class attribute {attr} must map texts to texts"
+    if not isinstance(cls.marks, Mapping):
+        return "class attribute marks must map each mark to its words or a Mark"
+    from koryo_pbm.engine.scene import mark_problem
+
+    for name, mark in cls.marks.items():
+        problem = mark_problem(name, mark)
+        if problem:
+            return f"class attribute marks: {problem}"
     missing = sorted(getattr(cls, "__abstractmethods__", ()))
     if missing:
         return f"hook {missing[0]} is missing"

@@ -12,6 +12,13 @@ from typing import Any, ClassVar
 
 from koryo_pbm.values import Frozen
 
+#: The styles a mark is drawn in: a small fixed vocabulary the engine owns (the pictures of
+#: :mod:`koryo_pbm.picture` and the player page's picture.js draw each), for the marks a game
+#: declares (:attr:`~koryo_pbm.engine.contract.Game.marks`). ``plain``: named in the tile's
+#: tooltip only; ``star``: also a star in the tile's top corner and a gold frame; ``band``: also
+#: a band across the foot of the tile with the mark's ``label`` (one band a tile: its first).
+MARK_STYLES = ("plain", "star", "band")
+
 # Plain frozen value classes (:mod:`koryo_pbm.values`), not dataclasses: every resolve that
 # opens a decision draws the waiting players' pictures, and five dataclasses cost some 7 ms to
 # import (docs/speed.md). ``_defaults``: the fields with a default, left out by :func:`to_json`.
@@ -47,6 +54,46 @@ class Card(Frozen):
         set_(self, "marks", marks)
         set_(self, "back", back)
         set_(self, "note", note)
+
+
+class Mark(Frozen):
+    """How the tiles carrying one mark are drawn: ``words``, what the mark means (the tile's
+    tooltip, and what a screen reader says of a star), a ``style`` of :data:`MARK_STYLES` and,
+    for a band, its ``label`` (a few letters: the band is a tile wide)."""
+
+    _fields = ("words", "style", "label")
+    _defaults: ClassVar[dict[str, Any]] = {"style": "plain", "label": ""}
+    words: str
+    style: str
+    label: str
+
+    def __init__(self, words: str, style: str = "plain", label: str = "") -> None:
+        for k, value in (("words", words), ("style", style), ("label", label)):
+            object.__setattr__(self, k, value)
+
+
+def mark_problem(name: object, mark: object) -> str | None:
+    """What is wrong with declaring mark ``name`` as ``mark`` (its words, or a :class:`Mark`),
+    in a few words, or ``None``."""
+    if not isinstance(name, str) or not name or name != name.strip() or len(name.split()) != 1:
+        return f"mark {name!r} must be one word"
+    if isinstance(mark, str):
+        return None if mark else f"mark {name} has no words"
+    if not isinstance(mark, Mark) or not all(isinstance(v, str) for v in (mark.words, mark.style, mark.label)):
+        return f"mark {name} must be its words or a Mark(words, style, label)"
+    if not mark.words:
+        return f"mark {name} has no words"
+    if mark.style not in MARK_STYLES:
+        return f"mark {name} has style {mark.style!r}, not one of {', '.join(MARK_STYLES)}"
+    if (mark.style == "band") != bool(mark.label):
+        return f"mark {name}: a band needs a label, and only a band has one"
+    return None
+
+
+def declared(marks: Mapping[str, str | Mark]) -> tuple[tuple[str, Mark], ...]:
+    """A game's ``marks`` as :attr:`Scene.marks` holds them: ``(name, Mark)`` in the game's
+    order, a mark declared by its words alone drawn ``plain``."""
+    return tuple((name, m if isinstance(m, Mark) else Mark(m)) for name, m in marks.items())
 
 
 class Row(Frozen):
@@ -107,11 +154,13 @@ class Group(Frozen):
 class Scene(Frozen):
     """What a game draws of one view (``Game.picture``): ``groups`` of panels in order, and
     ``private`` panels with the hidden cards of the player the view is for (empty for a public
-    view), shown first."""
+    view), shown first. ``marks``: how the marks on its tiles are drawn, ``(name, Mark)``; the
+    engine puts the game's declared marks there (:func:`koryo_pbm.engine.contract.drawn_scene`),
+    so that a picture is drawn from its scene alone; a mark not there is drawn ``plain``."""
 
-    _fields = ("headline", "facts", "turn", "groups", "private", "result", "legend")
+    _fields = ("headline", "facts", "turn", "groups", "private", "result", "legend", "marks")
     _defaults: ClassVar[dict[str, Any]] = {"facts": (), "turn": "", "groups": (), "private": (), "result": "",
-                                           "legend": ()}
+                                           "legend": (), "marks": ()}
     headline: str
     facts: tuple[str, ...]
     turn: str
@@ -119,15 +168,17 @@ class Scene(Frozen):
     private: tuple[Panel, ...]
     result: str
     legend: tuple[str, ...]
+    marks: tuple[tuple[str, Mark], ...]
 
     def __init__(self, headline: str, facts: tuple[str, ...] = (), turn: str = "", groups: tuple[Group, ...] = (),
-                 private: tuple[Panel, ...] = (), result: str = "", legend: tuple[str, ...] = ()) -> None:
+                 private: tuple[Panel, ...] = (), result: str = "", legend: tuple[str, ...] = (),
+                 marks: tuple[tuple[str, Mark], ...] = ()) -> None:
         for k, value in (("headline", headline), ("facts", facts), ("turn", turn), ("groups", groups),
-                         ("private", private), ("result", result), ("legend", legend)):
+                         ("private", private), ("result", result), ("legend", legend), ("marks", marks)):
             object.__setattr__(self, k, value)
 
 
-_CLASSES = (Card, Row, Panel, Group, Scene)
+_CLASSES = (Card, Row, Panel, Group, Scene, Mark)
 
 
 def to_json(scene: Scene) -> dict[str, Any]:
@@ -190,5 +241,6 @@ def _panel(d: Mapping[str, Any]) -> Panel:
 
 def _scene(d: Mapping[str, Any]) -> Scene:
     groups = tuple(Group(**{**g, "panels": tuple(_panel(p) for p in g["panels"])}) for g in d.get("groups", ()))
+    marks = tuple((str(name), Mark(**m)) for name, m in d.get("marks", ()))
     return Scene(**{**d, "facts": tuple(d.get("facts", ())), "legend": tuple(d.get("legend", ())), "groups": groups,
-                    "private": tuple(_panel(p) for p in d.get("private", ()))})
+                    "private": tuple(_panel(p) for p in d.get("private", ())), "marks": marks})

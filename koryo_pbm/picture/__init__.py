@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .html import esc, page
-from .model import MARKS, Card, Frame, Group, Panel, Row, Scene
+from .model import Card, Frame, Group, Mark, Panel, Row, Scene
 
 if TYPE_CHECKING:
     from koryo_pbm.engine.contract import Game
     from koryo_pbm.store.gamedoc import GameDoc
 
-__all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
+__all__ = ["Card", "Frame", "Group", "Mark", "Panel", "Row", "Scene", "esc", "frame_of", "page", "picture",
            "public_picture"]
 
 
@@ -69,7 +69,9 @@ def picture(doc: GameDoc, game: Game, view: Mapping[str, Any], *, fmt: str = "ht
             answered: Sequence[str] | None = None) -> str:
     """The picture of ``view`` (a :func:`koryo_pbm.match.full_view`) as HTML or SVG text.
     It is for the player named in the view (``view["player"]``) if it has a private part."""
-    scene = _with_breakdown(game.picture(view), game, view)
+    from koryo_pbm.engine.contract import drawn_scene
+
+    scene = _with_breakdown(drawn_scene(game, view), game, view)
     frame = frame_of(doc, game.title, str(view.get("player", "") or ""), answered)
     if fmt == "svg":
         from .svg import svg

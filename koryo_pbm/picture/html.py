@@ -5,9 +5,10 @@ under the other on a phone. Every card tile carries ``data-card``, ``data-count`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
-from .model import MARKS, Card, Frame, Panel, Row, Scene
+from .model import Card, Frame, Mark, Panel, Row, Scene, card_marks
 
 
 def esc(text: object) -> str:
@@ -50,8 +51,7 @@ h2{font-size:16px;margin:0}
 .card.back .n{bottom:auto;top:30px;right:auto;font-size:15px}
 .card .star{position:absolute;right:2px;top:0;font-size:15px;color:#ffd43b;text-shadow:0 0 2px #000}
 .card .band{position:absolute;left:0;right:0;bottom:0;background:#ffd43b;color:#3b2f00;font-size:9.5px;font-weight:bold;text-align:center;line-height:14px}
-.card.majority{border-color:#ffd43b;box-shadow:0 0 0 2px #b08800}
-.card.control{box-shadow:0 0 0 3px #1a7f37}
+.card.m-star{border-color:#ffd43b;box-shadow:0 0 0 2px #b08800}
 .card.back{background:#1f3b73;color:#fff}
 .card.back svg{width:100%;height:100%;position:absolute;left:0;top:0}
 .events{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:6px 10px;margin:10px 0}
@@ -72,40 +72,40 @@ def _attrs(**kw: object) -> str:
     return "".join(f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"' for k, v in kw.items() if v != "")
 
 
-def card_html(card: Card, row: Row) -> str:
-    marks = " ".join(card.marks)
+def card_html(card: Card, row: Row, marks: Mapping[str, Mark]) -> str:
+    """One tile; ``marks``: the scene's (:func:`~koryo_pbm.picture.model.card_marks`)."""
+    words, star, band = card_marks(card, marks)
+    names = " ".join(card.marks)
     title = card.note or (f"{card.name} ×{card.count}" if card.count > 1 else card.name)
     if card.marks:
-        title += " — " + ", ".join(MARKS.get(m, m) for m in card.marks)
-    cls = " ".join(["card", *(["back"] if card.back else []), *card.marks])
+        title += " — " + words
+    cls = " ".join(["card", *(["back"] if card.back else []), *(["m-star"] if star is not None else [])])
     style = f"--c:{card.fill};--i:{card.ink}"
-    parts = [f"<div{_attrs(class_=cls, data_card=card.id, data_count=card.count, data_zone=row.zone, data_owner=row.owner, data_marks=marks, style=style, title=title)}>"]
+    parts = [f"<div{_attrs(class_=cls, data_card=card.id, data_count=card.count, data_zone=row.zone, data_owner=row.owner, data_marks=names, style=style, title=title)}>"]
     if card.back:
         parts.append('<svg viewBox="0 0 64 86" aria-hidden="true"><use href="#back"/></svg>')
     else:
         parts.append(f'<span class="rank">{esc(card.rank)}</span><span class="name">{esc(card.name)}</span>')
     if card.count > 1 or card.back:
         parts.append(f'<span class="n">×{card.count}</span>')
-    if "majority" in card.marks:
-        parts.append('<span class="star" aria-label="scoring majority">★</span>')
-    if "omniscient" in card.marks:
-        parts.append('<span class="band">power Ω</span>')
-    elif "power" in card.marks:
-        parts.append('<span class="band">power</span>')
+    if star is not None:
+        parts.append(f'<span class="star" aria-label="{esc(star)}">★</span>')
+    if band:
+        parts.append(f'<span class="band">{esc(band)}</span>')
     parts.append("</div>")
     return "".join(parts)
 
 
-def row_html(row: Row) -> str:
+def row_html(row: Row, marks: Mapping[str, Mark]) -> str:
     if row.cards:
-        inner = "".join(card_html(c, row) for c in row.cards)
+        inner = "".join(card_html(c, row, marks) for c in row.cards)
     else:
         inner = f'<span class="none">{esc(row.empty)}</span>'
     return (f'<div{_attrs(class_="row", data_zone=row.zone, data_owner=row.owner)}>'
             f'<div class="rlabel">{esc(row.label)}</div><div class="cards">{inner}</div></div>')
 
 
-def panel_html(panel: Panel) -> str:
+def panel_html(panel: Panel, marks: Mapping[str, Mark]) -> str:
     cls = "panel" + {"turn": " turn-on", "secret": " secret", "dim": " dim"}.get(panel.tone, "")
     out = [f"<section{_attrs(class_=cls, data_panel=panel.key)}>",
            f'<div class="ptitle"><h2>{esc(panel.title)}</h2>']
@@ -115,16 +115,16 @@ def panel_html(panel: Panel) -> str:
     if panel.facts:
         out.append('<ul class="facts">' + "".join(f"<li>{esc(f)}</li>" for f in panel.facts) + "</ul>")
     if panel.rows:
-        out.append('<div class="rows">' + "".join(row_html(r) for r in panel.rows) + "</div>")
+        out.append('<div class="rows">' + "".join(row_html(r, marks) for r in panel.rows) + "</div>")
     out.append("</section>")
     return "".join(out)
 
 
-def _grid(panels: tuple[Panel, ...], key: str, title: str = "") -> str:
+def _grid(panels: tuple[Panel, ...], key: str, marks: Mapping[str, Mark], title: str = "") -> str:
     if not panels:
         return ""
     head = f'<h2 class="gtitle">{esc(title)}</h2>' if title else ""
-    return head + f'<div class="grid" data-part="{esc(key)}">' + "".join(panel_html(p) for p in panels) + "</div>"
+    return head + f'<div class="grid" data-part="{esc(key)}">' + "".join(panel_html(p, marks) for p in panels) + "</div>"
 
 
 def waiting_text(frame: Frame) -> str:
@@ -160,9 +160,10 @@ def page(scene: Scene, frame: Frame) -> str:
     if scene.result:
         out.append(f'<div class="result" data-part="result">{esc(scene.result)}</div>')
     out.append("</header>")
-    out.append(_grid(scene.private, "private"))
+    marks = dict(scene.marks)
+    out.append(_grid(scene.private, "private", marks))
     for i, group in enumerate(scene.groups):
-        out.append(_grid(group.panels, group.key or f"group-{i + 1}", group.title))
+        out.append(_grid(group.panels, group.key or f"group-{i + 1}", marks, group.title))
     if frame.last:
         out.append(f'<div class="events" data-part="last"><b>What happened last</b> <span class="sub">{esc(frame.last_label)}</span><ul>'
                    + "".join(f"<li>{esc(e)}</li>" for e in frame.last) + "</ul></div>")

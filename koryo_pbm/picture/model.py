@@ -3,22 +3,33 @@ here) and the frame the engine puts around it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from koryo_pbm.engine.scene import Card, Group, Panel, Row, Scene
+from koryo_pbm.engine.scene import Card, Group, Mark, Panel, Row, Scene
 
-#: The marks this layer (and the player page's picture.js, which mirrors it) draws in a style of
-#: their own (a star, a band), and their tooltip words; any other mark a game declares is drawn
-#: plain and named by its own word. TODO(issue 33): a game should declare each mark's style, and
-#: the page read it from the scene, so that no game's words are here.
-MARKS: dict[str, str] = {
-    "majority": "scoring majority",
-    "power": "power majority",
-    "omniscient": "power majority by the Omniscient's tie",
-    "control": "in control",
-}
+__all__ = ["Card", "Frame", "Group", "Mark", "Panel", "Row", "Scene", "card_marks"]
 
-__all__ = ["MARKS", "Card", "Frame", "Group", "Panel", "Row", "Scene"]
+
+def card_marks(card: Card, marks: Mapping[str, Mark]) -> tuple[str, str | None, str]:
+    """How the tile of ``card`` shows its marks, by the styles ``marks`` (the scene's) gives
+    them (the player page's picture.js does the same): the words its tooltip adds (each mark's,
+    or the mark itself when the scene declares it not), the words of its first ``star`` mark
+    (``None``: no star) and the label of its first ``band`` mark (``""``: no band)."""
+    words: list[str] = []
+    star: str | None = None
+    band = ""
+    for name in card.marks:
+        mark = marks.get(name)
+        if mark is None:
+            words.append(name)
+            continue
+        words.append(mark.words)
+        if mark.style == "star" and star is None:
+            star = mark.words
+        elif mark.style == "band" and not band:
+            band = mark.label
+    return ", ".join(words), star, band
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,11 @@ script, no external reference. Card tiles are ``<g>`` elements with the same ``d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .html import esc, waiting_text
-from .model import MARKS, Card, Frame, Panel, Row, Scene
+from .model import Card, Frame, Mark, Panel, Row, Scene, card_marks
 
 WIDTH = 960
 MARGIN = 16
@@ -72,25 +73,25 @@ def chips(c: Canvas | None, x: float, y: float, width: float, items: tuple[str, 
     return cy + h - y
 
 
-def card(c: Canvas, x: float, y: float, k: Card, row: Row) -> None:
-    marks = " ".join(k.marks)
+def card(c: Canvas, x: float, y: float, k: Card, row: Row, marks: Mapping[str, Mark]) -> None:
+    """One tile; ``marks``: the scene's (:func:`~koryo_pbm.picture.model.card_marks`)."""
+    words, star, band = card_marks(k, marks)
     note = k.note or k.name
     if k.marks:
-        note += " — " + ", ".join(MARKS.get(m, m) for m in k.marks)
+        note += " — " + words
     c.parts.append(f'<g class="card" data-card="{esc(k.id)}" data-count="{k.count}" data-zone="{esc(row.zone)}"'
-                   f' data-owner="{esc(row.owner)}" data-marks="{esc(marks)}"><title>{esc(note)}</title>')
+                   f' data-owner="{esc(row.owner)}" data-marks="{esc(" ".join(k.marks))}"><title>{esc(note)}</title>')
     if k.back:
         c.rect(x, y, CARD_W, CARD_H, "#1f3b73", "#0b1d40", rx=6, width=2)
         c.rect(x + 4, y + 4, CARD_W - 8, CARD_H - 8, "url(#weave)", "#8fb3ff", rx=4)
     else:
-        major = "majority" in k.marks
+        major = star is not None
         c.rect(x, y, CARD_W, CARD_H, k.fill, "#ffd43b" if major else "rgba(0,0,0,.3)", rx=6, width=3 if major else 2)
         c.text(x + CARD_W / 2, y + 27, k.rank, 22, "bold", k.ink, "middle")
         for i, line in enumerate(wrap(k.name, 8.5, CARD_W - 4)[:2]):
             c.text(x + CARD_W / 2, y + 41 + i * 10, line, 8.5, fill=k.ink, anchor="middle")
         if major:
             c.text(x + CARD_W - 3, y + 14, "★", 14, fill="#ffd43b", anchor="end")
-        band = "power Ω" if "omniscient" in k.marks else "power" if "power" in k.marks else ""
         if band:
             c.rect(x + 1.5, y + CARD_H - 15, CARD_W - 3, 13.5, "#ffd43b", rx=2)
             c.text(x + CARD_W / 2, y + CARD_H - 4.5, band, 9, "bold", "#3b2f00", "middle")
@@ -115,7 +116,7 @@ def row_size(row: Row, width: float) -> tuple[float, float]:
     return w, label_lines * 13 + 4 + body
 
 
-def draw_row(c: Canvas, x: float, y: float, width: float, row: Row) -> None:
+def draw_row(c: Canvas, x: float, y: float, width: float, row: Row, marks: Mapping[str, Mark]) -> None:
     per_line = max(1, int((width + CARD_GAP) // (CARD_W + CARD_GAP)))
     for line in wrap(row.label, 11, width):
         y += 13
@@ -124,10 +125,10 @@ def draw_row(c: Canvas, x: float, y: float, width: float, row: Row) -> None:
     if not row.cards:
         c.text(x, y + 12, row.empty, 12, fill="#8c959f")
     for i, k in enumerate(row.cards):
-        card(c, x + (i % per_line) * (CARD_W + CARD_GAP), y + (i // per_line) * (CARD_H + CARD_GAP), k, row)
+        card(c, x + (i % per_line) * (CARD_W + CARD_GAP), y + (i // per_line) * (CARD_H + CARD_GAP), k, row, marks)
 
 
-def panel(c: Canvas | None, x: float, y: float, width: float, p: Panel) -> float:
+def panel(c: Canvas | None, x: float, y: float, width: float, p: Panel, marks: Mapping[str, Mark]) -> float:
     """Draw panel ``p`` (or only measure it, with ``c`` None); returns its height."""
     inner = width - 2 * PAD
     body: list[str] = []
@@ -154,7 +155,7 @@ def panel(c: Canvas | None, x: float, y: float, width: float, p: Panel) -> float
         if rx > 0 and rx + w > inner:
             cy, rx, line_h = cy + line_h, 0.0, 0.0
         if sub:
-            draw_row(sub, x + PAD + rx, cy, w, row)
+            draw_row(sub, x + PAD + rx, cy, w, row, marks)
         rx += w + 16
         line_h = max(line_h, h)
     cy += line_h
@@ -169,7 +170,7 @@ def panel(c: Canvas | None, x: float, y: float, width: float, p: Panel) -> float
     return height
 
 
-def grid(c: Canvas, y: float, panels: tuple[Panel, ...], key: str, width: float) -> float:
+def grid(c: Canvas, y: float, panels: tuple[Panel, ...], key: str, width: float, marks: Mapping[str, Mark]) -> float:
     """Panels in columns from ``y``; returns the new ``y``."""
     usable = width - 2 * MARGIN
     cols = max(1, min(len(panels), int((usable + GAP) // (MIN_COLUMN + GAP))))
@@ -177,9 +178,9 @@ def grid(c: Canvas, y: float, panels: tuple[Panel, ...], key: str, width: float)
     c.parts.append(f'<g data-part="{esc(key)}">')
     for start in range(0, len(panels), cols):
         line = panels[start:start + cols]
-        h = max(panel(None, 0, 0, col_w, p) for p in line)
+        h = max(panel(None, 0, 0, col_w, p, marks) for p in line)
         for i, p in enumerate(line):
-            panel(c, MARGIN + i * (col_w + GAP), y, col_w, p)
+            panel(c, MARGIN + i * (col_w + GAP), y, col_w, p, marks)
         y += h + GAP
     c.parts.append("</g>")
     return y
@@ -221,8 +222,9 @@ def svg(scene: Scene, frame: Frame, width: int = WIDTH) -> str:
         c.parts.append("</g>")
         y += h + 8
     y += 4
+    marks = dict(scene.marks)
     if scene.private:
-        y = grid(c, y, scene.private, "private", width)
+        y = grid(c, y, scene.private, "private", width, marks)
     for i, group in enumerate(scene.groups):
         if not group.panels:
             continue
@@ -230,7 +232,7 @@ def svg(scene: Scene, frame: Frame, width: int = WIDTH) -> str:
             y += 20
             c.text(MARGIN, y, group.title, 17, "bold")
             y += 8
-        y = grid(c, y, group.panels, group.key or f"group-{i + 1}", width)
+        y = grid(c, y, group.panels, group.key or f"group-{i + 1}", width, marks)
     if frame.last:
         lines = []
         for event in frame.last:

@@ -12,10 +12,6 @@ const NS = "http://www.w3.org/2000/svg";
 const WIDTH = 960, MARGIN = 16, GAP = 10, MIN_COLUMN = 290, PAD = 10;
 const CARD_W = 58, CARD_H = 80, CARD_GAP = 5;
 const FONT = "DejaVu Sans,Verdana,sans-serif";
-const MARKS = {
-  majority: "scoring majority", power: "power majority",
-  omniscient: "power majority by the Omniscient's tie", control: "in control",
-};
 
 // Python's f"{x:.1f}": correctly rounded, ties (x.25, x.75 exactly) to even.
 function f1(x) {
@@ -87,24 +83,39 @@ function chips(c, x, y, width, items, size = 12) {
   return cy + h - y;
 }
 
-function card(c, x, y, k, row) {
-  const marks = k.marks.join(" ");
+// koryo_pbm.picture.model.card_marks: how a tile shows its marks, by the styles the scene gives
+// them (the game declares them: Game.marks, carried in scene.marks): the words its tooltip adds,
+// the words of its first "star" mark (null: no star), the label of its first "band" mark.
+function cardMarks(k, marks) {
+  const words = [];
+  let star = null, band = "";
+  for (const name of k.marks) {
+    const mark = marks.get(name);
+    if (mark === undefined) { words.push(name); continue; }
+    words.push(mark.words);
+    if (mark.style === "star" && star === null) star = mark.words;
+    else if (mark.style === "band" && !band) band = mark.label;
+  }
+  return [words.join(", "), star, band];
+}
+
+function card(c, x, y, k, row, marks) {
+  const [words, star, band] = cardMarks(k, marks);
   let note = k.note || k.name;
-  if (k.marks.length) note += " — " + k.marks.map((m) => MARKS[m]).join(", ");
+  if (k.marks.length) note += " — " + words;
   c.open([["class", "card"], ["data-card", k.id], ["data-count", String(k.count)], ["data-zone", row.zone],
-    ["data-owner", row.owner], ["data-marks", marks]], [el("title", [], note)]);
+    ["data-owner", row.owner], ["data-marks", k.marks.join(" ")]], [el("title", [], note)]);
   if (k.back) {
     c.rect(x, y, CARD_W, CARD_H, "#1f3b73", "#0b1d40", 6, 2);
     c.rect(x + 4, y + 4, CARD_W - 8, CARD_H - 8, "url(#weave)", "#8fb3ff", 4);
   } else {
-    const major = k.marks.includes("majority");
+    const major = star !== null;
     c.rect(x, y, CARD_W, CARD_H, k.fill, major ? "#ffd43b" : "rgba(0,0,0,.3)", 6, major ? 3 : 2);
     c.text(x + CARD_W / 2, y + 27, k.rank, 22, "bold", k.ink, "middle");
     wrap(k.name, 8.5, CARD_W - 4).slice(0, 2).forEach((line, i) => {
       c.text(x + CARD_W / 2, y + 41 + i * 10, line, "8.5", "normal", k.ink, "middle");
     });
     if (major) c.text(x + CARD_W - 3, y + 14, "★", 14, "normal", "#ffd43b", "end");
-    const band = k.marks.includes("omniscient") ? "power Ω" : k.marks.includes("power") ? "power" : "";
     if (band) {
       c.rect(x + 1.5, y + CARD_H - 15, CARD_W - 3, 13.5, "#ffd43b", "none", 2);
       c.text(x + CARD_W / 2, y + CARD_H - 4.5, band, 9, "bold", "#3b2f00", "middle");
@@ -133,17 +144,17 @@ function rowSize(row, width) {
   return [w, labelLines * 13 + 4 + body];
 }
 
-function drawRow(c, x, y, width, row) {
+function drawRow(c, x, y, width, row, marks) {
   const per = perLine(width);
   for (const line of wrap(row.label, 11, width)) { y += 13; c.text(x, y, line, 11, "normal", "#57606a"); }
   y += 4;
   if (!row.cards.length) c.text(x, y + 12, row.empty, 12, "normal", "#8c959f");
   row.cards.forEach((k, i) => {
-    card(c, x + (i % per) * (CARD_W + CARD_GAP), y + Math.floor(i / per) * (CARD_H + CARD_GAP), k, row);
+    card(c, x + (i % per) * (CARD_W + CARD_GAP), y + Math.floor(i / per) * (CARD_H + CARD_GAP), k, row, marks);
   });
 }
 
-function panel(c, x, y, width, p) {
+function panel(c, x, y, width, p, marks) {
   const inner = width - 2 * PAD;
   const body = [];
   const sub = c ? new Canvas(body) : null;
@@ -163,7 +174,7 @@ function panel(c, x, y, width, p) {
   for (const row of p.rows) {
     const [w, h] = rowSize(row, inner);
     if (rx > 0 && rx + w > inner) { cy += lineH; rx = 0; lineH = 0; }
-    if (sub) drawRow(sub, x + PAD + rx, cy, w, row);
+    if (sub) drawRow(sub, x + PAD + rx, cy, w, row, marks);
     rx += w + 16;
     lineH = Math.max(lineH, h);
   }
@@ -180,15 +191,15 @@ function panel(c, x, y, width, p) {
   return height;
 }
 
-function grid(c, y, panels, key, width) {
+function grid(c, y, panels, key, width, marks) {
   const usable = width - 2 * MARGIN;
   const cols = Math.max(1, Math.min(panels.length, Math.floor((usable + GAP) / (MIN_COLUMN + GAP))));
   const colW = (usable - (cols - 1) * GAP) / cols;
   c.open([["data-part", key]]);
   for (let start = 0; start < panels.length; start += cols) {
     const line = panels.slice(start, start + cols);
-    const h = Math.max(...line.map((p) => panel(null, 0, 0, colW, p)));
-    line.forEach((p, i) => panel(c, MARGIN + i * (colW + GAP), y, colW, p));
+    const h = Math.max(...line.map((p) => panel(null, 0, 0, colW, p, marks)));
+    line.forEach((p, i) => panel(c, MARGIN + i * (colW + GAP), y, colW, p, marks));
     y += h + GAP;
   }
   c.close();
@@ -211,8 +222,10 @@ function fill(scene) {
   const cardOf = (k) => ({ rank: "", count: 1, fill: "#6b7280", ink: "#ffffff", marks: [], back: false, note: "", ...k });
   const rowOf = (r) => ({ owner: "", empty: "none", ...r, cards: r.cards.map(cardOf) });
   const panelOf = (p) => ({ key: "", tone: "", badge: "", ...p, facts: p.facts ?? [], rows: (p.rows ?? []).map(rowOf) });
+  const markOf = ([name, m]) => [name, { style: "plain", label: "", ...m }];
   return {
     turn: "", result: "", ...scene, facts: scene.facts ?? [], legend: scene.legend ?? [],
+    marks: new Map((scene.marks ?? []).map(markOf)),
     groups: (scene.groups ?? []).map((g) => ({ key: "", ...g, panels: g.panels.map(panelOf) })),
     private: (scene.private ?? []).map(panelOf),
   };
@@ -269,11 +282,11 @@ export function svg(sceneData, frame, width = WIDTH) {
     y += h + 8;
   }
   y += 4;
-  if (scene.private.length) y = grid(c, y, scene.private, "private", width);
+  if (scene.private.length) y = grid(c, y, scene.private, "private", width, scene.marks);
   scene.groups.forEach((group, i) => {
     if (!group.panels.length) return;
     if (group.title) { y += 20; c.text(MARGIN, y, group.title, 17, "bold"); y += 8; }
-    y = grid(c, y, group.panels, group.key || `group-${i + 1}`, width);
+    y = grid(c, y, group.panels, group.key || `group-${i + 1}`, width, scene.marks);
   });
   if (frame.last.length) {
     const lines = [];

@@ -21,7 +21,7 @@ return [s.serializeToString(py), mine ? s.serializeToString(mine) : ""];
 """
 
 
-def _compare(cli, page, folder: Path, keys: Path, name: str) -> None:
+def _compare(cli, page, folder: Path, keys: Path, name: str) -> str:
     said = page.open_game(folder / "game.toml", keys / f"{name}.key", "")
     assert said.startswith("opened:"), said
     out = cli.cwd / f"{name}.svg"
@@ -36,6 +36,7 @@ def _compare(cli, page, folder: Path, keys: Path, name: str) -> None:
     # the player's own hidden cards are in it (a private picture), and the text view is still there
     assert f'data-for="{name}"' in browser and 'data-part="private"' in browser
     assert page.by("#table").get_attribute("textContent").strip()
+    return browser
 
 
 @pytest.mark.parametrize(("game", "names", "rounds"), [("koryo", ("alice", "bob", "carol"), 5),
@@ -66,6 +67,25 @@ def test_the_page_draws_the_same_picture_as_show_svg(cli, page, game, names, rou
             cli.ok("bot", folder, "--as", n)
         cli.ok("resolve", folder, "--as", "mod")
     assert want <= kinds, kinds
+
+
+def test_the_page_draws_the_marks_in_the_styles_the_game_declares(cli, page):
+    """The marks' styles come with the scene from the game's declaration (Koryo's: a star, a
+    band "power", a band "power Ω"), none from the page's own code: the page draws them as
+    svg.py does. The position: bob holds the banker's scoring majority and power, carol holds
+    the guardian's power by the Omniscient's tie."""
+    names = ("alice", "bob", "carol")
+    for n in (*names, "mod"):
+        cli.ok("keygen", n)
+    keys = cli.home / "keys"
+    folder = cli.cwd / "marks"
+    position = Path(__file__).resolve().parents[2] / "examples" / "positions" / "koryo-barbarian-guardian.toml"
+    cli.ok("new", folder, "--as", "mod", "--seed", "marks", "--position", position,
+           *[f"--player={n}={keys / (n + '.pub')}" for n in names])
+    drawn = _compare(cli, page, folder, keys, "alice")
+    assert 'data-card="guardian" data-count="2" data-zone="table" data-owner="carol" data-marks="omniscient"' in drawn
+    assert 'text-anchor="end">★</text>' in drawn and 'text-anchor="middle">power</text>' in drawn
+    assert 'text-anchor="middle">power Ω</text>' in drawn
 
 
 def test_on_a_phone_the_page_draws_the_picture_at_the_phone_s_width_as_svg_py_does(cli, page):

@@ -14,6 +14,7 @@ import pytest
 from koryo_pbm_games.korsar import KorsarGame
 from test_cli_bymail import make_keys
 
+from koryo_pbm.engine.contract import drawn_scene
 from koryo_pbm.picture import Frame, page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +114,7 @@ def test_re_dealt_hidden_cards_leave_the_picture_unchanged(who):
         for seed in ("one", "two"):
             state = game.load_position(tomllib.loads(doc), seed)
             private = game.private(state, who) if who else None
-            pictures.add(page(game.picture(game.view(game.public(state), private)), frame))
+            pictures.add(page(drawn_scene(game, game.view(game.public(state), private)), frame))
     assert len(pictures) == 1
 
 
@@ -125,7 +126,7 @@ def test_a_finished_game_shows_every_hand_and_loot_with_the_scores():
         state, _ = game.apply(state, {p: game.random_order(state, p, rng) for p in d.players})
     view = game.view(game.public(state), None)
     assert view["over"]
-    html = page(game.picture(view), Frame(game_id="korsar-1", title="Korsar", version=99))
+    html = page(drawn_scene(game, view), Frame(game_id="korsar-1", title="Korsar", version=99))
     tiles = _parse_tiles(html)
     for q in view["players"]:
         for zone, cards in (("hand", view["hands"][q]), ("loot", view["loot"][q])):

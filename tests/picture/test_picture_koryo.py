@@ -14,6 +14,7 @@ from koryo_pbm_games.koryo import KoryoGame
 from picture_kit import png_size
 from test_cli_bymail import make_keys
 
+from koryo_pbm.engine.contract import drawn_scene
 from koryo_pbm.picture import Frame, page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,7 +126,7 @@ def test_re_dealt_hidden_cards_leave_the_picture_unchanged(tmp_path, who):
         for seed in ("one", "two"):  # the deck, too, is shuffled differently
             state = game.load_position(tomllib.loads(position.read_text()), seed)
             private = game.private(state, who) if who else None
-            pictures.append(page(game.picture(game.view(game.public(state), private)), frame))
+            pictures.append(page(drawn_scene(game, game.view(game.public(state), private)), frame))
     assert len(set(pictures)) == 1
     for secret in ("banker", "shipowner", "lobbying"):  # only on the table or in others' hidden cards
         assert f'data-card="{secret}" data-count="1" data-zone="facedown"' not in pictures[0]

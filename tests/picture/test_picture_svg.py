@@ -16,6 +16,7 @@ from test_picture_korsar import assert_shows_the_view as assert_korsar
 from test_picture_koryo import POSITION, _hidden_redealt, new_from_position
 from test_picture_koryo import assert_shows_the_view as assert_koryo
 
+from koryo_pbm.engine.contract import drawn_scene
 from koryo_pbm.picture import Frame
 from koryo_pbm.picture.svg import svg
 
@@ -70,7 +71,7 @@ def test_re_dealt_hidden_cards_leave_the_svg_unchanged(tmp_path, who):
     for position in (POSITION, _hidden_redealt(POSITION, tmp_path)):
         state = game.load_position(tomllib.loads(position.read_text()), "seed")
         private = game.private(state, who) if who else None
-        images.add(svg(game.picture(game.view(game.public(state), private)), frame))
+        images.add(svg(drawn_scene(game, game.view(game.public(state), private)), frame))
     assert len(images) == 1
 
 
@@ -90,4 +91,4 @@ def test_the_korsar_teams_svg_is_well_formed_from_the_pure_functions():
     state = game.load_position(tomllib.loads(TEAMS.read_text()), "s")
     for who in (None, "alice", "dave"):
         view = game.view(game.public(state), game.private(state, who) if who else None)
-        _self_contained(svg(game.picture(view), Frame(game_id="korsar-1", title="Korsar", version=2, for_player=who or "")))
+        _self_contained(svg(drawn_scene(game, view), Frame(game_id="korsar-1", title="Korsar", version=2, for_player=who or "")))
