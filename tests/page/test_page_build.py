@@ -224,7 +224,8 @@ def test_the_help_reply_attaches_the_genuine_page_and_the_mails_say_how_to_use_i
                              round=None, players=["alice", "bob"])
     state = messages.state_mail(info, "alice", "alice@example.org", 0, b"game", key="k1")
     said = " ".join(state.body.split())
-    assert "With your player page" in said and 'Press "Copy", reply to this mail, paste, and send.' in said
+    assert "With your player page" in said and ('Send it: press "Reply to the judge" (your mail program opens with it '
+                                                'written), or reply to this mail, paste, and send.') in said
     assert [name for name, _ in state.attachments] == ["game.toml"]  # the page goes once per address (page=True)
     asked = parse_mail(b"From: alice@example.org\r\nSubject: [koryo-pbm friday] help\r\n"
                        b"Message-ID: <q1@example.org>\r\n\r\nhow do I play?\r\n", "mail 1")
